@@ -1,0 +1,51 @@
+"""Instrumentation: decorators that turn a RAG app's steps into OpenTelemetry spans.
+
+Light dependencies only (OpenTelemetry API, SDK and exporters): this package runs inside
+production services. It must never import the analyzer or its heavy dependencies — an
+import-linter contract in pyproject.toml enforces that.
+"""
+
+from ragfunnel.instrumentation.config import (
+    ConfigError,
+    configure,
+    export_stats,
+    flush,
+)
+from ragfunnel.instrumentation.contract import SCHEMA_VERSION, Mode, Stage
+from ragfunnel.instrumentation.decorators import (
+    StageHandle,
+    abstain,
+    cut,
+    generate,
+    ingest,
+    question,
+    rerank,
+    retrieve,
+    stage,
+)
+from ragfunnel.instrumentation.export import ExportStats
+from ragfunnel.instrumentation.safety import internal_error_counts
+from ragfunnel.instrumentation.threads import ContextThreadPoolExecutor, with_context
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "ConfigError",
+    "ContextThreadPoolExecutor",
+    "ExportStats",
+    "Mode",
+    "Stage",
+    "StageHandle",
+    "abstain",
+    "configure",
+    "cut",
+    "export_stats",
+    "flush",
+    "generate",
+    "ingest",
+    "internal_error_counts",
+    "question",
+    "rerank",
+    "retrieve",
+    "stage",
+    "with_context",
+]

@@ -1,0 +1,338 @@
+"""``ragfunnel.configure()``: where spans go, what they may contain, and the run they belong to.
+
+Precedence is argument > ``RAGFUNNEL_*`` environment variable > default. A bad explicit argument
+raises :class:`ConfigError`; a bad environment value logs a warning and falls back to the default,
+because a typo in a deployment's environment must not take the service down. Standard ``OTEL_*``
+variables keep working: the OTLP exporters read their endpoint, headers, protocol and timeout
+themselves, and ``OTEL_SERVICE_NAME`` names the service when ``RAGFUNNEL_SERVICE_NAME`` does not.
+
+If the app already installed an SDK ``TracerProvider``, ragfunnel attaches its processor to that
+provider instead of replacing it, so the app's own spans and ragfunnel's share one trace.
+"""
+
+from __future__ import annotations
+
+import atexit
+import datetime as dt
+import json
+import logging
+import os
+import secrets
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from opentelemetry import trace
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import ReadableSpan, SpanProcessor, TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter
+
+from ragfunnel.instrumentation import contract
+from ragfunnel.instrumentation.export import BoundedBatchProcessor, ExportStats
+from ragfunnel.instrumentation.safety import Redactor
+
+logger = logging.getLogger("ragfunnel")
+
+DEFAULT_TRACE_DIR = Path(".ragfunnel") / "traces"
+"""Default destination, relative to the working directory: one OTLP-JSON file per process."""
+
+T = TypeVar("T")
+
+
+class ConfigError(ValueError):
+    """An explicit configuration value is invalid."""
+
+
+def _parse_bool(text: str) -> bool:
+    low = text.strip().lower()
+    if low in {"1", "true", "yes", "on"}:
+        return True
+    if low in {"0", "false", "no", "off", ""}:
+        return False
+    raise ValueError(f"not a boolean: {text!r}")
+
+
+def _parse_pipeline(text: str) -> dict[str, Any]:
+    value = json.loads(text)
+    if not isinstance(value, dict):
+        raise ValueError("must be a JSON object")
+    return value
+
+
+def _from_env(name: str, parse: Callable[[str], T], default: T) -> T:
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    try:
+        return parse(raw)
+    except (ValueError, json.JSONDecodeError) as exc:
+        logger.warning("ignoring %s=%r (%s); using the default %r", name, raw, exc, default)
+        return default
+
+
+def _default_run_id() -> str:
+    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    return f"run-{stamp}-{secrets.token_hex(2)}"
+
+
+def flatten_pipeline(pipeline: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """Flatten a pipeline snapshot into ``ragfunnel.pipeline.*`` attributes (nested keys dotted)."""
+    out: dict[str, Any] = {}
+    for key, value in pipeline.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, Mapping):
+            out.update(flatten_pipeline(value, name + "."))
+        elif isinstance(value, (str, bool, int, float)):
+            out[contract.PIPELINE_PREFIX + name] = value
+        elif isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+            out[contract.PIPELINE_PREFIX + name] = list(value)
+        else:
+            out[contract.PIPELINE_PREFIX + name] = json.dumps(value, default=str)
+    return out
+
+
+class _Switch(SpanProcessor):
+    """Registered once per provider; forwards to whatever processor ragfunnel currently uses.
+
+    Providers cannot remove a processor, so reconfiguring swaps the inner one instead.
+    """
+
+    def __init__(self) -> None:
+        self.inner: SpanProcessor | None = None
+
+    def on_start(self, span: Any, parent_context: Any = None) -> None:
+        inner = self.inner
+        if inner is not None:
+            inner.on_start(span, parent_context)
+
+    def on_end(self, span: ReadableSpan) -> None:
+        inner = self.inner
+        if inner is not None:
+            inner.on_end(span)
+
+    def shutdown(self) -> None:
+        if self.inner is not None:
+            self.inner.shutdown()
+
+    def force_flush(self, timeout_millis: int = 30_000) -> bool:
+        return self.inner.force_flush(timeout_millis) if self.inner is not None else True
+
+
+@dataclass
+class State:
+    """The active configuration, read by every decorated call (hot path: plain attributes)."""
+
+    enabled: bool = True
+    capture_content: bool = False
+    redact: Redactor | None = None
+    run_id: str = field(default_factory=_default_run_id)
+    pipeline_attributes: dict[str, Any] = field(default_factory=dict)
+    tracer: trace.Tracer | None = None
+    processor: SpanProcessor | None = None
+    switch: _Switch | None = None
+    exporter_spec: str = "none"
+
+
+_lock = threading.RLock()
+_state: State | None = None
+_switches: dict[int, _Switch] = {}
+_own_provider: TracerProvider | None = None
+
+
+def _make_exporter(spec: str) -> SpanExporter | None:
+    if spec == "none":
+        return None
+    if spec.startswith("file:"):
+        from opentelemetry.exporter.otlp.json.file import FileSpanExporter
+
+        raw = spec[len("file:") :] or str(DEFAULT_TRACE_DIR / "spans-{pid}.jsonl")
+        path = Path(raw.replace("{pid}", str(os.getpid())))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return FileSpanExporter(str(path))
+    protocol = spec.partition("+")[2] or os.environ.get(
+        "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", os.environ.get("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")
+    )
+    if spec.split("+")[0] != "otlp":
+        raise ConfigError(f"unknown exporter {spec!r}: use 'file:PATH', 'otlp', 'otlp+http' or 'none'")
+    if protocol == "grpc":
+        from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter
+
+        return OTLPSpanExporter()
+    if protocol in {"http", "http/protobuf"}:
+        from opentelemetry.exporter.otlp.proto.http.trace_exporter import (
+            OTLPSpanExporter as HTTPSpanExporter,
+        )
+
+        return HTTPSpanExporter()
+    raise ConfigError(f"unsupported OTLP protocol {protocol!r}: use grpc or http/protobuf")
+
+
+def _provider_for(service_name: str, tracer_provider: TracerProvider | None) -> TracerProvider:
+    global _own_provider  # noqa: PLW0603 - one provider per process, like the SDK's global
+    if tracer_provider is not None:
+        return tracer_provider
+    existing = trace.get_tracer_provider()
+    if isinstance(existing, TracerProvider):
+        return existing
+    if _own_provider is None:
+        _own_provider = TracerProvider(resource=Resource.create({"service.name": service_name}))
+        trace.set_tracer_provider(_own_provider)
+        atexit.register(_own_provider.shutdown)
+    return _own_provider
+
+
+def _switch_for(provider: TracerProvider) -> _Switch:
+    switch = _switches.get(id(provider))
+    if switch is None:
+        switch = _Switch()
+        provider.add_span_processor(switch)
+        _switches[id(provider)] = switch
+    return switch
+
+
+def configure(
+    *,
+    service_name: str | None = None,
+    exporter: str | SpanExporter | None = None,
+    capture_content: bool | None = None,
+    redact: Redactor | None = None,
+    run_id: str | None = None,
+    pipeline: Mapping[str, Any] | None = None,
+    enabled: bool | None = None,
+    tracer_provider: TracerProvider | None = None,
+    batch: bool = True,
+) -> State:
+    """Configure ragfunnel; every argument falls back to its ``RAGFUNNEL_*`` variable.
+
+    Args:
+        service_name: ``service.name`` of a provider ragfunnel creates (``RAGFUNNEL_SERVICE_NAME``,
+            then ``OTEL_SERVICE_NAME``; default ``ragfunnel-app``).
+        exporter: ``"file:PATH"`` (OTLP-JSON lines; ``{pid}`` in PATH is replaced; the default is
+            ``file:.ragfunnel/traces/spans-{pid}.jsonl``), ``"otlp"`` (gRPC unless
+            ``OTEL_EXPORTER_OTLP_PROTOCOL`` says ``http/protobuf``), ``"otlp+http"``,
+            ``"otlp+grpc"``, ``"none"`` (only the app's own processors), or a ``SpanExporter``.
+            Env: ``RAGFUNNEL_EXPORTER``.
+        capture_content: record question, query, chunk and answer text (``RAGFUNNEL_CAPTURE_CONTENT``;
+            default off).
+        redact: ``(attribute, text) -> text | None`` applied to every captured text first.
+        run_id: groups the questions of one evaluation run (``RAGFUNNEL_RUN_ID``; default a fresh
+            timestamped id per configure call).
+        pipeline: snapshot of the pipeline's settings (index version, chunker, k, models, prompt
+            version), recorded on every question as ``ragfunnel.pipeline.*``
+            (``RAGFUNNEL_PIPELINE`` as a JSON object).
+        enabled: ``False`` turns every decorator into a plain call (``RAGFUNNEL_ENABLED``).
+        tracer_provider: use this provider instead of the global one.
+        batch: export on a background thread (default); ``False`` exports synchronously (tests).
+    """
+    global _state  # noqa: PLW0603 - the process-wide configuration
+    if exporter is not None and not isinstance(exporter, (str, SpanExporter)):
+        raise ConfigError(f"exporter must be a string or a SpanExporter, not {type(exporter).__name__}")
+    if pipeline is not None and not isinstance(pipeline, Mapping):
+        raise ConfigError("pipeline must be a mapping of setting name to value")
+    if redact is not None and not callable(redact):
+        raise ConfigError("redact must be a callable (attribute, text) -> text | None")
+    spec: str | SpanExporter = (
+        exporter
+        if exporter is not None
+        else os.environ.get("RAGFUNNEL_EXPORTER", "file:" + str(DEFAULT_TRACE_DIR / "spans-{pid}.jsonl"))
+    )
+    with _lock:
+        state = State(
+            enabled=enabled if enabled is not None else _from_env("RAGFUNNEL_ENABLED", _parse_bool, True),
+            capture_content=(
+                capture_content
+                if capture_content is not None
+                else _from_env("RAGFUNNEL_CAPTURE_CONTENT", _parse_bool, False)
+            ),
+            redact=redact,
+            run_id=run_id or os.environ.get("RAGFUNNEL_RUN_ID") or _default_run_id(),
+            pipeline_attributes=flatten_pipeline(
+                pipeline if pipeline is not None else _from_env("RAGFUNNEL_PIPELINE", _parse_pipeline, {})
+            ),
+        )
+        name = service_name or os.environ.get("RAGFUNNEL_SERVICE_NAME") or os.environ.get(
+            "OTEL_SERVICE_NAME", "ragfunnel-app"
+        )
+        provider = _provider_for(name, tracer_provider)
+        try:
+            span_exporter = spec if isinstance(spec, SpanExporter) else _make_exporter(spec)
+        except ConfigError:
+            if exporter is not None:
+                raise
+            logger.warning("ignoring RAGFUNNEL_EXPORTER=%r; exporting nothing", spec)
+            span_exporter = None
+        switch = _switch_for(provider)
+        old = switch.inner
+        if span_exporter is not None:
+            state.processor = (
+                BoundedBatchProcessor(
+                    span_exporter,
+                    max_queue_size=_from_env("RAGFUNNEL_MAX_QUEUE_SIZE", int, 2048),
+                    schedule_delay_s=_from_env("RAGFUNNEL_EXPORT_DELAY_S", float, 1.0),
+                )
+                if batch
+                else SimpleSpanProcessor(span_exporter)
+            )
+        switch.inner = state.processor
+        state.switch = switch
+        state.exporter_spec = spec if isinstance(spec, str) else type(spec).__name__
+        state.tracer = provider.get_tracer(contract.INSTRUMENTATION_SCOPE, _version())
+        if old is not None:
+            old.shutdown()
+        _state = state
+        return state
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("ragfunnel")
+    except PackageNotFoundError:
+        return "0+unknown"
+
+
+def state() -> State:
+    """The active configuration; configures from the environment on first use."""
+    current = _state
+    if current is not None:
+        return current
+    with _lock:
+        return _state if _state is not None else configure()
+
+
+def restore(previous: State | None) -> None:
+    """Put a saved configuration back (``ragfunnel.testing`` uses this)."""
+    global _state  # noqa: PLW0603
+    with _lock:
+        current, _state = _state, previous
+        if current is not None and current.switch is not None:
+            current.switch.inner = None
+        if previous is not None and previous.switch is not None:
+            previous.switch.inner = previous.processor
+        if current is not None and current.processor is not None:
+            if previous is None or current.processor is not previous.processor:
+                current.processor.shutdown()
+
+
+def current_state() -> State | None:
+    """The active configuration, or ``None`` before the first configure."""
+    return _state
+
+
+def flush(timeout_millis: int = 30_000) -> bool:
+    """Export every finished span now (call before a short-lived script exits)."""
+    current = _state
+    if current is None or current.processor is None:
+        return True
+    return current.processor.force_flush(timeout_millis)
+
+
+def export_stats() -> ExportStats:
+    """Spans queued, exported, failed and dropped by ragfunnel's processor."""
+    current = _state
+    if current is not None and isinstance(current.processor, BoundedBatchProcessor):
+        return current.processor.stats
+    return ExportStats()

@@ -1,0 +1,470 @@
+"""The decorators and the ``stage()`` context manager: one factory for every stage.
+
+The factory inspects the wrapped callable once, at decoration time, and picks one of four
+wrappers — function, coroutine function, generator function, async generator function. Stage
+specifics come from ``stages.py``. Guarantees (DESIGN §9): the app's return values and exceptions
+pass through untouched; ragfunnel's own failures are counted, never raised into the app; a
+generator's span is current only while the generator body runs, never across a ``yield``.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import functools
+import inspect
+from collections.abc import AsyncGenerator, Callable, Generator, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, TypeVar, overload
+
+from opentelemetry import context as otel_context
+from opentelemetry import trace
+from opentelemetry.trace import Span, Status, StatusCode
+
+from ragfunnel.instrumentation import contract as c
+from ragfunnel.instrumentation import stages
+from ragfunnel.instrumentation.config import State, state
+from ragfunnel.instrumentation.safety import internal_error, is_secret_name
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@dataclass
+class _Question:
+    id: str
+    span: Span
+
+
+_QUESTION: contextvars.ContextVar[_Question | None] = contextvars.ContextVar(
+    "ragfunnel_question", default=None
+)
+_STAGE_SPAN: contextvars.ContextVar[Span | None] = contextvars.ContextVar(
+    "ragfunnel_stage_span", default=None
+)
+
+
+class _Call:
+    """One traced call: its span, and the context tokens to undo when it ends."""
+
+    __slots__ = ("plan", "question", "span", "st", "tokens")
+
+    def __init__(self, plan: stages.Plan, st: State, span: Span, question: _Question | None):
+        self.plan = plan
+        self.st = st
+        self.span = span
+        self.question = question
+        self.tokens: tuple[Any, ...] = ()
+
+    def activate(self) -> None:
+        """Make this call's span (and question) current in the running context."""
+        ctx_token = otel_context.attach(trace.set_span_in_context(self.span))
+        stage_token = _STAGE_SPAN.set(self.span)
+        q_token = _QUESTION.set(self.question) if self.plan.stage is c.Stage.QUESTION else None
+        self.tokens = (ctx_token, stage_token, q_token)
+
+    def deactivate(self) -> None:
+        """Undo :meth:`activate` (same context, reverse order)."""
+        ctx_token, stage_token, q_token = self.tokens
+        self.tokens = ()
+        if q_token is not None:
+            _QUESTION.reset(q_token)
+        _STAGE_SPAN.reset(stage_token)
+        otel_context.detach(ctx_token)
+
+    def finish(self, result: Any) -> None:
+        """Record the result and end the span; never raises."""
+        try:
+            if self.span.is_recording():
+                attrs: stages.Attributes = {}
+                stages.on_result(self.plan, self.st, result, attrs)
+                self.span.set_attributes(attrs)
+        except Exception as exc:  # noqa: BLE001 - extraction must never reach the app
+            internal_error(f"{self.plan.stage.value} result extraction", exc)
+        finally:
+            self.end()
+
+    def fail(self, exc: BaseException) -> None:
+        """Record the app's exception on the span and end it; never raises."""
+        try:
+            if isinstance(exc, Exception):
+                self.span.record_exception(exc)
+                self.span.set_status(Status(StatusCode.ERROR, f"{type(exc).__name__}: {exc}"))
+            else:  # cancellation, GeneratorExit: not an error of the step
+                self.span.add_event("cancelled", {"exception.type": type(exc).__name__})
+        except Exception as inner:  # noqa: BLE001
+            internal_error("recording an exception", inner)
+        finally:
+            self.end()
+
+    def end(self) -> None:
+        try:
+            if self.tokens:
+                self.deactivate()
+            self.span.end()
+        except Exception as exc:  # noqa: BLE001
+            internal_error("ending a span", exc)
+
+
+def _begin(plan: stages.Plan, st: State, get: stages.Getter) -> _Call | None:
+    """Start a stage's span with its input attributes; ``None`` if ragfunnel itself failed."""
+    try:
+        attrs = dict(plan.static)
+        parent_question = _QUESTION.get()
+        question: _Question | None = None
+        if plan.stage is c.Stage.QUESTION:
+            text = get("text")
+            given = get("id")
+            qid = str(given) if given is not None else None
+            if isinstance(text, str):
+                attrs[c.QUESTION_HASH] = c.question_hash(text)
+                qid = qid or c.derived_question_id(text)
+                stages._content(st, attrs, c.QUESTION_TEXT, text)
+            attrs[c.QUESTION_ID] = qid or "q-unknown"
+            attrs[c.RUN_ID] = st.run_id
+            attrs.update(st.pipeline_attributes)
+        elif parent_question is not None:
+            attrs[c.QUESTION_ID] = parent_question.id
+        stages.on_call(plan, st, get, attrs)
+        assert st.tracer is not None
+        span = st.tracer.start_span(plan.span_name, attributes=attrs)
+        if plan.stage is c.Stage.QUESTION:
+            question = _Question(str(attrs[c.QUESTION_ID]), span)
+        return _Call(plan, st, span, question)
+    except Exception as exc:  # noqa: BLE001
+        internal_error(f"{plan.stage.value} span start", exc)
+        return None
+
+
+class _Arguments:
+    """Finds an option's value in a call without binding the whole signature per call."""
+
+    def __init__(self, fn: Callable[..., Any], plan: stages.Plan):
+        self.plan = plan
+        try:
+            signature = inspect.signature(fn)
+        except (TypeError, ValueError):
+            signature = inspect.Signature()
+        stages.discover_arguments(plan, signature)
+        params = list(signature.parameters.values())
+        self.positions = {
+            p.name: i
+            for i, p in enumerate(params)
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+        }
+        self.defaults = {p.name: p.default for p in params if p.default is not p.empty}
+        # Without a named text argument, a question's text is its first string argument.
+        first = 1 if params and params[0].name in ("self", "cls") else 0
+        self.first_positional = first
+
+    def getter(self, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> stages.Getter:
+        sources = self.plan.sources
+
+        def get(option: str) -> Any:
+            source = sources.get(option)
+            if source is None:
+                if option == "text" and self.plan.stage is c.Stage.QUESTION:
+                    candidate = args[self.first_positional] if len(args) > self.first_positional else None
+                    return candidate if isinstance(candidate, str) else None
+                return None
+            if isinstance(source, str):
+                if is_secret_name(source):
+                    return None
+                if source in kwargs:
+                    return kwargs[source]
+                pos = self.positions.get(source)
+                if pos is not None and pos < len(args):
+                    return args[pos]
+                return self.defaults.get(source)
+            if callable(source):
+                return source(*args, **kwargs)
+            return source
+
+        return get
+
+
+def _literal_getter(plan: stages.Plan) -> stages.Getter:
+    return lambda option: plan.sources.get(option)
+
+
+def _wrap(fn: Callable[..., Any], plan: stages.Plan) -> Callable[..., Any]:
+    arguments = _Arguments(fn, plan)
+
+    if inspect.isasyncgenfunction(fn):
+
+        @functools.wraps(fn)
+        async def agen_wrapper(*args: Any, **kwargs: Any) -> AsyncGenerator[Any, Any]:
+            st = state()
+            gen = fn(*args, **kwargs)
+            call = _begin(plan, st, arguments.getter(args, kwargs)) if st.enabled else None
+            if call is None:
+                async for item in gen:
+                    yield item
+                return
+            items: list[Any] = []
+            sent: Any = None
+            thrown: BaseException | None = None
+            try:
+                while True:
+                    call.activate()
+                    try:
+                        item = await (gen.athrow(thrown) if thrown is not None else gen.asend(sent))
+                    finally:
+                        call.deactivate()
+                    thrown = None
+                    items.append(item)
+                    try:
+                        sent = yield item
+                    except GeneratorExit:
+                        raise
+                    except BaseException as exc:  # noqa: BLE001 - forwarded into the generator
+                        thrown, sent = exc, None
+            except StopAsyncIteration:
+                call.finish(stages.stream_result(plan, items))
+            except GeneratorExit:
+                await gen.aclose()
+                call.finish(stages.stream_result(plan, items))
+                raise
+            except BaseException as exc:
+                _fail_stream(call, exc, items)
+                raise
+
+        return agen_wrapper
+
+    if inspect.isgeneratorfunction(fn):
+
+        @functools.wraps(fn)
+        def gen_wrapper(*args: Any, **kwargs: Any) -> Generator[Any, Any, Any]:
+            st = state()
+            gen = fn(*args, **kwargs)
+            call = _begin(plan, st, arguments.getter(args, kwargs)) if st.enabled else None
+            if call is None:
+                return (yield from gen)
+            items: list[Any] = []
+            sent: Any = None
+            thrown: BaseException | None = None
+            try:
+                while True:
+                    call.activate()
+                    try:
+                        item = gen.throw(thrown) if thrown is not None else gen.send(sent)
+                    finally:
+                        call.deactivate()
+                    thrown = None
+                    items.append(item)
+                    try:
+                        sent = yield item
+                    except GeneratorExit:
+                        raise
+                    except BaseException as exc:  # noqa: BLE001 - forwarded into the generator
+                        thrown, sent = exc, None
+            except StopIteration as stop:
+                call.finish(stages.stream_result(plan, items))
+                return stop.value
+            except GeneratorExit:
+                gen.close()
+                call.finish(stages.stream_result(plan, items))
+                raise
+            except BaseException as exc:
+                _fail_stream(call, exc, items)
+                raise
+
+        return gen_wrapper
+
+    if inspect.iscoroutinefunction(fn):
+
+        @functools.wraps(fn)
+        async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
+            st = state()
+            if not st.enabled:
+                return await fn(*args, **kwargs)
+            call = _begin(plan, st, arguments.getter(args, kwargs))
+            if call is None:
+                return await fn(*args, **kwargs)
+            call.activate()
+            try:
+                result = await fn(*args, **kwargs)
+            except BaseException as exc:
+                call.fail(exc)
+                raise
+            call.finish(result)
+            return result
+
+        return async_wrapper
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        st = state()
+        if not st.enabled:
+            return fn(*args, **kwargs)
+        call = _begin(plan, st, arguments.getter(args, kwargs))
+        if call is None:
+            return fn(*args, **kwargs)
+        call.activate()
+        try:
+            result = fn(*args, **kwargs)
+        except BaseException as exc:
+            call.fail(exc)
+            raise
+        call.finish(result)
+        return result
+
+    return wrapper
+
+
+def _fail_stream(call: _Call, exc: BaseException, items: list[Any]) -> None:
+    """End a stream's span on error, keeping the partial output already produced."""
+    try:
+        if call.span.is_recording() and items:
+            attrs: stages.Attributes = {"ragfunnel.stream.partial": True}
+            stages.on_result(call.plan, call.st, stages.stream_result(call.plan, items), attrs)
+            call.span.set_attributes(attrs)
+    except Exception as inner:  # noqa: BLE001
+        internal_error("partial stream extraction", inner)
+    call.fail(exc)
+
+
+def _factory(stage: c.Stage) -> Callable[..., Any]:
+    def decorator(fn: Callable[..., Any] | None = None, /, **options: Any) -> Any:
+        if stage is not c.Stage.QUESTION and "text" in options:
+            options["text_of"] = options.pop("text")
+        if fn is not None and not callable(fn):
+            raise TypeError(f"@ragfunnel.{stage.value} decorates a callable; options are keyword-only")
+
+        def apply(target: Callable[..., Any]) -> Callable[..., Any]:
+            name = getattr(target, "__name__", type(target).__name__)
+            return _wrap(target, stages.make_plan(stage, name, options))
+
+        return apply(fn) if fn is not None else apply
+
+    decorator.__name__ = stage.value
+    decorator.__qualname__ = stage.value
+    decorator.__doc__ = _DOCS[stage]
+    return decorator
+
+
+_COMMON_DOC = """
+    Works on functions, methods, coroutines and (async) generators; use bare or with keyword
+    options. Common options: ``name`` (span name suffix), ``attributes`` (extra static attributes),
+    ``ids=`` / ``scores=`` / ``text=`` callables that read the return value when its shape is
+    unusual. The return value and exceptions pass through unchanged.
+"""
+
+_DOCS = {
+    c.Stage.QUESTION: "Trace one question end to end (the root of its funnel).\n\n"
+    "    ``id=`` and ``text=`` name an argument or take a callable receiving the call's arguments;"
+    " without an id, a stable one is derived from the normalised question text." + _COMMON_DOC,
+    c.Stage.INGEST: "Trace indexing of one document: ``document_id=``, ``index_version=``; the"
+    " return value lists the chunk ids." + _COMMON_DOC,
+    c.Stage.RETRIEVE: "Trace a retriever: ``query=``, ``top_k=`` (argument names or values),"
+    " ``fused_from=`` for hybrid fusion; the return value is the ranked list." + _COMMON_DOC,
+    c.Stage.RERANK: "Trace a reranker: ``input=`` (argument holding the candidates), ``top_n=``,"
+    " ``model=``; the return value is the reranked list." + _COMMON_DOC,
+    c.Stage.CUT: "Trace the gate between ranking and prompt: ``input=``, ``k=``, ``threshold=``,"
+    " ``token_budget=``; the return value is what enters the prompt, in prompt order."
+    + _COMMON_DOC,
+    c.Stage.GENERATE: "Trace the LLM call: ``context=`` (argument holding the prompt's chunks),"
+    " ``model=``, ``mode=`` ('pipeline' or 'oracle'), ``sample_index=``; the answer is read from"
+    " the return value (str, ``.text``, an OpenAI ChatCompletion with logprobs, or a stream)."
+    + _COMMON_DOC,
+}
+
+
+class _Decorator:
+    """Typing shim: ``@question`` and ``@question(...)`` both keep the wrapped signature."""
+
+    def __init__(self, stage: c.Stage):
+        self._impl = _factory(stage)
+        self.__doc__ = self._impl.__doc__
+        self.__name__ = stage.value
+
+    @overload
+    def __call__(self, fn: F, /) -> F: ...
+    @overload
+    def __call__(self, /, **options: Any) -> Callable[[F], F]: ...
+    def __call__(self, fn: Any = None, /, **options: Any) -> Any:
+        return self._impl(fn, **options)
+
+
+question = _Decorator(c.Stage.QUESTION)
+ingest = _Decorator(c.Stage.INGEST)
+retrieve = _Decorator(c.Stage.RETRIEVE)
+rerank = _Decorator(c.Stage.RERANK)
+cut = _Decorator(c.Stage.CUT)
+generate = _Decorator(c.Stage.GENERATE)
+
+
+class StageHandle:
+    """What ``with ragfunnel.stage(...) as s`` gives: record the step's output on its span."""
+
+    def __init__(self, call: _Call | None):
+        self._call = call
+        self._result: Any = None
+        self._recorded = False
+
+    def record(self, value: Any) -> None:
+        """The step's output (ranked documents, chunk ids, or the answer)."""
+        self._result, self._recorded = value, True
+
+    def set_attribute(self, key: str, value: Any) -> None:
+        """Set any extra attribute on the stage's span."""
+        if self._call is not None:
+            try:
+                self._call.span.set_attribute(key, value)
+            except Exception as exc:  # noqa: BLE001
+                internal_error("StageHandle.set_attribute", exc)
+
+    @property
+    def span(self) -> Span:
+        """The OpenTelemetry span (a non-recording one when tracing is off)."""
+        return self._call.span if self._call is not None else trace.INVALID_SPAN
+
+
+@contextmanager
+def stage(kind: str | c.Stage, **options: Any) -> Iterator[StageHandle]:
+    """Trace a block that cannot be decorated.
+
+    Options are the decorator's, but as literal values: ``stage("retrieve", name="bm25",
+    query=q, top_k=10)``, ``stage("question", id="q-1", text=q)``, ``stage("rerank",
+    input=candidates)``, ``stage("generate", context=chunks, model="m")``. Call
+    ``s.record(output)`` inside the block.
+    """
+    kind = c.Stage(kind)
+    if kind is not c.Stage.QUESTION and "text" in options:
+        options["text_of"] = options.pop("text")
+    plan = stages.make_plan(kind, options.get("name") or kind.value, options)
+    st = state()
+    call = _begin(plan, st, _literal_getter(plan)) if st.enabled else None
+    handle = StageHandle(call)
+    if call is None:
+        yield handle
+        return
+    call.activate()
+    try:
+        yield handle
+    except BaseException as exc:
+        call.fail(exc)
+        raise
+    if handle._recorded:
+        call.finish(handle._result)
+    else:
+        call.end()
+
+
+def abstain(reason: str | None = None) -> None:
+    """Mark the current question as abstained (the system declined to answer).
+
+    Called inside a cut (a confidence gate that refuses) or generate step, the step's span is
+    marked too. Outside any question this does nothing.
+    """
+    try:
+        current = _QUESTION.get()
+        attrs: dict[str, Any] = {c.ANSWER_ABSTAINED: True}
+        if reason:
+            attrs[c.ABSTAIN_REASON] = reason
+        if current is not None:
+            current.span.set_attributes(attrs)
+        step = _STAGE_SPAN.get()
+        if step is not None and (current is None or step is not current.span):
+            step.set_attributes(attrs)
+    except Exception as exc:  # noqa: BLE001
+        internal_error("abstain", exc)

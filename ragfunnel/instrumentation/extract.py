@@ -1,0 +1,233 @@
+"""Reading ids, scores and text out of the values a RAG app already has.
+
+The decorators never ask the app to change its return values: they recognise the shapes that
+retrievers, rerankers and LLM clients commonly return — plain ids, ``(id, score)`` pairs, dicts,
+objects with ``.id``/``.score``, LangChain ``Document`` (``metadata["id"]``), LlamaIndex
+``NodeWithScore`` and OpenAI ``ChatCompletion`` objects — by duck typing, without importing any of
+those libraries. Everything here is pure and may raise on shapes it cannot read; the caller turns
+that into a counted internal error.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ragfunnel.instrumentation.contract import LOW_CONFIDENCE_PROBABILITY
+
+_ID_KEYS = ("id", "doc_id", "document_id", "chunk_id", "node_id", "_id", "uuid")
+_SCORE_KEYS = ("score", "relevance_score", "similarity", "distance_score")
+_TEXT_KEYS = ("text", "page_content", "content", "document", "chunk")
+
+
+class ExtractionError(ValueError):
+    """A value had a shape the extractors do not understand."""
+
+
+@dataclass
+class Ranked:
+    """A ranked list as recorded on a span: ids in rank order and, when known, their scores."""
+
+    ids: list[str] = field(default_factory=list)
+    scores: list[float] | None = None
+    texts: list[str] | None = None
+
+
+def _get(obj: Any, key: str) -> Any:
+    if isinstance(obj, Mapping):
+        return obj.get(key)
+    return getattr(obj, key, None)
+
+
+def _as_id(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (int, bytes)) and not isinstance(value, bool):
+        return value.decode() if isinstance(value, bytes) else str(value)
+    raise ExtractionError(f"cannot use {type(value).__name__} as a document id")
+
+
+def _item_id(item: Any) -> str:
+    if isinstance(item, (str, int)) and not isinstance(item, bool):
+        return _as_id(item)
+    if isinstance(item, tuple) and item:
+        return _item_id(item[0])
+    node = _get(item, "node")  # LlamaIndex NodeWithScore
+    if node is not None and not isinstance(item, Mapping):
+        return _item_id(node)
+    for key in _ID_KEYS:
+        value = _get(item, key)
+        if value is not None:
+            return _as_id(value)
+    metadata = _get(item, "metadata")  # LangChain Document, LlamaIndex nodes
+    if isinstance(metadata, Mapping):
+        for key in _ID_KEYS:
+            value = metadata.get(key)
+            if value is not None:
+                return _as_id(value)
+    raise ExtractionError(f"no id found on {type(item).__name__}; pass ids= to the decorator")
+
+
+def _item_score(item: Any) -> float | None:
+    if isinstance(item, tuple) and len(item) >= 2 and isinstance(item[1], (int, float)):
+        return float(item[1])
+    for key in _SCORE_KEYS:
+        value = _get(item, key)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return float(value)
+    metadata = _get(item, "metadata")
+    if isinstance(metadata, Mapping):
+        value = metadata.get("score")
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return float(value)
+    return None
+
+
+def _item_text(item: Any) -> str | None:
+    if isinstance(item, str):
+        return item
+    if isinstance(item, tuple) and item:
+        return _item_text(item[0]) if not isinstance(item[0], str) else None
+    node = _get(item, "node")
+    if node is not None and not isinstance(item, Mapping):
+        return _item_text(node)
+    for key in _TEXT_KEYS:
+        value = _get(item, key)
+        if isinstance(value, str):
+            return value
+    getter = getattr(item, "get_content", None)  # LlamaIndex BaseNode
+    if callable(getter):
+        value = getter()
+        if isinstance(value, str):
+            return value
+    return None
+
+
+def items_of(value: Any) -> Sequence[Any]:
+    """The list of documents inside a return value (a list, or a dict/object holding one)."""
+    if value is None:
+        return []
+    if isinstance(value, (list, tuple)):
+        return value
+    for key in ("documents", "docs", "results", "nodes", "source_nodes", "chunks", "hits"):
+        inner = _get(value, key)
+        if isinstance(inner, (list, tuple)):
+            return inner
+    if isinstance(value, Iterable) and not isinstance(value, (str, bytes, Mapping)):
+        return list(value)
+    raise ExtractionError(f"cannot find a document list in {type(value).__name__}")
+
+
+def ranked(
+    value: Any,
+    *,
+    ids: Callable[[Any], Iterable[Any]] | None = None,
+    scores: Callable[[Any], Iterable[Any]] | None = None,
+    texts: bool = False,
+) -> Ranked:
+    """Extract a :class:`Ranked` list from a stage's input or output.
+
+    ``ids``/``scores`` are the user's callables; they receive the whole value. Scores are kept
+    only when every item has a finite one, so ids and scores always align.
+    """
+    if ids is not None:
+        id_list = [_as_id(i) for i in ids(value)]
+        items: Sequence[Any] = ()
+    else:
+        items = items_of(value)
+        id_list = [_item_id(item) for item in items]
+    if scores is not None:
+        raw: list[Any] = list(scores(value))
+    else:
+        raw = [_item_score(item) for item in items] if items else []
+    score_list: list[float] | None = None
+    if raw and len(raw) == len(id_list) and all(_is_finite(s) for s in raw):
+        score_list = [float(s) for s in raw]
+    text_list: list[str] | None = None
+    if texts and items:
+        found = [_item_text(item) for item in items]
+        if all(t is not None for t in found):
+            text_list = [t for t in found if t is not None]
+    return Ranked(id_list, score_list, text_list)
+
+
+def _is_finite(value: Any) -> bool:
+    return (
+        isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    )
+
+
+@dataclass
+class Answer:
+    """What a generate step produced, as far as the return value tells."""
+
+    text: str | None = None
+    response_model: str | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    logprob_min: float | None = None
+    low_confidence: list[str] | None = None
+
+
+_CONTENT_TOKEN = re.compile(r"^\s*(\d[\d.,:/-]*|[A-Z][\w'-]*)\s*$")
+
+
+def is_content_token(token: str) -> bool:
+    """Digits and capitalised words: the tokens whose low confidence hints at invention."""
+    return _CONTENT_TOKEN.match(token) is not None
+
+
+def answer_of(value: Any, *, text: Callable[[Any], Any] | None = None) -> Answer:
+    """Read the answer text, usage and logprobs from a generate step's return value."""
+    if text is not None:
+        out = text(value)
+        return Answer(text=None if out is None else str(out))
+    if isinstance(value, str):
+        return Answer(text=value)
+    choices = _get(value, "choices")
+    if isinstance(choices, Sequence) and not isinstance(choices, str) and choices:
+        return _chat_completion(value, choices[0])
+    for key in ("text", "content", "answer", "response", "output"):
+        found = _get(value, key)
+        if isinstance(found, str):
+            return Answer(text=found)
+    raise ExtractionError(f"no answer text found on {type(value).__name__}; pass text=")
+
+
+def _chat_completion(value: Any, choice: Any) -> Answer:
+    message = _get(choice, "message")
+    content = _get(message, "content") if message is not None else _get(choice, "text")
+    answer = Answer(text=content if isinstance(content, str) else None)
+    model = _get(value, "model")
+    answer.response_model = model if isinstance(model, str) else None
+    usage = _get(value, "usage")
+    if usage is not None:
+        prompt = _get(usage, "prompt_tokens")
+        completion = _get(usage, "completion_tokens")
+        answer.input_tokens = prompt if isinstance(prompt, int) else None
+        answer.output_tokens = completion if isinstance(completion, int) else None
+    logprobs = _get(choice, "logprobs")
+    tokens = _get(logprobs, "content") if logprobs is not None else None
+    if isinstance(tokens, Sequence) and tokens:
+        _read_logprobs(answer, tokens)
+    return answer
+
+
+def _read_logprobs(answer: Answer, tokens: Sequence[Any]) -> None:
+    threshold = math.log(LOW_CONFIDENCE_PROBABILITY)
+    lowest: float | None = None
+    low: list[str] = []
+    for entry in tokens:
+        logprob = _get(entry, "logprob")
+        token = _get(entry, "token")
+        if not _is_finite(logprob) or not isinstance(token, str):
+            continue
+        lp = float(logprob)
+        lowest = lp if lowest is None else min(lowest, lp)
+        if lp < threshold and is_content_token(token):
+            low.append(token.strip())
+    answer.logprob_min = lowest
+    answer.low_confidence = low

@@ -1,0 +1,93 @@
+"""Keeping the app safe from ragfunnel: internal-error handling, secret scrubbing, redaction.
+
+Instrumentation runs inside production request paths. Anything that goes wrong in here — an
+extractor that meets an unexpected return shape, a user's ``ids=`` callable that raises, a
+redaction hook that fails — is logged once per place, counted, and swallowed. The project's own
+test suite flips :data:`RERAISE` so that such bugs fail tests instead of hiding.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from collections import Counter
+from collections.abc import Callable, Mapping
+from typing import Any
+
+logger = logging.getLogger("ragfunnel")
+
+RERAISE = False
+"""When true, internal errors propagate (set by ragfunnel's own tests; never in production)."""
+
+_lock = threading.Lock()
+_counts: Counter[str] = Counter()
+_logged: set[str] = set()
+
+
+def internal_error(where: str, exc: BaseException) -> None:
+    """Record a ragfunnel-internal failure at ``where`` without disturbing the app."""
+    with _lock:
+        _counts[where] += 1
+        first = where not in _logged
+        _logged.add(where)
+    if first:
+        logger.warning(
+            "ragfunnel internal error in %s (your code is still running fine; "
+            "further errors here are counted, not logged): %r",
+            where,
+            exc,
+            exc_info=exc,
+        )
+    if RERAISE:
+        raise exc
+
+
+def internal_error_counts() -> dict[str, int]:
+    """How many internal errors happened, by place. Cheap; safe to expose as a metric."""
+    with _lock:
+        return dict(_counts)
+
+
+def reset_internal_errors() -> None:
+    """Forget counts and the logged-once memory (for tests)."""
+    with _lock:
+        _counts.clear()
+        _logged.clear()
+
+
+SECRET_NAME = re.compile(
+    r"(pass(word|wd|phrase)?|secret|token|api[_-]?key|apikey|auth(orization)?|credential|"
+    r"private[_-]?key|session[_-]?id|cookie|bearer|signature|access[_-]?key)",
+    re.IGNORECASE,
+)
+"""Argument or key names whose values are never recorded, whatever the capture settings."""
+
+
+def is_secret_name(name: str) -> bool:
+    """True if a parameter or key name looks like it holds a credential."""
+    return SECRET_NAME.search(name) is not None
+
+
+def scrub_mapping(values: Mapping[str, Any]) -> dict[str, Any]:
+    """Copy ``values`` without the entries whose names look like secrets."""
+    return {k: v for k, v in values.items() if not is_secret_name(k)}
+
+
+Redactor = Callable[[str, str], str | None]
+"""A user hook ``(attribute_name, text) -> text | None``; ``None`` drops the value."""
+
+
+def redact(hook: Redactor | None, attribute: str, text: str) -> str | None:
+    """Pass content through the user's redaction hook; a failing hook drops the value."""
+    if hook is None:
+        return text
+    try:
+        out = hook(attribute, text)
+    except Exception as exc:  # noqa: BLE001 - a broken hook must not leak unredacted text
+        internal_error("redaction hook", exc)
+        return None
+    if out is not None and not isinstance(out, str):
+        internal_error("redaction hook", TypeError(f"hook returned {type(out).__name__}"))
+        return None
+    return out

@@ -1,0 +1,281 @@
+"""What each stage records: the per-stage half of the decorators.
+
+For every stage this module says which options it takes, which argument names it looks for when
+an option is not given, and how the call's inputs and the return value become span attributes.
+The generic machinery (sync/async/generators, span lifetime, error safety) lives in
+``decorators.py`` and never mentions a stage by name.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ragfunnel.instrumentation import contract as c
+from ragfunnel.instrumentation.config import State
+from ragfunnel.instrumentation.extract import Ranked, answer_of, items_of, ranked
+from ragfunnel.instrumentation.safety import redact
+
+Attributes = dict[str, Any]
+Getter = Callable[[str], Any]
+"""Resolves one option of a call: an argument's value, a callable's result, or a literal."""
+
+_DOC_ARGS = ("documents", "docs", "candidates", "nodes", "results", "hits", "chunks", "passages")
+
+# Options whose value, in decorator form, may name an argument of the decorated function (a
+# string) or be a callable taking the function's arguments; the tuple lists the argument names
+# looked for when the option is not given.
+ARG_OPTIONS: dict[c.Stage, dict[str, tuple[str, ...]]] = {
+    c.Stage.QUESTION: {
+        "id": ("question_id", "qid"),
+        "text": ("question", "query", "q", "text", "prompt"),
+    },
+    c.Stage.INGEST: {"document_id": ("document_id", "doc_id", "source", "path", "url")},
+    c.Stage.RETRIEVE: {
+        "query": ("query", "question", "q", "text"),
+        "top_k": ("top_k", "k", "limit", "n"),
+    },
+    c.Stage.RERANK: {"input": _DOC_ARGS, "top_n": ("top_n", "k", "n", "top_k")},
+    c.Stage.CUT: {
+        "input": _DOC_ARGS,
+        "k": ("k", "top_k", "top_n"),
+        "threshold": ("threshold", "min_score"),
+        "token_budget": ("token_budget", "max_tokens", "budget"),
+    },
+    c.Stage.GENERATE: {
+        "context": ("context", "contexts", *_DOC_ARGS, "sources"),
+        "mode": ("mode",),
+        "sample_index": ("sample_index",),
+    },
+}
+
+# Options that only ever take a literal (they describe the step, not the call).
+LITERAL_OPTIONS: dict[c.Stage, frozenset[str]] = {
+    c.Stage.QUESTION: frozenset(),
+    c.Stage.INGEST: frozenset({"index_version"}),
+    c.Stage.RETRIEVE: frozenset({"fused_from"}),
+    c.Stage.RERANK: frozenset({"model"}),
+    c.Stage.CUT: frozenset(),
+    c.Stage.GENERATE: frozenset({"model"}),
+}
+COMMON_OPTIONS = frozenset({"name", "ids", "scores", "text_of", "attributes"})
+
+
+@dataclass
+class Plan:
+    """Everything decided once per decorated function (or ``stage()`` block)."""
+
+    stage: c.Stage
+    span_name: str
+    static: Attributes
+    sources: dict[str, Any] = field(default_factory=dict)
+    ids: Callable[[Any], Any] | None = None
+    scores: Callable[[Any], Any] | None = None
+    text_of: Callable[[Any], Any] | None = None
+
+
+def make_plan(stage: c.Stage, fn_name: str, options: Mapping[str, Any]) -> Plan:
+    """Validate options and precompute the static attributes of a stage's spans."""
+    allowed = COMMON_OPTIONS | set(ARG_OPTIONS[stage]) | LITERAL_OPTIONS[stage]
+    unknown = sorted(set(options) - allowed)
+    if unknown:
+        raise TypeError(
+            f"@ragfunnel.{stage.value} got unknown option(s) {', '.join(unknown)}; "
+            f"allowed: {', '.join(sorted(allowed))}"
+        )
+    info = c.STAGES[stage]
+    static: Attributes = {
+        c.STAGE: stage.value,
+        c.SCHEMA: c.SCHEMA_VERSION,
+        c.OPENINFERENCE_KIND: info.openinference_kind,
+    }
+    if info.gen_ai_operation:
+        static[c.GEN_AI_OPERATION] = info.gen_ai_operation
+    name = options.get("name") or fn_name
+    model = options.get("model")
+    if stage is c.Stage.RETRIEVE:
+        static[c.RETRIEVER_NAME] = name
+        if options.get("fused_from"):
+            static[c.RETRIEVER_FUSED_FROM] = [str(x) for x in options["fused_from"]]
+    elif stage is c.Stage.RERANK and model:
+        static[c.RERANKER_MODEL] = str(model)
+    elif stage is c.Stage.GENERATE and model:
+        static[c.GEN_AI_REQUEST_MODEL] = str(model)
+    elif stage is c.Stage.INGEST and options.get("index_version") is not None:
+        static[c.INDEX_VERSION] = str(options["index_version"])
+    label = str(model) if model and not options.get("name") else name
+    static.update(options.get("attributes") or {})
+    sources = {k: options[k] for k in ARG_OPTIONS[stage] if options.get(k) is not None}
+    return Plan(
+        stage=stage,
+        span_name=f"{stage.value} {label}",
+        static=static,
+        sources=sources,
+        ids=options.get("ids"),
+        scores=options.get("scores"),
+        text_of=options.get("text_of"),
+    )
+
+
+def discover_arguments(plan: Plan, signature: inspect.Signature) -> None:
+    """Fill in argument-name sources for options the user did not give."""
+    names = list(signature.parameters)
+    for option, candidates in ARG_OPTIONS[plan.stage].items():
+        if option in plan.sources:
+            source = plan.sources[option]
+            if isinstance(source, str) and source not in signature.parameters and not any(
+                p.kind is inspect.Parameter.VAR_KEYWORD for p in signature.parameters.values()
+            ):
+                raise TypeError(f"{option}={source!r} names no argument of the decorated function")
+            continue
+        for candidate in candidates:
+            if candidate in names:
+                plan.sources[option] = candidate
+                break
+
+
+def _content(st: State, attrs: Attributes, key: str, text: Any) -> None:
+    if st.capture_content and isinstance(text, str):
+        kept = redact(st.redact, key, text)
+        if kept is not None:
+            attrs[key] = kept
+
+
+def _content_list(st: State, attrs: Attributes, key: str, texts: Sequence[str] | None) -> None:
+    if st.capture_content and texts:
+        kept = [redact(st.redact, key, t) for t in texts]
+        attrs[key] = [t if t is not None else "" for t in kept]
+
+
+def _put_ranked(attrs: Attributes, found: Ranked, ids_key: str = c.DOCUMENTS_IDS) -> None:
+    attrs[ids_key] = found.ids
+    if ids_key == c.DOCUMENTS_IDS:
+        attrs[c.DOCUMENTS_COUNT] = len(found.ids)
+        if found.scores is not None:
+            attrs[c.DOCUMENTS_SCORES] = found.scores
+
+
+def _number(value: Any) -> int | float | None:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return value
+    return None
+
+
+def on_call(plan: Plan, st: State, get: Getter, attrs: Attributes) -> None:
+    """Attributes known when the call starts (inputs and options)."""
+    stage = plan.stage
+    if stage is c.Stage.RETRIEVE:
+        _content(st, attrs, c.QUERY, get("query"))
+        if (top_k := _number(get("top_k"))) is not None:
+            attrs[c.TOP_K] = int(top_k)
+    elif stage in (c.Stage.RERANK, c.Stage.CUT):
+        given = get("input")
+        if given is not None:
+            attrs[c.INPUT_IDS] = ranked(given).ids
+        if stage is c.Stage.RERANK:
+            if (top_n := _number(get("top_n"))) is not None:
+                attrs[c.TOP_N] = int(top_n)
+        else:
+            for option, key in (
+                ("k", c.CUT_K),
+                ("threshold", c.CUT_THRESHOLD),
+                ("token_budget", c.CUT_TOKEN_BUDGET),
+            ):
+                if (value := _number(get(option))) is not None:
+                    attrs[key] = value
+    elif stage is c.Stage.GENERATE:
+        context = get("context")
+        if isinstance(context, str):
+            _content_list(st, attrs, c.CONTEXT_TEXTS, [context])
+        elif context is not None:
+            found = ranked(context, texts=st.capture_content)
+            attrs[c.CONTEXT_IDS] = found.ids
+            _content_list(st, attrs, c.CONTEXT_TEXTS, found.texts)
+        mode = get("mode")
+        attrs[c.MODE] = str(getattr(mode, "value", mode) or c.Mode.PIPELINE.value)
+        if (sample := _number(get("sample_index"))) is not None:
+            attrs[c.SAMPLE_INDEX] = int(sample)
+    elif stage is c.Stage.INGEST:
+        document = get("document_id")
+        if document is not None:
+            attrs[c.DOCUMENT_ID] = str(document)
+        if c.INDEX_VERSION not in attrs and (
+            version := st.pipeline_attributes.get(c.PIPELINE_PREFIX + "index_version")
+        ):
+            attrs[c.INDEX_VERSION] = str(version)
+
+
+def on_result(plan: Plan, st: State, result: Any, attrs: Attributes) -> None:
+    """Attributes read from the return value."""
+    stage = plan.stage
+    if stage in (c.Stage.RETRIEVE, c.Stage.RERANK, c.Stage.CUT):
+        _put_ranked(attrs, ranked(result, ids=plan.ids, scores=plan.scores))
+    elif stage is c.Stage.INGEST:
+        _put_ranked(attrs, ranked(result, ids=plan.ids), c.CHUNKS_IDS)
+        for key, name in (
+            (c.PAGES_WITHOUT_TEXT, "pages_without_text"),
+            (c.PARTS_WITHOUT_TEXT, "parts_without_text"),
+        ):
+            count = getattr(result, name, None)
+            if isinstance(result, Mapping):
+                count = result.get(name)
+            if isinstance(count, int):
+                attrs[key] = count
+    elif stage is c.Stage.GENERATE:
+        answer = answer_of(result, text=plan.text_of)
+        _content(st, attrs, c.ANSWER_TEXT, answer.text)
+        if answer.response_model:
+            attrs[c.GEN_AI_RESPONSE_MODEL] = answer.response_model
+        if answer.input_tokens is not None:
+            attrs[c.GEN_AI_INPUT_TOKENS] = answer.input_tokens
+        if answer.output_tokens is not None:
+            attrs[c.GEN_AI_OUTPUT_TOKENS] = answer.output_tokens
+        if answer.logprob_min is not None:
+            attrs[c.LOGPROBS_MIN] = answer.logprob_min
+            attrs[c.LOGPROBS_LOW_CONFIDENCE] = answer.low_confidence or []
+
+
+def stream_result(plan: Plan, items: list[Any]) -> Any:
+    """Turn what a generator yielded into the value ``on_result`` reads.
+
+    A streaming generate yields text chunks or chat-completion chunks: they are joined into one
+    answer (with their logprobs). Other stages yield documents: the list is the result.
+    """
+    if plan.stage is not c.Stage.GENERATE or plan.text_of is not None:
+        return items
+    text: list[str] = []
+    logprobs: list[Any] = []
+    model = None
+    for item in items:
+        if isinstance(item, str):
+            text.append(item)
+            continue
+        choices = getattr(item, "choices", None) or (
+            item.get("choices") if isinstance(item, Mapping) else None
+        )
+        if not choices:
+            continue
+        choice = choices[0]
+        delta = choice.get("delta") if isinstance(choice, Mapping) else getattr(choice, "delta", None)
+        piece = delta.get("content") if isinstance(delta, Mapping) else getattr(delta, "content", None)
+        if isinstance(piece, str):
+            text.append(piece)
+        lp = choice.get("logprobs") if isinstance(choice, Mapping) else getattr(choice, "logprobs", None)
+        content = lp.get("content") if isinstance(lp, Mapping) else getattr(lp, "content", None)
+        if content:
+            logprobs.extend(content)
+        model = model or (item.get("model") if isinstance(item, Mapping) else getattr(item, "model", None))
+    return {
+        "model": model,
+        "choices": [{"message": {"content": "".join(text)}, "logprobs": {"content": logprobs}}],
+    }
+
+
+def items_count(value: Any) -> int | None:
+    """How many documents a value holds, if it holds a list (for partial-stream notes)."""
+    try:
+        return len(items_of(value))
+    except (ValueError, TypeError):
+        return None
