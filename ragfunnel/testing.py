@@ -1,12 +1,12 @@
 """Helpers for testing code instrumented with ragfunnel: capture spans in memory.
 
-    from ragfunnel.testing import capture_spans
+from ragfunnel.testing import capture_spans
 
-    def test_my_pipeline():
-        with capture_spans() as spans:
-            answer("Which firmware needs a reset?")
-        retrieve = spans.by_stage("retrieve")[0]
-        assert retrieve.attributes["ragfunnel.documents.ids"][0] == "release-notes-4.2"
+def test_my_pipeline():
+    with capture_spans() as spans:
+        answer("Which firmware needs a reset?")
+    retrieve = spans.by_stage("retrieve")[0]
+    assert retrieve.attributes["ragfunnel.documents.ids"][0] == "release-notes-4.2"
 """
 
 from __future__ import annotations

@@ -154,8 +154,10 @@ def _make_exporter(spec: str) -> SpanExporter | None:
     protocol = spec.partition("+")[2] or os.environ.get(
         "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", os.environ.get("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")
     )
-    if spec.split("+")[0] != "otlp":
-        raise ConfigError(f"unknown exporter {spec!r}: use 'file:PATH', 'otlp', 'otlp+http' or 'none'")
+    if spec.split("+", maxsplit=1)[0] != "otlp":
+        raise ConfigError(
+            f"unknown exporter {spec!r}: use 'file:PATH', 'otlp', 'otlp+http' or 'none'"
+        )
     if protocol == "grpc":
         from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter
 
@@ -228,7 +230,9 @@ def configure(
     """
     global _state  # noqa: PLW0603 - the process-wide configuration
     if exporter is not None and not isinstance(exporter, (str, SpanExporter)):
-        raise ConfigError(f"exporter must be a string or a SpanExporter, not {type(exporter).__name__}")
+        raise ConfigError(
+            f"exporter must be a string or a SpanExporter, not {type(exporter).__name__}"
+        )
     if pipeline is not None and not isinstance(pipeline, Mapping):
         raise ConfigError("pipeline must be a mapping of setting name to value")
     if redact is not None and not callable(redact):
@@ -236,11 +240,15 @@ def configure(
     spec: str | SpanExporter = (
         exporter
         if exporter is not None
-        else os.environ.get("RAGFUNNEL_EXPORTER", "file:" + str(DEFAULT_TRACE_DIR / "spans-{pid}.jsonl"))
+        else os.environ.get(
+            "RAGFUNNEL_EXPORTER", "file:" + str(DEFAULT_TRACE_DIR / "spans-{pid}.jsonl")
+        )
     )
     with _lock:
         state = State(
-            enabled=enabled if enabled is not None else _from_env("RAGFUNNEL_ENABLED", _parse_bool, True),
+            enabled=enabled
+            if enabled is not None
+            else _from_env("RAGFUNNEL_ENABLED", _parse_bool, True),
             capture_content=(
                 capture_content
                 if capture_content is not None
@@ -249,11 +257,15 @@ def configure(
             redact=redact,
             run_id=run_id or os.environ.get("RAGFUNNEL_RUN_ID") or _default_run_id(),
             pipeline_attributes=flatten_pipeline(
-                pipeline if pipeline is not None else _from_env("RAGFUNNEL_PIPELINE", _parse_pipeline, {})
+                pipeline
+                if pipeline is not None
+                else _from_env("RAGFUNNEL_PIPELINE", _parse_pipeline, {})
             ),
         )
-        name = service_name or os.environ.get("RAGFUNNEL_SERVICE_NAME") or os.environ.get(
-            "OTEL_SERVICE_NAME", "ragfunnel-app"
+        name = (
+            service_name
+            or os.environ.get("RAGFUNNEL_SERVICE_NAME")
+            or os.environ.get("OTEL_SERVICE_NAME", "ragfunnel-app")
         )
         provider = _provider_for(name, tracer_provider)
         try:
@@ -305,16 +317,16 @@ def state() -> State:
 
 def restore(previous: State | None) -> None:
     """Put a saved configuration back (``ragfunnel.testing`` uses this)."""
-    global _state  # noqa: PLW0603
+    global _state
     with _lock:
         current, _state = _state, previous
         if current is not None and current.switch is not None:
             current.switch.inner = None
         if previous is not None and previous.switch is not None:
             previous.switch.inner = previous.processor
-        if current is not None and current.processor is not None:
-            if previous is None or current.processor is not previous.processor:
-                current.processor.shutdown()
+        replaced = current.processor if current is not None else None
+        if replaced is not None and (previous is None or replaced is not previous.processor):
+            replaced.shutdown()
 
 
 def current_state() -> State | None:

@@ -71,7 +71,7 @@ RERANKER_MODEL = "ragfunnel.reranker.model"
 TOP_N = "ragfunnel.top_n"
 CUT_K = "ragfunnel.cut.k"
 CUT_THRESHOLD = "ragfunnel.cut.threshold"
-CUT_TOKEN_BUDGET = "ragfunnel.cut.token_budget"
+CUT_TOKEN_BUDGET = "ragfunnel.cut.token_budget"  # noqa: S105 - a name, not a secret
 
 # Generate.
 CONTEXT_IDS = "ragfunnel.context.ids"

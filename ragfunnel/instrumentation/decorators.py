@@ -163,7 +163,9 @@ class _Arguments:
             source = sources.get(option)
             if source is None:
                 if option == "text" and self.plan.stage is c.Stage.QUESTION:
-                    candidate = args[self.first_positional] if len(args) > self.first_positional else None
+                    candidate = (
+                        args[self.first_positional] if len(args) > self.first_positional else None
+                    )
                     return candidate if isinstance(candidate, str) else None
                 return None
             if isinstance(source, str):
@@ -183,7 +185,7 @@ class _Arguments:
 
 
 def _literal_getter(plan: stages.Plan) -> stages.Getter:
-    return lambda option: plan.sources.get(option)
+    return plan.sources.get
 
 
 def _wrap(fn: Callable[..., Any], plan: stages.Plan) -> Callable[..., Any]:
@@ -328,7 +330,10 @@ def _factory(stage: c.Stage) -> Callable[..., Any]:
         if stage is not c.Stage.QUESTION and "text" in options:
             options["text_of"] = options.pop("text")
         if fn is not None and not callable(fn):
-            raise TypeError(f"@ragfunnel.{stage.value} decorates a callable; options are keyword-only")
+            raise TypeError(
+                f"@ragfunnel.{stage.value} decorates a callable; options are keyword-only"
+            )
+        stages.check_options(stage, options)
 
         def apply(target: Callable[..., Any]) -> Callable[..., Any]:
             name = getattr(target, "__name__", type(target).__name__)

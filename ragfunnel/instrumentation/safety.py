@@ -87,7 +87,8 @@ def redact(hook: Redactor | None, attribute: str, text: str) -> str | None:
     except Exception as exc:  # noqa: BLE001 - a broken hook must not leak unredacted text
         internal_error("redaction hook", exc)
         return None
-    if out is not None and not isinstance(out, str):
-        internal_error("redaction hook", TypeError(f"hook returned {type(out).__name__}"))
-        return None
-    return out
+    if out is None or isinstance(out, str):
+        return out
+    # Hooks are user code: a wrong return type is dropped, never recorded unredacted.
+    internal_error("redaction hook", TypeError(f"hook returned {type(out).__name__}"))  # type: ignore[unreachable]
+    return None

@@ -76,8 +76,8 @@ class Plan:
     text_of: Callable[[Any], Any] | None = None
 
 
-def make_plan(stage: c.Stage, fn_name: str, options: Mapping[str, Any]) -> Plan:
-    """Validate options and precompute the static attributes of a stage's spans."""
+def check_options(stage: c.Stage, options: Mapping[str, Any]) -> None:
+    """Reject options the stage does not know, naming the ones it does."""
     allowed = COMMON_OPTIONS | set(ARG_OPTIONS[stage]) | LITERAL_OPTIONS[stage]
     unknown = sorted(set(options) - allowed)
     if unknown:
@@ -85,6 +85,11 @@ def make_plan(stage: c.Stage, fn_name: str, options: Mapping[str, Any]) -> Plan:
             f"@ragfunnel.{stage.value} got unknown option(s) {', '.join(unknown)}; "
             f"allowed: {', '.join(sorted(allowed))}"
         )
+
+
+def make_plan(stage: c.Stage, fn_name: str, options: Mapping[str, Any]) -> Plan:
+    """Validate options and precompute the static attributes of a stage's spans."""
+    check_options(stage, options)
     info = c.STAGES[stage]
     static: Attributes = {
         c.STAGE: stage.value,
@@ -125,8 +130,12 @@ def discover_arguments(plan: Plan, signature: inspect.Signature) -> None:
     for option, candidates in ARG_OPTIONS[plan.stage].items():
         if option in plan.sources:
             source = plan.sources[option]
-            if isinstance(source, str) and source not in signature.parameters and not any(
-                p.kind is inspect.Parameter.VAR_KEYWORD for p in signature.parameters.values()
+            if (
+                isinstance(source, str)
+                and source not in signature.parameters
+                and not any(
+                    p.kind is inspect.Parameter.VAR_KEYWORD for p in signature.parameters.values()
+                )
             ):
                 raise TypeError(f"{option}={source!r} names no argument of the decorated function")
             continue
@@ -258,15 +267,25 @@ def stream_result(plan: Plan, items: list[Any]) -> Any:
         if not choices:
             continue
         choice = choices[0]
-        delta = choice.get("delta") if isinstance(choice, Mapping) else getattr(choice, "delta", None)
-        piece = delta.get("content") if isinstance(delta, Mapping) else getattr(delta, "content", None)
+        delta = (
+            choice.get("delta") if isinstance(choice, Mapping) else getattr(choice, "delta", None)
+        )
+        piece = (
+            delta.get("content") if isinstance(delta, Mapping) else getattr(delta, "content", None)
+        )
         if isinstance(piece, str):
             text.append(piece)
-        lp = choice.get("logprobs") if isinstance(choice, Mapping) else getattr(choice, "logprobs", None)
+        lp = (
+            choice.get("logprobs")
+            if isinstance(choice, Mapping)
+            else getattr(choice, "logprobs", None)
+        )
         content = lp.get("content") if isinstance(lp, Mapping) else getattr(lp, "content", None)
         if content:
             logprobs.extend(content)
-        model = model or (item.get("model") if isinstance(item, Mapping) else getattr(item, "model", None))
+        model = model or (
+            item.get("model") if isinstance(item, Mapping) else getattr(item, "model", None)
+        )
     return {
         "model": model,
         "choices": [{"message": {"content": "".join(text)}, "logprobs": {"content": logprobs}}],

@@ -38,4 +38,4 @@ class ContextThreadPoolExecutor(ThreadPoolExecutor):
     def submit(self, fn: Callable[P, R], /, *args: P.args, **kwargs: P.kwargs) -> Future[R]:
         """Submit ``fn`` to run in a copy of the caller's context."""
         ctx = contextvars.copy_context()
-        return super().submit(ctx.run, fn, *args, **kwargs)
+        return super().submit(ctx.run, fn, *args, **kwargs)  # type: ignore[arg-type]

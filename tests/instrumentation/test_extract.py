@@ -1,0 +1,146 @@
+"""Return shapes the decorators understand without help (DESIGN §3)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from langchain_core.documents import Document
+from openai.types.chat import ChatCompletion
+
+import ragfunnel
+from ragfunnel.instrumentation import contract as c
+from ragfunnel.instrumentation.extract import ExtractionError, answer_of, ranked
+from ragfunnel.testing import CapturedSpans
+
+
+@dataclass
+class Hit:
+    id: str
+    score: float
+
+
+@dataclass
+class TextNode:  # the fields of LlamaIndex's TextNode that matter here
+    node_id: str
+    text: str
+
+    def get_content(self) -> str:
+        return self.text
+
+
+@dataclass
+class NodeWithScore:  # LlamaIndex's wrapper: .node and .score
+    node: TextNode
+    score: float
+
+
+@pytest.mark.parametrize(
+    ("value", "ids", "scores"),
+    [
+        (["a", "b"], ["a", "b"], None),
+        ([1, 2], ["1", "2"], None),
+        ([("a", 0.9), ("b", 0.5)], ["a", "b"], [0.9, 0.5]),
+        ([{"id": "a", "score": 2}, {"id": "b", "score": 1}], ["a", "b"], [2.0, 1.0]),
+        ([Hit("a", 0.3), Hit("b", 0.2)], ["a", "b"], [0.3, 0.2]),
+        ({"documents": [{"doc_id": "a"}]}, ["a"], None),
+        ([NodeWithScore(TextNode("n1", "t"), 0.7)], ["n1"], [0.7]),
+        ([{"id": "a", "score": 1.0}, {"id": "b"}], ["a", "b"], None),  # partial scores: dropped
+        ([{"id": "a", "score": float("nan")}], ["a"], None),
+        ((x for x in ["g1", "g2"]), ["g1", "g2"], None),
+    ],
+)
+def test_ranked_shapes(value: Any, ids: list[str], scores: list[float] | None) -> None:
+    found = ranked(value)
+    assert found.ids == ids
+    assert found.scores == scores
+
+
+def test_langchain_documents_use_metadata_id_and_page_content() -> None:
+    docs = [
+        Document(page_content="alpha", metadata={"id": "kb-1", "score": 0.8}),
+        Document(page_content="beta", metadata={"id": "kb-2", "score": 0.4}),
+    ]
+    found = ranked(docs, texts=True)
+    assert found.ids == ["kb-1", "kb-2"]
+    assert found.scores == [0.8, 0.4]
+    assert found.texts == ["alpha", "beta"]
+
+
+def test_user_callables_take_over() -> None:
+    value = {"rows": [["x", 3], ["y", 1]]}
+    found = ranked(
+        value, ids=lambda v: [r[0] for r in v["rows"]], scores=lambda v: [r[1] for r in v["rows"]]
+    )
+    assert found.ids == ["x", "y"]
+    assert found.scores == [3.0, 1.0]
+
+
+def test_unreadable_shapes_raise_a_clear_error() -> None:
+    with pytest.raises(ExtractionError, match="no id found on object"):
+        ranked([object()])
+    with pytest.raises(ExtractionError, match="document list"):
+        ranked(42)
+
+
+def completion(logprobs: list[tuple[str, float]] | None) -> ChatCompletion:
+    return ChatCompletion.model_validate(
+        {
+            "id": "c1",
+            "object": "chat.completion",
+            "created": 0,
+            "model": "gpt-4o-mini-2024-07-18",
+            "choices": [
+                {
+                    "index": 0,
+                    "finish_reason": "stop",
+                    "message": {"role": "assistant", "content": "Firmware 4.2.0 and Berlin."},
+                    "logprobs": None
+                    if logprobs is None
+                    else {
+                        "content": [
+                            {"token": t, "logprob": lp, "bytes": None, "top_logprobs": []}
+                            for t, lp in logprobs
+                        ]
+                    },
+                }
+            ],
+            "usage": {"prompt_tokens": 120, "completion_tokens": 9, "total_tokens": 129},
+        }
+    )
+
+
+def test_openai_chat_completion_with_logprobs() -> None:
+    answer = answer_of(
+        completion([("Firmware", -0.01), (" 4.2.0", -1.2), (" and", -3.0), (" Berlin", -0.9)])
+    )
+    assert answer.text == "Firmware 4.2.0 and Berlin."
+    assert answer.response_model == "gpt-4o-mini-2024-07-18"
+    assert (answer.input_tokens, answer.output_tokens) == (120, 9)
+    assert answer.logprob_min == -3.0
+    # " and" is below p=0.5 but not a content token; "4.2.0" and "Berlin" are.
+    assert answer.low_confidence == ["4.2.0", "Berlin"]
+
+
+def test_generate_span_from_a_chat_completion(content_spans: CapturedSpans) -> None:
+    @ragfunnel.generate(model="gpt-4o-mini")
+    def call_llm(question: str, context: list[Document]) -> ChatCompletion:
+        return completion(None)
+
+    result = call_llm("q", [Document(page_content="ctx", metadata={"id": "kb-1"})])
+    assert isinstance(result, ChatCompletion)
+    (attrs,) = content_spans.attributes("generate")
+    assert attrs[c.ANSWER_TEXT] == "Firmware 4.2.0 and Berlin."
+    assert attrs[c.CONTEXT_IDS] == ("kb-1",)
+    assert attrs[c.CONTEXT_TEXTS] == ("ctx",)
+    assert attrs[c.GEN_AI_INPUT_TOKENS] == 120
+    assert c.LOGPROBS_MIN not in attrs
+
+
+def test_answer_shapes() -> None:
+    assert answer_of("plain").text == "plain"
+    assert answer_of({"answer": "from dict"}).text == "from dict"
+    assert answer_of(Hit("x", 1.0), text=lambda h: h.id).text == "x"
+    with pytest.raises(ExtractionError):
+        answer_of(12)
