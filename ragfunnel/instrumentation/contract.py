@@ -61,7 +61,6 @@ PARTS_WITHOUT_TEXT = "ragfunnel.ingest.parts_without_text"
 # Ranking stages (retrieve, rerank, cut) share the output lists.
 DOCUMENTS_IDS = "ragfunnel.documents.ids"
 DOCUMENTS_SCORES = "ragfunnel.documents.scores"
-DOCUMENTS_COUNT = "ragfunnel.documents.count"
 INPUT_IDS = "ragfunnel.input.ids"
 RETRIEVER_NAME = "ragfunnel.retriever.name"
 RETRIEVER_FUSED_FROM = "ragfunnel.retriever.fused_from"

@@ -24,7 +24,7 @@ from opentelemetry.trace import Span, Status, StatusCode
 from ragfunnel.instrumentation import contract as c
 from ragfunnel.instrumentation import stages
 from ragfunnel.instrumentation.config import State, state
-from ragfunnel.instrumentation.safety import internal_error, is_secret_name
+from ragfunnel.instrumentation.safety import internal_error
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -169,8 +169,6 @@ class _Arguments:
                     return candidate if isinstance(candidate, str) else None
                 return None
             if isinstance(source, str):
-                if is_secret_name(source):
-                    return None
                 if source in kwargs:
                     return kwargs[source]
                 pos = self.positions.get(source)

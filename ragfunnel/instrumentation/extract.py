@@ -11,6 +11,7 @@ that into a counted internal error.
 from __future__ import annotations
 
 import math
+import operator
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -121,6 +122,43 @@ def items_of(value: Any) -> Sequence[Any]:
     raise ExtractionError(f"cannot find a document list in {type(value).__name__}")
 
 
+def _fast_ranked(items: Sequence[Any]) -> Ranked | None:
+    """The common homogeneous shapes, read with C-level map/zip instead of per-item probing.
+
+    Returns ``None`` when the list is not uniformly one of the fast shapes; the general path then
+    handles it. This keeps a 50-document span within the overhead budget of DESIGN §8.
+    """
+    kinds = set(map(type, items))
+    if kinds == _STR:
+        return Ranked(list(items))
+    scores: Sequence[Any]
+    if kinds == _TUPLE:
+        try:
+            ids, scores = zip(*items, strict=True)
+        except ValueError:  # not all pairs
+            return None
+    elif kinds == _DICT:
+        try:
+            ids = list(map(_get_id, items))
+        except KeyError:
+            return None
+        scores = [x.get("score") for x in items]
+    else:
+        return None
+    if set(map(type, ids)) != _STR:
+        return None
+    score_kinds = set(map(type, scores))
+    if score_kinds == _FLOAT and all(map(math.isfinite, scores)):
+        return Ranked(list(ids), list(scores))
+    if score_kinds == _NONE:
+        return Ranked(list(ids))
+    return None
+
+
+_STR, _TUPLE, _DICT, _FLOAT, _NONE = {str}, {tuple}, {dict}, {float}, {type(None)}
+_get_id = operator.itemgetter("id")
+
+
 def ranked(
     value: Any,
     *,
@@ -138,6 +176,8 @@ def ranked(
         items: Sequence[Any] = ()
     else:
         items = items_of(value)
+        if items and scores is None and not texts and (fast := _fast_ranked(items)) is not None:
+            return fast
         id_list = [_item_id(item) for item in items]
     if scores is not None:
         raw: list[Any] = list(scores(value))

@@ -15,8 +15,8 @@ from typing import Any
 
 from ragfunnel.instrumentation import contract as c
 from ragfunnel.instrumentation.config import State
-from ragfunnel.instrumentation.extract import Ranked, answer_of, items_of, ranked
-from ragfunnel.instrumentation.safety import redact
+from ragfunnel.instrumentation.extract import Ranked, answer_of, ranked
+from ragfunnel.instrumentation.safety import is_secret_name, redact
 
 Attributes = dict[str, Any]
 Getter = Callable[[str], Any]
@@ -125,8 +125,15 @@ def make_plan(stage: c.Stage, fn_name: str, options: Mapping[str, Any]) -> Plan:
 
 
 def discover_arguments(plan: Plan, signature: inspect.Signature) -> None:
-    """Fill in argument-name sources for options the user did not give."""
-    names = list(signature.parameters)
+    """Fill in argument-name sources for options the user did not give.
+
+    An option pointing at an argument whose name looks like a secret is dropped here, once, so
+    that such a value is never read, whatever the capture settings.
+    """
+    names = [n for n in signature.parameters if not is_secret_name(n)]
+    for option, source in list(plan.sources.items()):
+        if isinstance(source, str) and is_secret_name(source):
+            del plan.sources[option]
     for option, candidates in ARG_OPTIONS[plan.stage].items():
         if option in plan.sources:
             source = plan.sources[option]
@@ -160,10 +167,8 @@ def _content_list(st: State, attrs: Attributes, key: str, texts: Sequence[str] |
 
 def _put_ranked(attrs: Attributes, found: Ranked, ids_key: str = c.DOCUMENTS_IDS) -> None:
     attrs[ids_key] = found.ids
-    if ids_key == c.DOCUMENTS_IDS:
-        attrs[c.DOCUMENTS_COUNT] = len(found.ids)
-        if found.scores is not None:
-            attrs[c.DOCUMENTS_SCORES] = found.scores
+    if ids_key == c.DOCUMENTS_IDS and found.scores is not None:
+        attrs[c.DOCUMENTS_SCORES] = found.scores
 
 
 def _number(value: Any) -> int | float | None:
@@ -290,11 +295,3 @@ def stream_result(plan: Plan, items: list[Any]) -> Any:
         "model": model,
         "choices": [{"message": {"content": "".join(text)}, "logprobs": {"content": logprobs}}],
     }
-
-
-def items_count(value: Any) -> int | None:
-    """How many documents a value holds, if it holds a list (for partial-stream notes)."""
-    try:
-        return len(items_of(value))
-    except (ValueError, TypeError):
-        return None
