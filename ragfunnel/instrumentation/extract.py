@@ -131,6 +131,7 @@ def _fast_ranked(items: Sequence[Any]) -> Ranked | None:
     kinds = set(map(type, items))
     if kinds == _STR:
         return Ranked(list(items))
+    ids: Sequence[Any]
     scores: Sequence[Any]
     if kinds == _TUPLE:
         try:
