@@ -15,7 +15,7 @@ from typing import Any
 
 from ragfunnel.instrumentation import contract as c
 from ragfunnel.instrumentation.config import State
-from ragfunnel.instrumentation.extract import Ranked, answer_of, ranked
+from ragfunnel.instrumentation.extract import Ranked, answer_of, ids_of, ranked
 from ragfunnel.instrumentation.safety import is_secret_name, redact
 
 Attributes = dict[str, Any]
@@ -187,7 +187,7 @@ def on_call(plan: Plan, st: State, get: Getter, attrs: Attributes) -> None:
     elif stage in (c.Stage.RERANK, c.Stage.CUT):
         given = get("input")
         if given is not None:
-            attrs[c.INPUT_IDS] = ranked(given).ids
+            attrs[c.INPUT_IDS] = ids_of(given)
         if stage is c.Stage.RERANK:
             if (top_n := _number(get("top_n"))) is not None:
                 attrs[c.TOP_N] = int(top_n)
