@@ -1,0 +1,68 @@
+"""Collector outage: the app keeps answering, nothing blocks, losses are counted, export resumes."""
+
+from __future__ import annotations
+
+import time
+import urllib.parse
+
+import pytest
+from conftest import Stack, get_json, wait_until
+from pipeline import SERVICE, answer
+
+import ragfunnel
+from ragfunnel.instrumentation import contract as c
+
+
+def in_jaeger(stack: Stack, question_id: str) -> bool:
+    query = urllib.parse.urlencode(
+        {"service": SERVICE, "tags": f'{{"{c.QUESTION_ID}":"{question_id}"}}'}
+    )
+    return bool(get_json(f"{stack.query}/api/traces?{query}")["data"])
+
+
+def test_collector_down_then_back(stack: Stack, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", stack.otlp_grpc)
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_INSECURE", "true")
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "2")  # seconds per export attempt
+    monkeypatch.setenv("RAGFUNNEL_MAX_QUEUE_SIZE", "100")
+    monkeypatch.setenv("RAGFUNNEL_EXPORT_DELAY_S", "0.2")
+    ragfunnel.configure(exporter="otlp", service_name=SERVICE, run_id="e2e-outage")
+
+    answer("q-before", "before the outage")
+    assert ragfunnel.flush(10_000)
+    wait_until(lambda: in_jaeger(stack, "q-before"), "q-before in Jaeger")
+    stats = ragfunnel.export_stats()
+    assert stats.exported == 5 and stats.failed == 0 and stats.dropped == 0
+
+    stack.collector.stop()
+    try:
+        slowest = 0.0
+        started = time.perf_counter()
+        for i in range(300):  # 1,500 spans into a queue of 100 while nothing listens
+            t0 = time.perf_counter()
+            assert answer(f"q-down-{i}", f"during the outage {i}").startswith("answer citing")
+            slowest = max(slowest, time.perf_counter() - t0)
+        elapsed = time.perf_counter() - started
+        assert slowest < 0.05, f"a request waited {slowest:.3f}s on export"
+        assert elapsed < 5, elapsed
+        time.sleep(0.5)
+        assert stats.dropped >= 1_300  # the bounded queue kept at most 100 (+ one batch in flight)
+        assert stats.queued + stats.dropped == 5 + 1_500
+    finally:
+        stack.start_collector()
+
+    # Whatever the queue still held is retried or failed; new spans flow again.
+    answer("q-after", "after the outage")
+    wait_until(
+        lambda: ragfunnel.flush(10_000) and in_jaeger(stack, "q-after"),
+        "q-after in Jaeger",
+        timeout=60,
+    )
+    assert stats.exported >= 10
+    # Every span is accounted for: exported, failed during the outage, or dropped at the queue.
+    assert ragfunnel.flush(20_000)
+    assert (
+        stats.exported + stats.failed + stats.dropped
+        == stats.queued + stats.dropped
+        == 5 + 1_500 + 5
+    )
