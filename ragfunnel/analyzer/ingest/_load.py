@@ -1,0 +1,381 @@
+"""From readers to the store: chunking, de-duplication against the store, columnar inserts.
+
+Idempotency: before each chunk is inserted, the (TraceId, SpanId) pairs already in the store
+for the chunk's trace ids (within the chunk's time window, which prunes partitions) are fetched
+with the trace ids as a bound array parameter, and those rows are dropped; spans repeated
+within the input are dropped as they are read. Re-ingesting a file therefore adds nothing, even
+into a table the collector created (a plain MergeTree, which would keep duplicates forever).
+Two ingests running at the same moment on the same spans may both insert them: run one at a
+time.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+import pyarrow as pa
+
+from ragfunnel.analyzer.ingest import jaeger, otlp
+from ragfunnel.analyzer.ingest._model import ResourceSpans, decode_envelope
+from ragfunnel.analyzer.ingest._summary import IngestError, IngestSummary, Skip
+from ragfunnel.analyzer.ingest.rows import RowBuilder
+
+if TYPE_CHECKING:
+    from opentelemetry.sdk.trace import ReadableSpan
+
+    from ragfunnel.analyzer.store import Store
+
+__all__ = [
+    "DEFAULT_TRACE_DIR",
+    "Loader",
+    "expand_paths",
+    "ingest_lines",
+    "ingest_paths",
+    "ingest_spans",
+    "pull_from_jaeger",
+    "spans_to_arrow",
+]
+
+DEFAULT_TRACE_DIR = Path(".ragfunnel") / "traces"
+"""Where ragfunnel's default file exporter writes (``spans-<pid>.jsonl``), under the cwd."""
+
+CHUNK_SPANS = 50_000
+"""Spans per insert: large enough for columnar speed, small enough to bound memory."""
+
+_GLOB_CHARS = frozenset("*?[")
+
+
+class Loader:
+    """Receives decoded spans from the readers and writes them to a store in chunks."""
+
+    def __init__(
+        self,
+        store: Store | None,
+        summary: IngestSummary,
+        *,
+        chunk_spans: int = CHUNK_SPANS,
+        on_chunk: Callable[[], None] | None = None,
+    ) -> None:
+        self._store = store
+        self.summary = summary
+        self._chunk_spans = chunk_spans
+        self._on_chunk = on_chunk
+        self._where = ("", 0)
+        self.builder = RowBuilder(note=self._builder_note)
+        self.tables: list[pa.Table] = []
+
+    def _builder_note(self, message: str) -> None:
+        self.summary.notes.append(Skip(self._where[0], self._where[1], message))
+
+    def add(self, resource_spans: list[ResourceSpans], source: str, line: int) -> None:
+        """Take the spans of one document (one line, usually)."""
+        self._where = (source, line)
+        before_duplicates = self.builder.duplicates
+        before_rows = len(self.builder)
+        self.builder.add_resource_spans(
+            resource_spans, lambda message: self.skip(source, line, message)
+        )
+        added = len(self.builder) - before_rows
+        self.summary.read += added + self.builder.duplicates - before_duplicates
+        self.summary.duplicates += self.builder.duplicates - before_duplicates
+        if len(self.builder) >= self._chunk_spans:
+            self.flush()
+
+    def skip(self, source: str, line: int, reason: str) -> None:
+        """Record something that could not be read."""
+        self.summary.skipped.append(Skip(source, line, reason))
+
+    def note(self, source: str, line: int, reason: str) -> None:
+        """Record a repair that kept the data."""
+        self.summary.notes.append(Skip(source, line, reason))
+
+    def flush(self) -> None:
+        """Insert the spans gathered so far that the store does not hold yet."""
+        if not len(self.builder):
+            return
+        table = self.builder.to_arrow()
+        if self._store is None:
+            self.tables.append(table)
+        else:
+            known = self._known(self._store)
+            if known:
+                keep = [key not in known for key in self.builder.span_keys]
+                table = table.filter(pa.array(keep, pa.bool_()))
+                self.summary.duplicates += len(keep) - table.num_rows
+            if table.num_rows:
+                self._store.insert_arrow(self._store.table, table)
+        self.summary.inserted += table.num_rows
+        self.builder.clear()
+        if self._on_chunk:
+            self._on_chunk()
+
+    def _known(self, store: Store) -> set[str]:
+        low, high = self.builder.time_range
+        result = store.query_arrow(
+            f"SELECT concat(TraceId, SpanId) AS key FROM {store.traces_table} "
+            "WHERE Timestamp >= fromUnixTimestamp64Nano({low:Int64}) "
+            "AND Timestamp <= fromUnixTimestamp64Nano({high:Int64}) "
+            "AND TraceId IN {ids:Array(String)}",
+            # Spans read back from Jaeger lost their nanoseconds: widen the window by a second.
+            {
+                "low": max(low - 1_000_000_000, 0),
+                "high": high + 1_000_000_000,
+                "ids": sorted(set(self.builder.trace_ids)),
+            },
+        )
+        return set(result.column("key").to_pylist())
+
+
+def expand_paths(paths: Iterable[str | os.PathLike[str]]) -> tuple[list[Path], list[str]]:
+    """Files to read from PATHs (files, folders searched recursively, quoted globs).
+
+    Returns the files (sorted within each PATH, each once) and the PATHs that matched nothing.
+    Hidden files and folders under a folder are left out.
+    """
+    files: list[Path] = []
+    missing: list[str] = []
+    seen: set[Path] = set()
+    for raw in paths:
+        text = os.fspath(raw)
+        path = Path(text)
+        if path.is_file():
+            found = [path]
+        elif path.is_dir():
+            found = sorted(
+                p
+                for p in path.rglob("*")
+                if p.is_file()
+                and not any(part.startswith(".") for part in p.relative_to(path).parts)
+            )
+        elif _GLOB_CHARS & set(text):
+            found = sorted(Path(p) for p in glob.glob(text, recursive=True) if Path(p).is_file())
+        else:
+            found = []
+        if not found and not path.is_dir():
+            missing.append(text)
+        for file in found:
+            resolved = file.resolve()
+            if resolved not in seen:
+                seen.add(resolved)
+                files.append(file)
+    return files, missing
+
+
+def ingest_paths(
+    store: Store,
+    paths: Iterable[str | os.PathLike[str]],
+    *,
+    strict: bool = False,
+    progress: bool = False,
+) -> IngestSummary:
+    """Ingest trace files, folders (recursively) and globs into ``store``.
+
+    Files under a folder that do not start like JSON are passed over silently; files named
+    explicitly must be trace files. With ``strict`` the first file with a problem stops the
+    ingest after that file (what was read is kept). ``progress`` shows a bar on stderr.
+
+    Raises:
+        IngestError: a PATH matched no file.
+        StoreError: the store failed.
+    """
+    paths = list(paths)
+    files, missing = expand_paths(paths)
+    if missing:
+        raise IngestError(f"no such file, folder or match: {', '.join(missing)}")
+    explicit = {Path(os.fspath(p)).resolve() for p in paths if Path(os.fspath(p)).is_file()}
+    summary = IngestSummary()
+    total = sum(file.stat().st_size for file in files)
+    with _Progress(total, enabled=progress) as bar:
+        for file in files:
+            loader = Loader(store, summary, on_chunk=bar.refresh)
+            with otlp.open_trace_file(file) as (stream, position):
+                head = stream.peek(64)[:64] if hasattr(stream, "peek") else b""
+                if not otlp.sniff(head):
+                    if file.resolve() in explicit:
+                        summary.skipped.append(Skip(str(file), 1, "not a JSON trace file"))
+                    continue
+                summary.files += 1
+                bar.track(position)
+                otlp.read_lines(stream, str(file), loader)
+                loader.flush()
+            bar.done_file(file.stat().st_size)
+            if strict and summary.skipped:
+                break
+    return summary
+
+
+def ingest_lines(
+    store: Store, lines: Iterable[bytes | str], *, source: str = "<memory>"
+) -> IngestSummary:
+    """Ingest OTLP JSON lines (or a Jaeger / OTLP JSON document split into lines)."""
+    summary = IngestSummary(files=1)
+    loader = Loader(store, summary)
+    otlp.read_lines(_as_bytes(lines), source, loader)
+    loader.flush()
+    return summary
+
+
+def _as_bytes(lines: Iterable[bytes | str]) -> Iterator[bytes]:
+    for line in lines:
+        data = line.encode() if isinstance(line, str) else line
+        yield data if data.endswith(b"\n") else data + b"\n"
+
+
+def _encode_sdk_spans(spans: Sequence[ReadableSpan]) -> bytes | None:
+    # The JSON file exporter's own encoder, so these spans take exactly the path of its files.
+    from opentelemetry.exporter.otlp.json.file.trace_exporter import _encode_spans_to_dict
+
+    document = _encode_spans_to_dict(spans)
+    return msgspec.json.encode(document) if document else None
+
+
+def ingest_spans(store: Store, spans: Sequence[ReadableSpan]) -> IngestSummary:
+    """Ingest finished OpenTelemetry SDK spans (e.g. from an ``InMemorySpanExporter``)."""
+    encoded = _encode_sdk_spans(spans)
+    return ingest_lines(store, [encoded] if encoded else [], source="<spans>")
+
+
+def spans_to_arrow(data: Sequence[ReadableSpan] | bytes | str | dict[str, Any]) -> pa.Table:
+    """``otel_traces`` rows, as an Arrow table, for SDK spans or one OTLP JSON document.
+
+    No store is involved and nothing is de-duplicated across calls.
+
+    Raises:
+        IngestError: some span could not be converted (the message lists why).
+    """
+    if isinstance(data, dict):
+        encoded: bytes | None = msgspec.json.encode(data)
+    elif isinstance(data, str):
+        encoded = data.encode()
+    elif isinstance(data, bytes):
+        encoded = data
+    else:
+        encoded = _encode_sdk_spans(data)
+    summary = IngestSummary()
+    loader = Loader(None, summary, chunk_spans=2**62)
+    if encoded:
+        otlp.read_document(encoded, "<data>", loader)
+    if summary.skipped:
+        raise IngestError("; ".join(str(skip) for skip in summary.skipped[:5]))
+    return loader.builder.to_arrow()
+
+
+def pull_from_jaeger(
+    store: Store,
+    url: str,
+    service: str,
+    since: str | timedelta,
+    *,
+    until: datetime | None = None,
+    limit: int = 1000,
+) -> IngestSummary:
+    """Fetch ``service``'s traces of the last ``since`` from Jaeger's API v3 and ingest them.
+
+    A window that returns ``limit`` traces (Jaeger's ``query.num_traces``) may have been cut
+    short, so it is split in two and each half fetched again, down to one second.
+
+    Raises:
+        IngestError: a bad ``since``, or Jaeger could not be queried.
+    """
+    try:
+        span = jaeger.parse_duration(since) if isinstance(since, str) else since
+    except ValueError as exc:
+        raise IngestError(str(exc)) from None
+    end = until or datetime.now(timezone.utc)
+    summary = IngestSummary()
+    loader = Loader(store, summary)
+    try:
+        _pull_window(loader, url, service, (end - span, end), limit=limit)
+    except jaeger.JaegerError as exc:
+        raise IngestError(str(exc)) from None
+    loader.flush()
+    return summary
+
+
+def _pull_window(
+    loader: Loader,
+    url: str,
+    service: str,
+    window: tuple[datetime, datetime],
+    *,
+    limit: int,
+) -> None:
+    start, end = window
+    source = f"{url.rstrip('/')}/api/v3/traces"
+    body = jaeger.fetch_v3(url, service, start, end, limit=limit)
+    if body is None:
+        return
+    if end - start > timedelta(seconds=1) and _trace_count(body) >= limit:
+        middle = start + (end - start) / 2
+        _pull_window(loader, url, service, (start, middle), limit=limit)
+        _pull_window(loader, url, service, (middle, end), limit=limit)
+        return
+    loader.summary.files += 1
+    otlp.read_document(body, f"{source} [{start:%Y-%m-%dT%H:%M:%S}Z..]", loader)
+
+
+def _trace_count(body: bytes) -> int:
+    try:
+        envelope = decode_envelope(body)
+    except msgspec.DecodeError:
+        return 0
+    return len(
+        {
+            span.traceId
+            for rs in envelope.resource_spans or []
+            for ss in rs.scopeSpans
+            for span in ss.spans
+        }
+    )
+
+
+class _Progress:
+    """A rich progress bar over the input bytes, on stderr, only when asked for."""
+
+    def __init__(self, total: int, *, enabled: bool) -> None:
+        self._enabled = enabled and total > 0
+        self._total = total
+        self._done = 0
+        self._position: Callable[[], int] | None = None
+        self._bar: Any = None
+        self._task: Any = None
+
+    def __enter__(self) -> _Progress:
+        if self._enabled:
+            from rich.console import Console
+            from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn
+
+            self._bar = Progress(
+                "[progress.description]{task.description}",
+                BarColumn(),
+                DownloadColumn(),
+                TimeRemainingColumn(),
+                console=Console(stderr=True),
+                transient=True,
+            )
+            self._bar.start()
+            self._task = self._bar.add_task("ingesting", total=self._total)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+
+    def track(self, position: Callable[[], int]) -> None:
+        self._position = position
+
+    def refresh(self) -> None:
+        if self._bar is not None and self._position is not None:
+            self._bar.update(self._task, completed=self._done + self._position())
+
+    def done_file(self, size: int) -> None:
+        self._done += size
+        self._position = None
+        if self._bar is not None:
+            self._bar.update(self._task, completed=self._done)

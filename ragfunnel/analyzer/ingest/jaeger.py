@@ -1,0 +1,309 @@
+"""Jaeger's formats mapped back to OTLP, so they give the same ``otel_traces`` rows.
+
+The Jaeger UI / ``/api/traces`` JSON (Jaeger's own model) is what the collector's Jaeger
+translator (``pkg/translator/jaeger``) makes of OTLP spans; this module undoes it the way the
+translator's ``ProtoToTraces`` does, so a span that went OTLP → Jaeger comes back as the row the
+OTLP path writes:
+
+- ``span.kind`` → SpanKind; ``otel.status_code`` / ``otel.status_description`` (and a boolean
+  ``error`` tag) → status; ``otel.scope.name`` / ``.version`` → the scope;
+  ``w3c.tracestate`` → TraceState; these tags leave the attributes.
+- The process becomes the resource (``serviceName`` → ``service.name``, first); the first
+  CHILD_OF reference in the same trace is the parent (else the first FOLLOWS_FROM), the other
+  references become links; logs become events, the ``event`` field naming them.
+- Tag types: string, bool, int64 (a string beyond 2^53), float64, binary (base64). Arrays and
+  maps arrive as the JSON strings the exporter would have written anyway.
+
+What Jaeger's format cannot carry is lost, and documented in docs/store.md: times are in
+microseconds (the sub-microsecond part of Timestamp, Duration and event times is gone), link
+attributes and link trace state, scope attributes, and the original attribute order of the
+resource. Unlike the collector, an ``http.status_code`` never sets the status: spans that
+came from OTLP had their status already.
+
+Jaeger's API v3 (``/api/v3/traces``) answers in OTLP JSON and needs no mapping; this module
+only fetches it (:func:`fetch_v3`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import urllib.error
+import urllib.parse
+import urllib.request
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+__all__ = ["JaegerError", "fetch_v3", "parse_duration", "trace_to_otlp"]
+
+_KIND_NUMBERS = {"internal": 1, "server": 2, "client": 3, "producer": 4, "consumer": 5}
+_NO_SERVICE = "OTLPResourceNoServiceName"
+_DURATION = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h|d|w)")
+_UNITS = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+
+
+class JaegerError(Exception):
+    """Jaeger could not be queried; the message says what it answered."""
+
+
+def trace_to_otlp(trace: Any) -> tuple[list[dict[str, Any]], list[str]]:
+    """One Jaeger UI trace as OTLP JSON ``resourceSpans``, and the problems met on the way.
+
+    A span that cannot be mapped (no ids, no start time) is left out with a problem naming it.
+    """
+    problems: list[str] = []
+    if not isinstance(trace, dict) or not isinstance(trace.get("spans"), list):
+        return [], ["not a Jaeger trace (no 'spans' list)"]
+    found = trace.get("processes")
+    processes: dict[str, Any] = found if isinstance(found, dict) else {}
+    groups: dict[str, dict[tuple[str, str], list[dict[str, Any]]]] = {}
+    resources: dict[str, list[dict[str, Any]]] = {}
+    for index, span in enumerate(trace["spans"]):
+        try:
+            process_key, resource = _process(span, processes)
+            scope, otlp_span = _span(span)
+        except (KeyError, TypeError, ValueError) as exc:
+            span_id = span.get("spanID") if isinstance(span, dict) else None
+            problems.append(f"span {index} (spanID {span_id!r}) skipped: {exc}")
+            continue
+        resources.setdefault(process_key, resource)
+        groups.setdefault(process_key, {}).setdefault(scope, []).append(otlp_span)
+    resource_spans = [
+        {
+            "resource": {"attributes": resources[key]},
+            "scopeSpans": [
+                {"scope": {"name": name, "version": version}, "spans": spans}
+                for (name, version), spans in scopes.items()
+            ],
+        }
+        for key, scopes in groups.items()
+    ]
+    return resource_spans, problems
+
+
+def _process(span: dict[str, Any], processes: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
+    process = span.get("process")
+    key = json.dumps(process, sort_keys=True)
+    if process is None:
+        key = str(span.get("processID", ""))
+        process = processes.get(key)
+    if not isinstance(process, dict):
+        return key, []
+    service = process.get("serviceName") or ""
+    if service == _NO_SERVICE:
+        return key, []
+    attributes = (
+        [{"key": "service.name", "value": {"stringValue": str(service)}}] if service else []
+    )
+    attributes += [_key_value(tag) for tag in process.get("tags") or []]
+    return key, attributes
+
+
+def _span(span: dict[str, Any]) -> tuple[tuple[str, str], dict[str, Any]]:
+    trace_id = _jaeger_id(span.get("traceID"), 32, "traceID")
+    span_id = _jaeger_id(span.get("spanID"), 16, "spanID")
+    if "startTime" not in span:
+        raise ValueError("no startTime")
+    start = int(span["startTime"]) * 1000
+    end = start + int(span.get("duration") or 0) * 1000
+    tags = _Tags(span.get("tags") or [])
+    scope_name = tags.take("otel.scope.name")
+    scope_version = tags.take("otel.scope.version") if scope_name is not None else None
+    kind = tags.take("span.kind")
+    status = _status(tags)
+    trace_state = tags.take("w3c.tracestate")
+
+    otlp: dict[str, Any] = {
+        "traceId": trace_id,
+        "spanId": span_id,
+        "name": str(span.get("operationName", "")),
+        "kind": _KIND_NUMBERS.get(str(kind), 0),
+        "startTimeUnixNano": str(start),
+        "endTimeUnixNano": str(end),
+        "attributes": [_key_value(tag) for tag in tags.rest],
+    }
+    if trace_state:
+        otlp["traceState"] = str(trace_state)
+    if status:
+        otlp["status"] = status
+    parent, links = _references(span.get("references") or [], trace_id)
+    if parent:
+        otlp["parentSpanId"] = parent
+    if links:
+        otlp["links"] = links
+    events = [_event(log) for log in span.get("logs") or []]
+    if events:
+        otlp["events"] = events
+    return (str(scope_name or ""), str(scope_version or "")), otlp
+
+
+class _Tags:
+    """A span's tags, from which the translator's special tags are taken out one by one."""
+
+    def __init__(self, tags: list[Any]) -> None:
+        self.rest = [tag for tag in tags if isinstance(tag, dict) and "key" in tag]
+
+    def take(self, key: str, *, only_true_bool: bool = False) -> Any:
+        """Remove the first tag named ``key`` and return its value (None when absent)."""
+        for index, tag in enumerate(self.rest):
+            if tag["key"] != key:
+                continue
+            if only_true_bool and not (tag.get("type") == "bool" and _bool(tag.get("value"))):
+                return None
+            del self.rest[index]
+            return tag.get("value")
+        return None
+
+
+def _status(tags: _Tags) -> dict[str, Any] | None:
+    # As ProtoToTraces' setInternalSpanStatus, less its http.status_code fallback: a true
+    # "error" tag, else otel.status_code, sets the status; the description goes with it.
+    error = tags.take("error", only_true_bool=True) is not None
+    code_tag = tags.take("otel.status_code")
+    if error:
+        code = 2
+    elif code_tag is not None:
+        code = {"OK": 1, "ERROR": 2}.get(str(code_tag).upper(), 0)
+    else:
+        return None
+    description = tags.take("otel.status_description")
+    return {"code": code, "message": "" if description is None else str(description)}
+
+
+def _references(references: list[Any], trace_id: str) -> tuple[str, list[dict[str, Any]]]:
+    parent = ""
+    parent_is_child_of = False
+    normalised = []
+    for ref in references:
+        ref_trace = _jaeger_id(ref.get("traceID"), 32, "reference traceID")
+        ref_span = _jaeger_id(ref.get("spanID"), 16, "reference spanID")
+        child_of = str(ref.get("refType", "CHILD_OF")).upper() == "CHILD_OF"
+        normalised.append((ref_trace, ref_span, child_of))
+    # The parent, as jaeger-idl's Span.ParentSpanID(): the first CHILD_OF in the same trace,
+    # else the first FOLLOWS_FROM in the same trace.
+    for ref_trace, ref_span, child_of in normalised:
+        if ref_trace == trace_id and child_of:
+            parent, parent_is_child_of = ref_span, True
+            break
+    if not parent:
+        parent = next((s for t, s, child_of in normalised if t == trace_id and not child_of), "")
+    links = [
+        {"traceId": ref_trace, "spanId": ref_span}
+        for ref_trace, ref_span, child_of in normalised
+        if not (child_of and ref_span == parent and parent_is_child_of)
+    ]
+    return parent, links
+
+
+def _event(log: dict[str, Any]) -> dict[str, Any]:
+    name = ""
+    attributes = []
+    for field in log.get("fields") or []:
+        if field.get("key") == "event" and field.get("type", "string") == "string" and not name:
+            name = str(field.get("value", ""))
+        else:
+            attributes.append(_key_value(field))
+    event: dict[str, Any] = {"timeUnixNano": str(int(log["timestamp"]) * 1000), "name": name}
+    if attributes:
+        event["attributes"] = attributes
+    return event
+
+
+def _key_value(tag: dict[str, Any]) -> dict[str, Any]:
+    kind = str(tag.get("type", "string")).lower()
+    value: Any = tag.get("value")
+    if kind == "bool":
+        typed: dict[str, Any] = {"boolValue": _bool(value)}
+    elif kind == "int64":
+        typed = {"intValue": str(int(value))}
+    elif kind == "float64":
+        typed = {"doubleValue": float(value)}
+    elif kind == "binary":
+        typed = {"bytesValue": str(value)}
+    else:
+        typed = {"stringValue": "" if value is None else str(value)}
+    return {"key": str(tag["key"]), "value": typed}
+
+
+def _bool(value: Any) -> bool:
+    return value is True or (isinstance(value, str) and value.lower() == "true")
+
+
+def _jaeger_id(value: Any, digits: int, what: str) -> str:
+    if not isinstance(value, str) or not value:
+        raise ValueError(f"no {what}")
+    if len(value) > digits:
+        raise ValueError(f"{what} {value[:40]!r} is longer than {digits} hex digits")
+    # Jaeger prints a 128-bit id whose high half is zero as 16 digits: pad it back.
+    return value.lower().rjust(digits, "0")
+
+
+def parse_duration(text: str) -> timedelta:
+    """``"90s"``, ``"15m"``, ``"1h30m"``, ``"2d"``, ``"1w"`` as a timedelta.
+
+    Raises:
+        ValueError: anything else.
+    """
+    cleaned = text.strip().lower().replace(" ", "")
+    parts = _DURATION.findall(cleaned)
+    if not parts or "".join(number + unit for number, unit in parts) != cleaned:
+        raise ValueError(f"cannot read {text!r} as a duration: use e.g. 30m, 1h, 1h30m, 2d")
+    return timedelta(seconds=sum(float(number) * _UNITS[unit] for number, unit in parts))
+
+
+def _rfc3339(moment: datetime) -> str:
+    return moment.astimezone(timezone.utc).isoformat(timespec="microseconds").replace("+00:00", "Z")
+
+
+def fetch_v3(
+    url: str,
+    service: str,
+    start: datetime,
+    end: datetime,
+    *,
+    limit: int,
+    timeout: float = 60.0,
+) -> bytes | None:
+    """One ``GET {url}/api/v3/traces`` for ``service`` in [start, end].
+
+    Returns the body, or None when Jaeger has no traces there (its 404 "No traces found").
+
+    Raises:
+        JaegerError: not an http(s) URL, unreachable, or any other HTTP error.
+    """
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise JaegerError(
+            f"--from-jaeger needs an http(s) URL such as http://localhost:16686, not {url!r}"
+        )
+    query = urllib.parse.urlencode(
+        {
+            "query.service_name": service,
+            "query.start_time_min": _rfc3339(start),
+            "query.start_time_max": _rfc3339(end),
+            "query.num_traces": str(limit),
+        }
+    )
+    target = f"{url.rstrip('/')}/api/v3/traces?{query}"
+    request = urllib.request.Request(target, headers={"Accept": "application/json"})  # noqa: S310 - scheme checked above
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310 - scheme checked above
+            return bytes(response.read())
+    except urllib.error.HTTPError as exc:
+        body = exc.read().decode("utf-8", errors="replace")
+        if exc.code == 404 and "no traces found" in body.lower():
+            return None
+        raise JaegerError(
+            f"Jaeger at {url} answered HTTP {exc.code}: {_error_message(body)}"
+        ) from None
+    except (urllib.error.URLError, OSError) as exc:
+        reason = getattr(exc, "reason", exc)
+        raise JaegerError(f"cannot reach Jaeger at {url}: {reason}") from None
+
+
+def _error_message(body: str) -> str:
+    try:
+        error = json.loads(body).get("error", {})
+        return str(error.get("message") or body.strip())[:300]
+    except (ValueError, AttributeError):
+        return body.strip()[:300]

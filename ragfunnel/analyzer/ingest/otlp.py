@@ -1,0 +1,337 @@
+"""Reading trace files: decompression, format detection by content, and per-line recovery.
+
+Formats, told apart by what the bytes say, never by the file name:
+
+- OTLP JSON lines: one ``{"resourceSpans": [...]}`` per line, as the Python SDK's JSON file
+  exporter and the collector's fileexporter write them; Jaeger API v3 answers
+  (``{"result": {"resourceSpans": [...]}}``) one per line are read the same way.
+- A JSON document that spans several lines (pretty-printed), or several documents in a row:
+  Jaeger UI downloads (``{"data": [trace, ...]}``, a bare trace, or a list of traces), Jaeger
+  API v3 answers, or OTLP JSON.
+- gzip or zstd around either, recognised by their magic bytes.
+
+Each line is decoded straight into typed structs; a line that does not fit is read again slowly
+to keep its good spans and name its bad ones (file:line: reason). A reader never raises on bad
+input: it reports and goes on.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import re
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any, Protocol, cast
+
+import msgspec
+
+from ragfunnel.analyzer.ingest import jaeger
+from ragfunnel.analyzer.ingest._model import (
+    ResourceSpans,
+    Scope,
+    ScopeSpans,
+    Span,
+    decode_envelope,
+    decode_resource,
+    decode_scope,
+    decode_span,
+)
+
+__all__ = ["Sink", "open_trace_file", "read_document", "read_lines", "sniff"]
+
+GZIP_MAGIC = b"\x1f\x8b"
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_TRAILING = re.compile(r"trailing characters \(byte (\d+)\)")
+_json_encode = msgspec.json.encode
+_UNRECOGNISED = (
+    "not a trace document: expected OTLP JSON (resourceSpans), a Jaeger API v3 answer (result) "
+    "or a Jaeger UI export (data)"
+)
+
+
+class Sink(Protocol):
+    """Where a reader delivers spans and problems (the loader)."""
+
+    def add(self, resource_spans: list[ResourceSpans], source: str, line: int) -> None:
+        """Take the spans of one decoded document."""
+
+    def skip(self, source: str, line: int, reason: str) -> None:
+        """Record something that could not be read."""
+
+    def note(self, source: str, line: int, reason: str) -> None:
+        """Record a repair that kept the data."""
+
+
+@contextmanager
+def open_trace_file(path: Path) -> Iterator[tuple[IO[bytes], Callable[[], int]]]:
+    """Open ``path`` for reading, undoing gzip or zstd.
+
+    Yields the stream and a function giving how many bytes *of the file* have been consumed
+    (for progress bars).
+    """
+    with path.open("rb") as raw:
+        magic = raw.read(4)
+        raw.seek(0)
+        if magic[:2] == GZIP_MAGIC:
+            with gzip.GzipFile(fileobj=raw) as unzipped:
+                yield cast("IO[bytes]", unzipped), raw.tell
+        elif magic == ZSTD_MAGIC:
+            import zstandard
+
+            reader = zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True)
+            with io.BufferedReader(reader, buffer_size=1 << 20) as unzstd:
+                yield unzstd, raw.tell
+        else:
+            yield raw, raw.tell
+
+
+def sniff(head: bytes) -> bool:
+    """Whether a file starting with ``head`` (decompressed) may hold JSON traces."""
+    return head.lstrip()[:1] in (b"{", b"[")
+
+
+def read_lines(lines: Iterable[bytes], source: str, sink: Sink, *, first_line: int = 1) -> None:
+    """Read OTLP JSON lines (or, if the first line opens a multi-line document, the document).
+
+    Input errors are reported to ``sink``; a decompression error of the underlying stream
+    (a cut gzip file) ends the source with one last problem, after everything before it.
+    """
+    iterator = iter(lines)
+    number = first_line - 1
+    first = True
+    while True:
+        try:
+            line = next(iterator)
+        except StopIteration:
+            return
+        except Exception as exc:  # noqa: BLE001 - gzip, zlib and zstd each raise their own errors
+            sink.skip(
+                source, number + 1, f"cannot read further, truncated or corrupt file? ({exc})"
+            )
+            return
+        number += 1
+        if first:
+            if not line.strip():
+                continue
+            first = False
+            if _opens_document(line):
+                try:
+                    rest = b"".join(iterator)
+                except Exception as exc:  # noqa: BLE001 - as above
+                    sink.skip(
+                        source,
+                        number,
+                        f"cannot read the whole document, truncated or corrupt file? ({exc})",
+                    )
+                    return
+                read_document(line + rest, source, sink, first_line=number)
+                return
+        _read_line(line, source, number, sink)
+
+
+def _opens_document(line: bytes) -> bool:
+    """A first line that is not a whole JSON value: the start of a pretty-printed document."""
+    stripped = line.strip()
+    if stripped[-1:] not in (b"}", b"]"):
+        return True
+    try:
+        msgspec.json.decode(stripped)
+    except msgspec.DecodeError:
+        return stripped in (b"{", b"[")
+    return False
+
+
+def _read_line(line: bytes, source: str, number: int, sink: Sink) -> None:
+    if not line.strip():
+        return
+    try:
+        envelope = decode_envelope(line)
+    except msgspec.DecodeError:
+        _salvage(line, source, number, sink, last_line_unterminated=not line.endswith(b"\n"))
+        return
+    spans = envelope.resource_spans
+    if spans is not None:
+        sink.add(spans, source, number)
+    else:
+        _salvage(line, source, number, sink, last_line_unterminated=False)
+
+
+def read_document(data: bytes, source: str, sink: Sink, *, first_line: int = 1) -> None:
+    """Read one or more JSON documents (pretty-printed or not) from ``data``."""
+    start = 0
+    line = first_line
+    end = len(data)
+    while True:
+        while start < end and data[start : start + 1].isspace():
+            if data[start : start + 1] == b"\n":
+                line += 1
+            start += 1
+        if start >= end:
+            return
+        chunk = data[start:]
+        try:
+            obj = msgspec.json.decode(chunk)
+        except msgspec.DecodeError as exc:
+            found = _TRAILING.search(str(exc))
+            if not found:
+                _salvage(
+                    chunk, source, line, sink, last_line_unterminated=not chunk.endswith(b"\n")
+                )
+                return
+            length = int(found.group(1))
+            chunk = chunk[:length]
+            obj = msgspec.json.decode(chunk)
+        _dispatch(obj, chunk, source, line, sink)
+        line += chunk.count(b"\n")
+        start += len(chunk)
+
+
+def _salvage(
+    data: bytes, source: str, line: int, sink: Sink, *, last_line_unterminated: bool
+) -> None:
+    """Read a line the fast decoder refused, keeping whatever spans are sound."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        text = data.decode("utf-8", errors="replace")
+        sink.note(
+            source, line, f"bytes that are not UTF-8 (first at byte {exc.start}) replaced by U+FFFD"
+        )
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as exc:
+        if last_line_unterminated:
+            sink.skip(
+                source,
+                line,
+                f"truncated line, no newline at the end (a writer stopped mid-line?): {exc.msg}",
+            )
+        else:
+            sink.skip(source, line, f"invalid JSON: {exc.msg} (column {exc.colno})")
+        return
+    if _has_surrogates(obj):
+        sink.note(source, line, "unpaired UTF-16 surrogate escapes replaced by U+FFFD")
+        obj = _replace_surrogates(obj)
+    _dispatch(obj, None, source, line, sink)
+
+
+def _dispatch(obj: Any, raw: bytes | None, source: str, line: int, sink: Sink) -> None:
+    """Route a parsed JSON value by its shape."""
+    if isinstance(obj, list):
+        for item in obj:
+            _dispatch(item, None, source, line, sink)
+        return
+    if not isinstance(obj, dict):
+        sink.skip(source, line, _UNRECOGNISED)
+        return
+    if "resourceSpans" in obj or isinstance(obj.get("result"), dict):
+        if raw is not None:
+            try:
+                envelope = decode_envelope(raw)
+            except msgspec.DecodeError:
+                pass
+            else:
+                sink.add(envelope.resource_spans or [], source, line)
+                return
+        payload = obj.get("result") if "resourceSpans" not in obj else obj
+        _salvage_otlp(
+            payload.get("resourceSpans") if isinstance(payload, dict) else None, source, line, sink
+        )
+    elif "data" in obj or ("spans" in obj and "traceID" in obj):
+        traces = obj.get("data", [obj])
+        if not isinstance(traces, list):
+            sink.skip(source, line, "Jaeger export: 'data' is not a list of traces")
+            return
+        for index, trace in enumerate(traces):
+            document, problems = jaeger.trace_to_otlp(trace)
+            for problem in problems:
+                sink.skip(source, line, f"trace {index}: {problem}")
+            if document:
+                _salvage_otlp(document, source, line, sink)
+    elif "error" in obj:
+        error = obj["error"]
+        message = error.get("message") if isinstance(error, dict) else error
+        sink.skip(source, line, f"an error answer, not traces: {message}")
+    else:
+        sink.skip(source, line, _UNRECOGNISED)
+
+
+def _salvage_otlp(resource_spans: Any, source: str, line: int, sink: Sink) -> None:
+    """Decode an OTLP ``resourceSpans`` list piece by piece, skipping only the bad spans."""
+    if not isinstance(resource_spans, list):
+        sink.skip(source, line, "resourceSpans is not a list")
+        return
+    good: list[ResourceSpans] = []
+    for r_index, rs in enumerate(resource_spans):
+        if not isinstance(rs, dict):
+            sink.skip(source, line, f"resourceSpans[{r_index}] is not an object")
+            continue
+        try:
+            resource = decode_resource(_json_encode(rs.get("resource") or {}))
+        except msgspec.DecodeError as exc:
+            sink.skip(
+                source, line, f"resourceSpans[{r_index}].resource: {_where(exc)}; its spans skipped"
+            )
+            continue
+        scope_spans: list[ScopeSpans] = []
+        scope_list = rs.get("scopeSpans") or []
+        if not isinstance(scope_list, list):
+            sink.skip(source, line, f"resourceSpans[{r_index}].scopeSpans is not a list")
+            continue
+        for s_index, ss in enumerate(scope_list):
+            where = f"resourceSpans[{r_index}].scopeSpans[{s_index}]"
+            if not isinstance(ss, dict) or not isinstance(ss.get("spans", []), list):
+                sink.skip(source, line, f"{where}: not an object with a list of spans")
+                continue
+            try:
+                scope = decode_scope(_json_encode(ss.get("scope") or {}))
+            except msgspec.DecodeError as exc:
+                sink.skip(source, line, f"{where}.scope: {_where(exc)}; its spans skipped")
+                continue
+            spans = [
+                decoded
+                for p_index, span in enumerate(ss.get("spans", []))
+                if (decoded := _decode_span(span, f"{where}.spans[{p_index}]", source, line, sink))
+            ]
+            scope_spans.append(ScopeSpans(scope=scope if scope != Scope() else None, spans=spans))
+        good.append(ResourceSpans(resource=resource, scopeSpans=scope_spans))
+    if good:
+        sink.add(good, source, line)
+
+
+def _decode_span(span: Any, where: str, source: str, line: int, sink: Sink) -> Span | None:
+    try:
+        return decode_span(_json_encode(span))
+    except msgspec.DecodeError as exc:
+        span_id = span.get("spanId") if isinstance(span, dict) else None
+        sink.skip(source, line, f"{where} (spanId {span_id!r}): {_where(exc)}")
+        return None
+
+
+def _where(exc: msgspec.DecodeError) -> str:
+    return str(exc).replace(" - at `$", " at `")
+
+
+def _has_surrogates(obj: Any) -> bool:
+    if isinstance(obj, str):
+        return _SURROGATE.search(obj) is not None
+    if isinstance(obj, list):
+        return any(_has_surrogates(item) for item in obj)
+    if isinstance(obj, dict):
+        return any(_has_surrogates(k) or _has_surrogates(v) for k, v in obj.items())
+    return False
+
+
+def _replace_surrogates(obj: Any) -> Any:
+    # Go's JSON decoder turns an unpaired surrogate escape into U+FFFD; so do we.
+    if isinstance(obj, str):
+        return _SURROGATE.sub("\ufffd", obj)
+    if isinstance(obj, list):
+        return [_replace_surrogates(item) for item in obj]
+    if isinstance(obj, dict):
+        return {_replace_surrogates(k): _replace_surrogates(v) for k, v in obj.items()}
+    return obj

@@ -1,0 +1,409 @@
+"""Spans to ``otel_traces`` rows, column by column, as the collector's clickhouseexporter writes them.
+
+The rules (exporter v0.165 ``exporter_traces.go`` on pdata v1.71): ids in lowercase hex, an
+all-zero parent id written as ``''``; ``Timestamp`` is the span start; ``Duration`` is end minus
+start in nanoseconds; ``SpanKind`` and ``StatusCode`` are pdata's ``String()`` names
+(``Internal``, ``Error``, …; an unknown number gives ``''``); ``ServiceName`` is the resource's
+first ``service.name``; attribute values go through :func:`any_value_as_string`. Resource,
+scope and span attributes keep their order, as the exporter's ordered maps do.
+
+Where ragfunnel departs from the exporter, it is to protect the store, and it says so per span:
+a span without a trace id, span id or start time is skipped (the exporter would store empty
+ids); an end before the start gives ``Duration`` 0 (the exporter's unsigned subtraction would
+wrap around to ~584 years); attribute values longer than :data:`MAX_VALUE_CHARS` are cut.
+
+Rows accumulate as one tuple per span plus flat attribute lists, and become one Arrow table per
+chunk: the insert is columnar, never row by row. Resources and scopes, shared by many spans, are
+converted once and referenced by index.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Callable, Iterable, Sequence
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ragfunnel.analyzer.ingest._model import Event, KeyValue, Link, ResourceSpans, Span
+from ragfunnel.analyzer.ingest.values import InvalidValue, any_value_as_string
+
+__all__ = [
+    "MAX_VALUE_CHARS",
+    "TRACES_ARROW_SCHEMA",
+    "RowBuilder",
+    "SpanProblem",
+]
+
+MAX_VALUE_CHARS = 1 << 20
+"""Attribute values longer than this many characters (1 Mi) are cut, with a note."""
+
+_MAX_TIME_NS = 2**63 - 1  # the last instant DateTime64(9) and Arrow's ns timestamps can hold
+_HEX = "0123456789abcdef"
+
+_KINDS: dict[int | str, str] = {
+    0: "Unspecified",
+    1: "Internal",
+    2: "Server",
+    3: "Client",
+    4: "Producer",
+    5: "Consumer",
+    "SPAN_KIND_UNSPECIFIED": "Unspecified",
+    "SPAN_KIND_INTERNAL": "Internal",
+    "SPAN_KIND_SERVER": "Server",
+    "SPAN_KIND_CLIENT": "Client",
+    "SPAN_KIND_PRODUCER": "Producer",
+    "SPAN_KIND_CONSUMER": "Consumer",
+}
+_STATUS_CODES: dict[int | str, str] = {
+    0: "Unset",
+    1: "Ok",
+    2: "Error",
+    "STATUS_CODE_UNSET": "Unset",
+    "STATUS_CODE_OK": "Ok",
+    "STATUS_CODE_ERROR": "Error",
+}
+
+_STRING_MAP = pa.map_(pa.string(), pa.string())
+_TS = pa.timestamp("ns")
+TRACES_ARROW_SCHEMA = pa.schema(
+    [
+        ("Timestamp", _TS),
+        ("TraceId", pa.string()),
+        ("SpanId", pa.string()),
+        ("ParentSpanId", pa.string()),
+        ("TraceState", pa.string()),
+        ("SpanName", pa.string()),
+        ("SpanKind", pa.string()),
+        ("ServiceName", pa.string()),
+        ("ResourceAttributes", _STRING_MAP),
+        ("ScopeName", pa.string()),
+        ("ScopeVersion", pa.string()),
+        ("SpanAttributes", _STRING_MAP),
+        ("Duration", pa.uint64()),
+        ("StatusCode", pa.string()),
+        ("StatusMessage", pa.string()),
+        ("Events.Timestamp", pa.list_(_TS)),
+        ("Events.Name", pa.list_(pa.string())),
+        ("Events.Attributes", pa.list_(_STRING_MAP)),
+        ("Links.TraceId", pa.list_(pa.string())),
+        ("Links.SpanId", pa.list_(pa.string())),
+        ("Links.TraceState", pa.list_(pa.string())),
+        ("Links.Attributes", pa.list_(_STRING_MAP)),
+    ]
+)
+"""The Arrow schema of a chunk of rows; column names match ``otel_traces`` (Nested flattened)."""
+
+
+class SpanProblem(ValueError):
+    """A span that cannot become a row; the message names the field."""
+
+
+class _MapColumn:
+    """A ``Map(String, String)`` column: flat keys and values, and per-row end offsets."""
+
+    def __init__(self) -> None:
+        self.keys: list[str] = []
+        self.values: list[str] = []
+        self.offsets: list[int] = [0]
+
+    def append(self, keys: list[str], values: list[str]) -> None:
+        self.keys += keys
+        self.values += values
+        self.offsets.append(len(self.keys))
+
+    def to_arrow(self) -> pa.Array:
+        return pa.MapArray.from_arrays(
+            pa.array(self.offsets, pa.int32()),
+            pa.array(self.keys, pa.string()),
+            pa.array(self.values, pa.string()),
+        )
+
+
+def _hex_id(value: str, size: int, what: str) -> str:
+    """A trace (size 16) or span (size 8) id in lowercase hex; '' for an empty or zero id."""
+    if len(value) == 2 * size:
+        value = value.lower()
+        if not value.strip(_HEX):
+            return "" if value.count("0") == 2 * size else value
+        raise SpanProblem(f"{what} {value!r} is not hexadecimal")
+    if not value:
+        return ""
+    # OTLP/JSON proper is hex, but protobuf's generic JSON mapping writes bytes as base64.
+    try:
+        padded = value.replace("-", "+").replace("_", "/") + "=" * (-len(value) % 4)
+        raw = base64.b64decode(padded, validate=True)
+    except (binascii.Error, ValueError):
+        raw = b""
+    if len(raw) != size:
+        raise SpanProblem(
+            f"{what} {value[:48]!r} is neither {2 * size} hex digits nor base64 of {size} bytes"
+        )
+    hexed = raw.hex()
+    return "" if hexed.count("0") == 2 * size else hexed
+
+
+def _time(value: int | str, what: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise SpanProblem(f"{what} {str(value)[:40]!r} is not an integer") from None
+    if not 0 <= number <= _MAX_TIME_NS:
+        raise SpanProblem(f"{what} {number} is out of range")
+    return number
+
+
+class RowBuilder:
+    """Accumulates spans as ``otel_traces`` columns; :meth:`to_arrow` makes the chunk.
+
+    Args:
+        note: called with a message for each repair that kept a span (cut value, clock skew).
+    """
+
+    def __init__(self, note: Callable[[str], None] | None = None) -> None:
+        self._note = note or _ignore
+        self.seen: set[str] = set()
+        self.duplicates = 0
+        self._reset()
+
+    def _reset(self) -> None:
+        # One tuple per span: (start, trace, span, parent, state, name, kind, resource, scope,
+        # duration, status code, status message).
+        self._rows: list[tuple[int, str, str, str, str, str, str, int, int, int, str, str]] = []
+        self.trace_ids: list[str] = []
+        self._resources: list[tuple[list[str], list[str], str]] = []
+        self._resource_index: dict[tuple[tuple[str, ...], tuple[str, ...]], int] = {}
+        self._scopes: list[tuple[str, str]] = []
+        self._scope_index: dict[tuple[str, str], int] = {}
+        self._attributes = _MapColumn()
+        self._event_offsets = [0]
+        self._event_time: list[int] = []
+        self._event_name: list[str] = []
+        self._event_attributes = _MapColumn()
+        self._link_offsets = [0]
+        self._link_trace: list[str] = []
+        self._link_span: list[str] = []
+        self._link_state: list[str] = []
+        self._link_attributes = _MapColumn()
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def clear(self) -> None:
+        """Forget the rows (after an insert) and the keys seen so far."""
+        self._reset()
+        self.seen.clear()
+
+    @property
+    def span_keys(self) -> list[str]:
+        """``TraceId + SpanId`` of each row, in row order."""
+        return [row[1] + row[2] for row in self._rows]
+
+    @property
+    def time_range(self) -> tuple[int, int]:
+        """The smallest and largest start time (ns) of the rows; (0, 0) when empty."""
+        if not self._rows:
+            return 0, 0
+        starts = [row[0] for row in self._rows]
+        return min(starts), max(starts)
+
+    def add_resource_spans(
+        self, resource_spans: Iterable[ResourceSpans], problem: Callable[[str], None]
+    ) -> int:
+        """Add every span of a decoded OTLP document; returns how many spans it held.
+
+        ``problem`` receives one message per span (or group of spans) that had to be skipped.
+        """
+        count = 0
+        for rs in resource_spans:
+            try:
+                resource = self.resource(rs.resource.attributes if rs.resource else ())
+            except SpanProblem as exc:
+                spans = sum(len(ss.spans) for ss in rs.scopeSpans)
+                count += spans
+                problem(f"{spans} span(s) skipped: {exc}")
+                continue
+            for ss in rs.scopeSpans:
+                scope = (
+                    self.scope(ss.scope.name, ss.scope.version) if ss.scope else self.scope("", "")
+                )
+                for span in ss.spans:
+                    count += 1
+                    try:
+                        self.add_span(span, resource, scope)
+                    except SpanProblem as exc:
+                        problem(f"span {span.spanId or '?'} skipped: {exc}")
+        return count
+
+    def resource(self, attributes: Sequence[KeyValue]) -> int:
+        """The index of a resource, converted once for all the spans that share it."""
+        keys, values = self._convert(attributes, "resource attribute")
+        key = (tuple(keys), tuple(values))
+        index = self._resource_index.get(key)
+        if index is None:
+            # pdata's Map.Get, which the exporter uses, finds the first entry with the key.
+            service = next(
+                (v for k, v in zip(keys, values, strict=True) if k == "service.name"), ""
+            )
+            index = self._resource_index[key] = len(self._resources)
+            self._resources.append((keys, values, service))
+        return index
+
+    def scope(self, name: str, version: str) -> int:
+        """The index of an instrumentation scope."""
+        index = self._scope_index.get((name, version))
+        if index is None:
+            index = self._scope_index[name, version] = len(self._scopes)
+            self._scopes.append((name, version))
+        return index
+
+    def add_span(self, span: Span, resource: int, scope: int) -> bool:
+        """Add one span; returns False for a duplicate of a span already in this chunk.
+
+        Raises:
+            SpanProblem: the span cannot become a row.
+        """
+        trace_id = _hex_id(span.traceId, 16, "traceId")
+        if not trace_id:
+            raise SpanProblem("no traceId")
+        span_id = _hex_id(span.spanId, 8, "spanId")
+        if not span_id:
+            raise SpanProblem("no spanId")
+        key = trace_id + span_id
+        if key in self.seen:
+            self.duplicates += 1
+            return False
+        parent = _hex_id(span.parentSpanId, 8, "parentSpanId") if span.parentSpanId else ""
+        start = _time(span.startTimeUnixNano, "startTimeUnixNano")
+        if not start:
+            raise SpanProblem("no startTimeUnixNano")
+        end = _time(span.endTimeUnixNano, "endTimeUnixNano")
+        keys, values = self._convert(span.attributes, "attribute")
+        events = [self._event(event) for event in span.events] if span.events else ()
+        links = [self._link(link) for link in span.links] if span.links else ()
+        status = span.status
+
+        self.seen.add(key)
+        if end < start:
+            self._note(f"span {span_id}: end before start (clock skew?), Duration set to 0")
+            end = start
+        self._rows.append(
+            (
+                start,
+                trace_id,
+                span_id,
+                parent,
+                span.traceState,
+                span.name,
+                _KINDS.get(span.kind, ""),
+                resource,
+                scope,
+                end - start,
+                _STATUS_CODES.get(status.code, "") if status else "Unset",
+                status.message if status else "",
+            )
+        )
+        self.trace_ids.append(trace_id)
+        self._attributes.append(keys, values)
+        for time, name, event_keys, event_values in events:
+            self._event_time.append(time)
+            self._event_name.append(name)
+            self._event_attributes.append(event_keys, event_values)
+        self._event_offsets.append(len(self._event_time))
+        for link_trace, link_span, link_state, link_keys, link_values in links:
+            self._link_trace.append(link_trace)
+            self._link_span.append(link_span)
+            self._link_state.append(link_state)
+            self._link_attributes.append(link_keys, link_values)
+        self._link_offsets.append(len(self._link_trace))
+        return True
+
+    def _event(self, event: Event) -> tuple[int, str, list[str], list[str]]:
+        time = _time(event.timeUnixNano, "event timeUnixNano")
+        keys, values = self._convert(event.attributes, "event attribute")
+        return time, event.name, keys, values
+
+    def _link(self, link: Link) -> tuple[str, str, str, list[str], list[str]]:
+        keys, values = self._convert(link.attributes, "link attribute")
+        trace_id = _hex_id(link.traceId, 16, "link traceId")
+        return trace_id, _hex_id(link.spanId, 8, "link spanId"), link.traceState, keys, values
+
+    def _convert(self, attributes: Sequence[KeyValue], what: str) -> tuple[list[str], list[str]]:
+        keys = []
+        values = []
+        for kv in attributes:
+            value = kv.value
+            if value is not None and value.stringValue is not None:
+                text = value.stringValue
+            else:
+                try:
+                    text = any_value_as_string(value)
+                except InvalidValue as exc:
+                    raise SpanProblem(f"{what} {kv.key!r}: {exc}") from None
+            if len(text) > MAX_VALUE_CHARS:
+                self._note(
+                    f"{what} {kv.key!r} cut from {len(text):,} to {MAX_VALUE_CHARS:,} characters"
+                )
+                text = text[:MAX_VALUE_CHARS]
+            keys.append(kv.key)
+            values.append(text)
+        return keys, values
+
+    def to_arrow(self) -> pa.Table:
+        """The accumulated rows as one Arrow table with :data:`TRACES_ARROW_SCHEMA`."""
+        string = pa.string()
+        if self._rows:
+            (
+                start,
+                trace,
+                span,
+                parent,
+                state,
+                name,
+                kind,
+                resource,
+                scope,
+                duration,
+                code,
+                message,
+            ) = zip(*self._rows, strict=True)
+        else:
+            start = trace = span = parent = state = name = kind = resource = scope = ()
+            duration = code = message = ()
+        resources = _MapColumn()
+        for keys, values, _service in self._resources:
+            resources.append(keys, values)
+        resource_index = pa.array(resource, pa.int32())
+        scope_index = pa.array(scope, pa.int32())
+        event_offsets = pa.array(self._event_offsets, pa.int32())
+        link_offsets = pa.array(self._link_offsets, pa.int32())
+        columns = [
+            pa.array(start, _TS),
+            pa.array(trace, string),
+            pa.array(span, string),
+            pa.array(parent, string),
+            pa.array(state, string),
+            pa.array(name, string),
+            pa.array(kind, string),
+            pc.take(pa.array([r[2] for r in self._resources], string), resource_index),
+            pc.take(resources.to_arrow(), resource_index),
+            pc.take(pa.array([s[0] for s in self._scopes], string), scope_index),
+            pc.take(pa.array([s[1] for s in self._scopes], string), scope_index),
+            self._attributes.to_arrow(),
+            pa.array(duration, pa.uint64()),
+            pa.array(code, string),
+            pa.array(message, string),
+            pa.ListArray.from_arrays(event_offsets, pa.array(self._event_time, _TS)),
+            pa.ListArray.from_arrays(event_offsets, pa.array(self._event_name, string)),
+            pa.ListArray.from_arrays(event_offsets, self._event_attributes.to_arrow()),
+            pa.ListArray.from_arrays(link_offsets, pa.array(self._link_trace, string)),
+            pa.ListArray.from_arrays(link_offsets, pa.array(self._link_span, string)),
+            pa.ListArray.from_arrays(link_offsets, pa.array(self._link_state, string)),
+            pa.ListArray.from_arrays(link_offsets, self._link_attributes.to_arrow()),
+        ]
+        return pa.Table.from_arrays(columns, schema=TRACES_ARROW_SCHEMA)
+
+
+def _ignore(_message: str) -> None:
+    """The default note sink."""
