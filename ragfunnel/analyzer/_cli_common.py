@@ -19,7 +19,7 @@ StoreOption = Annotated[
 ]
 
 # Each module defines ``register(app: typer.Typer) -> None``.
-COMMAND_MODULES: tuple[str, ...] = ()
+COMMAND_MODULES: tuple[str, ...] = ("ragfunnel.analyzer._cli_ingest",)
 
 
 def register_all(app: typer.Typer) -> None:

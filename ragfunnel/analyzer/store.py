@@ -78,9 +78,11 @@ TRACES_COLUMNS: dict[str, str] = {
 }
 """The columns of ``otel_traces`` as ``system.columns`` reports them (Nested ones flattened)."""
 
-# The clickhouseexporter's DDL (v0.165: internal/sqltemplates/traces_table.sql and the trace-id
-# lookup table with its materialized view), restated for ragfunnel. The exporter's tables carry
-# no TTL unless configured; neither do ours.
+# The clickhouseexporter's DDL (v0.165, internal/sqltemplates/traces_table.sql), restated for
+# ragfunnel; like the exporter's, without a TTL unless one is configured. The exporter also makes
+# an `otel_traces_trace_id_ts` lookup table fed by a materialized view, for Grafana's trace
+# search; ragfunnel does not need it, and the view would cost every insert a GROUP BY, so an
+# embedded store goes without it (a collector-made table keeps its view, and ingest feeds it).
 _TRACES_DDL = """
 CREATE TABLE IF NOT EXISTS {table} (
     Timestamp DateTime64(9) CODEC(Delta, ZSTD(3)),
@@ -119,26 +121,6 @@ CREATE TABLE IF NOT EXISTS {table} (
 PARTITION BY toDate(Timestamp)
 ORDER BY (ServiceName, SpanName, toDateTime(Timestamp))
 SETTINGS index_granularity = 8192, ttl_only_drop_parts = 1
-"""
-
-_TRACE_ID_TS_DDL = """
-CREATE TABLE IF NOT EXISTS {table} (
-    TraceId String CODEC(ZSTD(3)),
-    Start DateTime CODEC(Delta, ZSTD(3)),
-    End DateTime CODEC(Delta, ZSTD(3)),
-    INDEX idx_trace_id TraceId TYPE bloom_filter(0.01) GRANULARITY 1
-) ENGINE = MergeTree()
-PARTITION BY toDate(Start)
-ORDER BY (TraceId, Start)
-SETTINGS index_granularity = 8192, ttl_only_drop_parts = 1
-"""
-
-_TRACE_ID_TS_MV_DDL = """
-CREATE MATERIALIZED VIEW IF NOT EXISTS {view} TO {target}
-AS SELECT TraceId, min(Timestamp) AS Start, max(Timestamp) AS End
-FROM {source}
-WHERE TraceId != ''
-GROUP BY TraceId
 """
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]{0,127}")
@@ -409,18 +391,8 @@ class Store:
             )
 
     def _create_schema(self) -> None:
-        db = _quote(self.database)
-        lookup = _quote(self.database, f"{self.table}_trace_id_ts")
-        self.command(f"CREATE DATABASE IF NOT EXISTS {db}")
+        self.command(f"CREATE DATABASE IF NOT EXISTS {_quote(self.database)}")
         self.command(_TRACES_DDL.format(table=self.traces_table))
-        self.command(_TRACE_ID_TS_DDL.format(table=lookup))
-        self.command(
-            _TRACE_ID_TS_MV_DDL.format(
-                view=_quote(self.database, f"{self.table}_trace_id_ts_mv"),
-                target=lookup,
-                source=self.traces_table,
-            )
-        )
 
 
 def _open_embedded(target: _Target, *, create: bool) -> Any:
