@@ -34,8 +34,11 @@ import urllib.request
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
+from ragfunnel.analyzer.ingest.values import go_json
+
 __all__ = ["JaegerError", "fetch_v3", "parse_duration", "trace_to_otlp"]
 
+_HTML_ESCAPES = ("\\u003c", "\\u003e", "\\u0026")
 _KIND_NUMBERS = {"internal": 1, "server": 2, "client": 3, "producer": 4, "consumer": 5}
 _NO_SERVICE = "OTLPResourceNoServiceName"
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h|d|w)")
@@ -221,8 +224,26 @@ def _key_value(tag: dict[str, Any]) -> dict[str, Any]:
     elif kind == "binary":
         typed = {"bytesValue": str(value)}
     else:
-        typed = {"stringValue": "" if value is None else str(value)}
+        typed = {"stringValue": _string_tag("" if value is None else str(value))}
     return {"key": str(tag["key"]), "value": typed}
+
+
+def _string_tag(value: str) -> str:
+    """Undo the HTML escaping of arrays and maps that Jaeger's translator stringified.
+
+    Jaeger 1.76 builds on a pdata whose AsString used Go's default ``json.Marshal``, which
+    writes ``<``, ``>`` and ``&`` as unicode escapes (``u003c`` …); the exporter's pdata
+    no longer does. A string tag is re-encoded only when it is exactly such an encoding.
+    """
+    if value[:1] not in ("[", "{") or not any(escape in value for escape in _HTML_ESCAPES):
+        return value
+    try:
+        parsed = json.loads(value)
+        if go_json(parsed, escape_html=True) == value:
+            return go_json(parsed)
+    except (ValueError, TypeError):
+        pass
+    return value
 
 
 def _bool(value: Any) -> bool:

@@ -15,13 +15,13 @@ import base64
 import binascii
 import math
 from collections.abc import Callable, Sequence
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import msgspec
 
 from ragfunnel.analyzer.ingest._model import AnyValue, KeyValue, decode_array, decode_kvlist
 
-__all__ = ["InvalidValue", "any_value_as_string", "array_as_string", "go_float"]
+__all__ = ["InvalidValue", "any_value_as_string", "array_as_string", "go_float", "go_json"]
 
 _INT64_MIN = -(2**63)
 _INT64_MAX = 2**63 - 1
@@ -241,3 +241,37 @@ def _value_json(value: AnyValue | None, out: list[str]) -> None:
         out.append(f'"{_bytes(value.bytesValue)}"')
     else:
         out.append("null")
+
+
+def go_json(value: Any, *, escape_html: bool = False) -> str:
+    """A parsed JSON value (str, int, float, bool, None, list, dict) encoded as Go does.
+
+    ``escape_html`` adds the unicode escapes of ``<``, ``>`` and ``&`` of Go's default
+    ``json.Marshal``, which older pdata versions' AsString (and so Jaeger's translator) used.
+    """
+    if isinstance(value, str):
+        text = _json_bytes(_json_encode(value))
+        if escape_html:
+            text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+        return text
+    if value is None or isinstance(value, bool):
+        return "null" if value is None else ("true" if value else "false")
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isnan(value) or math.isinf(value):
+            raise ValueError("NaN and infinities have no JSON form")
+        return go_float(value)
+    if isinstance(value, list):
+        return "[" + ",".join(go_json(item, escape_html=escape_html) for item in value) + "]"
+    if isinstance(value, dict):
+        items = sorted(value.items())
+        return (
+            "{"
+            + ",".join(
+                f"{go_json(k, escape_html=escape_html)}:{go_json(v, escape_html=escape_html)}"
+                for k, v in items
+            )
+            + "}"
+        )
+    raise TypeError(f"not a JSON value: {type(value).__name__}")
