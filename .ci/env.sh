@@ -5,7 +5,18 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 CACHE="${RAGFUNNEL_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/ragfunnel}"
 PYTHON="${PYTHON:-python3}"
-key="$(cat "$ROOT/pyproject.toml" | sha256sum | cut -c1-12)-$("$PYTHON" -c 'import sys; print("py%d%d" % sys.version_info[:2])')"
+# Key: the declared dependencies (not the tool settings) and the interpreter version.
+key="$("$PYTHON" - "$ROOT/pyproject.toml" <<'PY'
+import hashlib, json, sys
+try:
+    import tomllib
+    project = tomllib.load(open(sys.argv[1], "rb"))["project"]
+    text = json.dumps([project["dependencies"], project["optional-dependencies"]], sort_keys=True)
+except ImportError:  # Python 3.10: hash the whole file
+    text = open(sys.argv[1]).read()
+print(hashlib.sha256(text.encode()).hexdigest()[:12] + "-py%d%d" % sys.version_info[:2])
+PY
+)"
 VENV="$CACHE/venv-$key"
 if [ ! -x "$VENV/bin/python" ] || [ ! -f "$VENV/.complete" ]; then
     echo "[env] creating $VENV" >&2
