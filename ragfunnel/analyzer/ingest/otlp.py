@@ -182,9 +182,13 @@ def read_document(data: bytes, source: str, sink: Sink, *, first_line: int = 1) 
                     chunk, source, line, sink, last_line_unterminated=not chunk.endswith(b"\n")
                 )
                 return
-            length = int(found.group(1))
-            chunk = chunk[:length]
-            obj = msgspec.json.decode(chunk)
+            # msgspec names the (1-based) byte where the next document begins.
+            chunk = chunk[: int(found.group(1)) - 1]
+            try:
+                obj = msgspec.json.decode(chunk)
+            except msgspec.DecodeError:
+                _salvage(data[start:], source, line, sink, last_line_unterminated=False)
+                return
         _dispatch(obj, chunk, source, line, sink)
         line += chunk.count(b"\n")
         start += len(chunk)

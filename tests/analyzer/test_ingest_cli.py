@@ -1,0 +1,142 @@
+"""``ragfunnel ingest`` through typer's test runner."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from ragfunnel.analyzer import _cli_ingest
+from ragfunnel.analyzer._cli_common import COMMAND_MODULES
+
+LINE = json.dumps(
+    {
+        "resourceSpans": [
+            {
+                "resource": {
+                    "attributes": [{"key": "service.name", "value": {"stringValue": "svc"}}]
+                },
+                "scopeSpans": [
+                    {
+                        "spans": [
+                            {
+                                "traceId": "5b8efff798038103d269b633813fc60c",
+                                "spanId": f"eee19b7ec3c1b17{n}",
+                                "name": "s",
+                                "startTimeUnixNano": "1800000000000000000",
+                                "endTimeUnixNano": "1800000000000001000",
+                            }
+                            for n in range(3)
+                        ]
+                    }
+                ],
+            }
+        ]
+    }
+)
+
+
+@pytest.fixture
+def app() -> typer.Typer:
+    # A bare app with a callback, so "ingest" stays a subcommand however many commands exist.
+    app = typer.Typer()
+
+    @app.callback()
+    def main() -> None:
+        """Test app."""
+
+    _cli_ingest.register(app)
+    return app
+
+
+@pytest.fixture
+def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("RAGFUNNEL_STORE", raising=False)
+    return tmp_path
+
+
+runner = CliRunner()
+
+
+def test_the_command_is_registered() -> None:
+    assert "ragfunnel.analyzer._cli_ingest" in COMMAND_MODULES
+
+
+def test_help_has_an_example(app: typer.Typer) -> None:
+    result = runner.invoke(app, ["ingest", "--help"])
+    assert result.exit_code == 0
+    assert "ragfunnel ingest --from-jaeger http://localhost:16686 --service" in result.output
+
+
+def test_default_folder_twice(app: typer.Typer, workdir: Path) -> None:
+    traces = workdir / ".ragfunnel" / "traces"
+    traces.mkdir(parents=True)
+    (traces / "spans-123.jsonl").write_text(LINE + "\n")
+    first = runner.invoke(app, ["ingest"])
+    assert first.exit_code == 0, first.output
+    assert "3 spans read: 3 inserted, 0 duplicates from 1 file" in first.stdout
+    assert (workdir / ".ragfunnel" / "store").is_dir()
+    second = runner.invoke(app, ["ingest"])
+    assert "3 spans read: 0 inserted, 3 duplicates" in second.stdout
+
+
+def test_problems_go_to_stderr_and_strict_fails(app: typer.Typer, workdir: Path) -> None:
+    path = workdir / "mixed.jsonl"
+    path.write_text(LINE + "\nnot json\n")
+    result = runner.invoke(app, ["ingest", str(path), "--store", "chdb://st"])
+    assert result.exit_code == 0
+    assert f"{path}:2: skipped: invalid JSON" in result.stderr
+    assert "1 problem skipped" in result.stdout
+    strict = runner.invoke(
+        app, ["ingest", str(path), "--store", "chdb://st", "--strict", "--quiet"]
+    )
+    assert strict.exit_code == 1
+    assert strict.stdout == ""
+
+
+def test_nothing_readable_is_a_failure(app: typer.Typer, workdir: Path) -> None:
+    path = workdir / "junk.jsonl"
+    path.write_text("{not json}\n")
+    result = runner.invoke(app, ["ingest", str(path)])
+    assert result.exit_code == 1
+    missing = runner.invoke(app, ["ingest", "nope.jsonl"])
+    assert missing.exit_code == 1
+    assert "no such file, folder or match: nope.jsonl" in missing.stderr
+    no_default = runner.invoke(app, ["ingest"])
+    assert no_default.exit_code == 1
+    assert "no trace folder at .ragfunnel/traces/" in no_default.stderr
+
+
+def test_long_problem_lists_are_cut(app: typer.Typer, workdir: Path) -> None:
+    path = workdir / "many.jsonl"
+    path.write_text(LINE + "\n" + "x\n" * 30)
+    result = runner.invoke(app, ["ingest", str(path)])
+    assert result.stderr.count("skipped: invalid JSON") == _cli_ingest.SHOWN_PROBLEMS
+    assert "… and 10 more" in result.stderr
+
+
+def test_jaeger_options_go_together(app: typer.Typer, workdir: Path) -> None:
+    result = runner.invoke(app, ["ingest", "--from-jaeger", "http://127.0.0.1:9"])
+    assert result.exit_code == 1
+    assert "--from-jaeger URL and --service NAME go together" in result.stderr
+    unreachable = runner.invoke(
+        app, ["ingest", "--from-jaeger", "http://127.0.0.1:9", "--service", "svc"]
+    )
+    assert unreachable.exit_code == 1
+    assert "cannot reach Jaeger at http://127.0.0.1:9" in unreachable.stderr
+
+
+def test_store_errors_are_one_clear_line(app: typer.Typer, workdir: Path) -> None:
+    (workdir / "a.jsonl").write_text(LINE + "\n")
+    result = runner.invoke(
+        app, ["ingest", "a.jsonl", "--store", "http://u:topsecret@127.0.0.1:9/db"]
+    )
+    assert result.exit_code == 1
+    assert "topsecret" not in result.output
+    assert result.stderr.startswith(
+        "ragfunnel ingest: cannot connect to http://u:***@127.0.0.1:9/db"
+    )

@@ -1,0 +1,161 @@
+"""The store: DSNs, redaction, the exporter's schema, and chdb's one-path-per-process rule."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from ragfunnel.analyzer import store as store_module
+from ragfunnel.analyzer.store import DEFAULT_DSN, TRACES_COLUMNS, Store, StoreError, redact_dsn
+
+
+@pytest.fixture
+def path(tmp_path: Path) -> Path:
+    return tmp_path / "store"
+
+
+@pytest.fixture
+def opened(path: Path) -> Iterator[Store]:
+    with Store.open(f"chdb://{path}") as store:
+        yield store
+
+
+def test_open_creates_the_exporter_schema(opened: Store) -> None:
+    columns = opened.query_arrow(
+        "SELECT name, type FROM system.columns WHERE database = {db:String} AND table = {t:String}",
+        {"db": "otel", "t": "otel_traces"},
+    ).to_pylist()
+    assert {c["name"]: c["type"] for c in columns} == TRACES_COLUMNS
+    ddl = str(opened.command("SHOW CREATE TABLE otel.otel_traces"))
+    assert "PARTITION BY toDate(Timestamp)" in ddl
+    assert "ORDER BY (ServiceName, SpanName, toDateTime(Timestamp))" in ddl
+    assert "idx_trace_id TraceId TYPE bloom_filter(0.001)" in ddl
+    assert opened.traces_table == "`otel`.`otel_traces`"
+    assert opened.dsn_redacted.startswith("chdb:///")
+
+
+def test_reopening_keeps_the_data_and_never_recreates(path: Path) -> None:
+    with Store.open(f"chdb://{path}") as store:
+        store.command(f"INSERT INTO {store.traces_table} (TraceId, SpanId) VALUES ('t', 's')")
+    with Store.open(f"chdb://{path}") as store:
+        assert store.command(f"SELECT count() FROM {store.traces_table}") == 1
+
+
+def test_database_and_table_names_are_configurable(path: Path) -> None:
+    with Store.open(f"chdb://{path}", database="team_a", table="spans") as store:
+        assert store.traces_table == "`team_a`.`spans`"
+        assert store.command("EXISTS TABLE team_a.spans") == 1
+
+
+def test_a_table_with_other_columns_is_refused_with_the_differences(path: Path) -> None:
+    with Store.open(f"chdb://{path}") as store:
+        store.command("CREATE DATABASE legacy")
+        store.command(
+            "CREATE TABLE legacy.otel_traces (Timestamp DateTime64(9), TraceId String, SpanId String, "
+            "Duration Int64) ENGINE = MergeTree ORDER BY Timestamp"
+        )
+    with pytest.raises(StoreError) as caught:
+        Store.open(f"chdb://{path}", database="legacy")
+    message = str(caught.value)
+    assert "Duration is Int64, expected UInt64" in message
+    assert "SpanAttributes is missing" in message
+    assert "never alters" in message
+
+
+def test_create_false_needs_an_existing_store(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match="there is no store at"):
+        Store.open(f"chdb://{tmp_path / 'nothing'}", create=False)
+    with Store.open(f"chdb://{tmp_path / 's'}"):
+        pass
+    with pytest.raises(StoreError, match=r"no table `other`\.`otel_traces`"):
+        Store.open(f"chdb://{tmp_path / 's'}", database="other", create=False)
+
+
+def test_bad_identifiers_never_reach_sql(path: Path) -> None:
+    with pytest.raises(StoreError, match="not allowed"):
+        Store.open(f"chdb://{path}", table="x`; DROP TABLE y")
+
+
+def test_a_second_embedded_path_waits_for_the_first_to_close(tmp_path: Path) -> None:
+    first = Store.open(f"chdb://{tmp_path / 'a'}")
+    try:
+        also_first = Store.open(f"chdb://{tmp_path / 'a'}", database="other")
+        also_first.close()
+        with pytest.raises(StoreError, match="one store path per process"):
+            Store.open(f"chdb://{tmp_path / 'b'}")
+    finally:
+        first.close()
+    with Store.open(f"chdb://{tmp_path / 'b'}") as second:
+        assert second.command("SELECT 1") == 1
+
+
+def test_relative_and_bare_paths_resolve_against_the_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("RAGFUNNEL_STORE", raising=False)
+    with Store.open() as store:
+        assert store.dsn_redacted == f"chdb://{tmp_path / '.ragfunnel' / 'store'}"
+    assert DEFAULT_DSN == "chdb://.ragfunnel/store"
+    with Store.open("here/store") as store:
+        assert store.dsn_redacted == f"chdb://{tmp_path / 'here' / 'store'}"
+    monkeypatch.setenv("RAGFUNNEL_STORE", "chdb://from-env")
+    with Store.open() as store:
+        assert store.dsn_redacted == f"chdb://{tmp_path / 'from-env'}"
+
+
+def test_query_df_returns_polars(opened: Store) -> None:
+    frame = opened.query_df("SELECT {n:UInt8} AS n, {s:String} AS s", {"n": 3, "s": "x'); DROP"})
+    assert frame.to_dicts() == [{"n": 3, "s": "x'); DROP"}]
+
+
+def test_sql_errors_are_store_errors(opened: Store) -> None:
+    with pytest.raises(StoreError, match="query failed on chdb://"):
+        opened.query_arrow("SELECT no_such_column FROM otel.otel_traces")
+
+
+@pytest.mark.parametrize(
+    ("dsn", "expected"),
+    [
+        ("http://bob:s3cret@db.example:8123/otel", "http://bob:***@db.example:8123/otel"),
+        ("https://bob@db.example/otel", "https://bob@db.example/otel"),
+        ("chdb:///var/lib/store", "chdb:///var/lib/store"),
+        ("/plain/path", "/plain/path"),
+    ],
+)
+def test_redact_dsn(dsn: str, expected: str) -> None:
+    assert redact_dsn(dsn) == expected
+
+
+def test_server_dsn_parsing_takes_credentials_from_dsn_or_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    target = store_module._parse_dsn("https://alice:p%40ss@ch.example/analytics")
+    assert (target.host, target.port, target.secure) == ("ch.example", 8443, True)
+    assert (target.username, target.password, target.database) == ("alice", "p@ss", "analytics")
+    assert target.redacted == "https://alice:***@ch.example:8443/analytics"
+    monkeypatch.setenv("CLICKHOUSE_USER", "env-user")
+    monkeypatch.setenv("CLICKHOUSE_PASSWORD", "env-secret")
+    target = store_module._parse_dsn("http://ch.example")
+    assert (target.port, target.username, target.password, target.database) == (
+        8123,
+        "env-user",
+        "env-secret",
+        "",
+    )
+    assert "env-secret" not in target.redacted
+
+
+@pytest.mark.parametrize("dsn", ["ftp://host/x", "http://", "chdb://", "http://host:notaport/x"])
+def test_bad_dsns_are_refused_clearly(dsn: str) -> None:
+    with pytest.raises(StoreError):
+        store_module._parse_dsn(dsn)
+
+
+def test_an_unreachable_server_error_never_shows_the_password() -> None:
+    with pytest.raises(StoreError) as caught:
+        Store.open("http://bob:hunter2-secret@127.0.0.1:9/otel")
+    assert "hunter2-secret" not in str(caught.value)
+    assert "http://bob:***@127.0.0.1:9/otel" in str(caught.value)
