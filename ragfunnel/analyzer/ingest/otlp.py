@@ -40,7 +40,7 @@ from ragfunnel.analyzer.ingest._model import (
     decode_span,
 )
 
-__all__ = ["Sink", "open_trace_file", "read_document", "read_lines", "sniff"]
+__all__ = ["Sink", "open_trace_file", "opens_document", "read_document", "read_lines", "sniff"]
 
 GZIP_MAGIC = b"\x1f\x8b"
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
@@ -118,7 +118,7 @@ def read_lines(lines: Iterable[bytes], source: str, sink: Sink, *, first_line: i
             if not line.strip():
                 continue
             first = False
-            if _opens_document(line):
+            if opens_document(line):
                 try:
                     rest = b"".join(iterator)
                 except Exception as exc:  # noqa: BLE001 - as above
@@ -133,7 +133,7 @@ def read_lines(lines: Iterable[bytes], source: str, sink: Sink, *, first_line: i
         _read_line(line, source, number, sink)
 
 
-def _opens_document(line: bytes) -> bool:
+def opens_document(line: bytes) -> bool:
     """A first line that is not a whole JSON value: the start of a pretty-printed document."""
     stripped = line.strip()
     if stripped[-1:] not in (b"}", b"]"):

@@ -22,6 +22,8 @@ from __future__ import annotations
 import base64
 import binascii
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import cast
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -32,6 +34,7 @@ from ragfunnel.analyzer.ingest.values import InvalidValue, any_value_as_string
 __all__ = [
     "MAX_VALUE_CHARS",
     "TRACES_ARROW_SCHEMA",
+    "Chunk",
     "RowBuilder",
     "SpanProblem",
 ]
@@ -66,6 +69,8 @@ _STATUS_CODES: dict[int | str, str] = {
 }
 
 _STRING_MAP = pa.map_(pa.string(), pa.string())
+# Repetitive columns travel dictionary-encoded: ClickHouse reads them faster (LowCardinality).
+_DICT = pa.dictionary(pa.int32(), pa.string())
 _TS = pa.timestamp("ns")
 TRACES_ARROW_SCHEMA = pa.schema(
     [
@@ -74,15 +79,15 @@ TRACES_ARROW_SCHEMA = pa.schema(
         ("SpanId", pa.string()),
         ("ParentSpanId", pa.string()),
         ("TraceState", pa.string()),
-        ("SpanName", pa.string()),
-        ("SpanKind", pa.string()),
-        ("ServiceName", pa.string()),
+        ("SpanName", _DICT),
+        ("SpanKind", _DICT),
+        ("ServiceName", _DICT),
         ("ResourceAttributes", _STRING_MAP),
-        ("ScopeName", pa.string()),
-        ("ScopeVersion", pa.string()),
+        ("ScopeName", _DICT),
+        ("ScopeVersion", _DICT),
         ("SpanAttributes", _STRING_MAP),
         ("Duration", pa.uint64()),
-        ("StatusCode", pa.string()),
+        ("StatusCode", _DICT),
         ("StatusMessage", pa.string()),
         ("Events.Timestamp", pa.list_(_TS)),
         ("Events.Name", pa.list_(pa.string())),
@@ -94,6 +99,20 @@ TRACES_ARROW_SCHEMA = pa.schema(
     ]
 )
 """The Arrow schema of a chunk of rows; column names match ``otel_traces`` (Nested flattened)."""
+
+
+@dataclass
+class Chunk:
+    """Rows on their way to the store, with what de-duplication needs to know about them."""
+
+    table: pa.Table
+    keys: list[str]
+    """``TraceId + SpanId`` per row."""
+    trace_ids: list[str]
+    low: int
+    """Earliest start time (ns)."""
+    high: int
+    """Latest start time (ns)."""
 
 
 class SpanProblem(ValueError):
@@ -195,18 +214,18 @@ class RowBuilder:
         self._reset()
         self.seen.clear()
 
-    @property
-    def span_keys(self) -> list[str]:
-        """``TraceId + SpanId`` of each row, in row order."""
-        return [row[1] + row[2] for row in self._rows]
-
-    @property
-    def time_range(self) -> tuple[int, int]:
-        """The smallest and largest start time (ns) of the rows; (0, 0) when empty."""
-        if not self._rows:
-            return 0, 0
+    def chunk(self) -> Chunk:
+        """The rows so far as a :class:`Chunk` ready for the store; the builder is cleared."""
         starts = [row[0] for row in self._rows]
-        return min(starts), max(starts)
+        chunk = Chunk(
+            table=self.to_arrow(),
+            keys=[row[1] + row[2] for row in self._rows],
+            trace_ids=self.trace_ids,
+            low=min(starts, default=0),
+            high=max(starts, default=0),
+        )
+        self.clear()
+        return chunk
 
     def add_resource_spans(
         self, resource_spans: Iterable[ResourceSpans], problem: Callable[[str], None]
@@ -330,24 +349,29 @@ class RowBuilder:
         return trace_id, _hex_id(link.spanId, 8, "link spanId"), link.traceState, keys, values
 
     def _convert(self, attributes: Sequence[KeyValue], what: str) -> tuple[list[str], list[str]]:
-        keys = []
-        values = []
-        for kv in attributes:
-            value = kv.value
-            if value is not None and value.stringValue is not None:
-                text = value.stringValue
-            else:
-                try:
-                    text = any_value_as_string(value)
-                except InvalidValue as exc:
-                    raise SpanProblem(f"{what} {kv.key!r}: {exc}") from None
-            if len(text) > MAX_VALUE_CHARS:
-                self._note(
-                    f"{what} {kv.key!r} cut from {len(text):,} to {MAX_VALUE_CHARS:,} characters"
-                )
-                text = text[:MAX_VALUE_CHARS]
-            keys.append(kv.key)
-            values.append(text)
+        # Comprehensions first: most values are strings and need no per-value Python code.
+        if not attributes:
+            return [], []
+        keys = [kv.key for kv in attributes]
+        try:
+            texts = [kv.value.stringValue for kv in attributes]  # type: ignore[union-attr]
+        except AttributeError:  # a key without a value
+            texts = [None if kv.value is None else kv.value.stringValue for kv in attributes]
+        if None in texts:
+            for index, text in enumerate(texts):
+                if text is None:
+                    try:
+                        texts[index] = any_value_as_string(attributes[index].value)
+                    except InvalidValue as exc:
+                        raise SpanProblem(f"{what} {keys[index]!r}: {exc}") from None
+        values = cast("list[str]", texts)
+        if max(map(len, values)) > MAX_VALUE_CHARS:
+            for index, text in enumerate(values):
+                if len(text) > MAX_VALUE_CHARS:
+                    self._note(
+                        f"{what} {keys[index]!r} cut from {len(text):,} to {MAX_VALUE_CHARS:,} characters"
+                    )
+                    values[index] = text[:MAX_VALUE_CHARS]
         return keys, values
 
     def to_arrow(self) -> pa.Table:
@@ -384,15 +408,21 @@ class RowBuilder:
             pa.array(span, string),
             pa.array(parent, string),
             pa.array(state, string),
-            pa.array(name, string),
-            pa.array(kind, string),
-            pc.take(pa.array([r[2] for r in self._resources], string), resource_index),
+            pc.dictionary_encode(pa.array(name, string)),
+            pc.dictionary_encode(pa.array(kind, string)),
+            pa.DictionaryArray.from_arrays(
+                resource_index, pa.array([r[2] for r in self._resources], string)
+            ),
             pc.take(resources.to_arrow(), resource_index),
-            pc.take(pa.array([s[0] for s in self._scopes], string), scope_index),
-            pc.take(pa.array([s[1] for s in self._scopes], string), scope_index),
+            pa.DictionaryArray.from_arrays(
+                scope_index, pa.array([s[0] for s in self._scopes], string)
+            ),
+            pa.DictionaryArray.from_arrays(
+                scope_index, pa.array([s[1] for s in self._scopes], string)
+            ),
             self._attributes.to_arrow(),
             pa.array(duration, pa.uint64()),
-            pa.array(code, string),
+            pc.dictionary_encode(pa.array(code, string)),
             pa.array(message, string),
             pa.ListArray.from_arrays(event_offsets, pa.array(self._event_time, _TS)),
             pa.ListArray.from_arrays(event_offsets, pa.array(self._event_name, string)),

@@ -45,6 +45,7 @@ class _Doubles(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     values: list[_Double] = []
 
 
+_DOUBLES_HEAD = b'{"values":[{"doubleValue":'
 _decode_strings = msgspec.json.Decoder(_Strings).decode
 _decode_doubles = msgspec.json.Decoder(_Doubles).decode
 
@@ -152,14 +153,16 @@ def array_as_string(raw: bytes | msgspec.Raw) -> str:
     The id and score lists ragfunnel writes decode straight into strings or floats; any other
     array (mixed, nested, NaN) goes through the general encoder.
     """
-    try:
-        return _json_bytes(_json_encode([e.stringValue for e in _decode_strings(raw).values]))
-    except msgspec.DecodeError:
-        pass
-    try:
-        return _floats_json([e.doubleValue for e in _decode_doubles(raw).values])
-    except msgspec.DecodeError:
-        pass
+    if memoryview(raw)[:26] == _DOUBLES_HEAD:
+        try:
+            return _floats_json([e.doubleValue for e in _decode_doubles(raw).values])
+        except msgspec.DecodeError:
+            pass
+    else:
+        try:
+            return _json_bytes(_json_encode([e.stringValue for e in _decode_strings(raw).values]))
+        except msgspec.DecodeError:
+            pass
     try:
         values = decode_array(raw).values
     except msgspec.DecodeError as exc:
