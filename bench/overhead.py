@@ -6,7 +6,7 @@ over the bare function. Everything is measured in one process, through one Trace
 export pipeline (ragfunnel's batch processor with an exporter that discards), so the only
 difference between the rows is the instrumentation code itself.
 
-    python bench/overhead.py [--calls 20000] [--repeats 7]
+    python bench/overhead.py [--calls 5000] [--repeats 15]
 """
 
 from __future__ import annotations
@@ -37,21 +37,28 @@ class Discard(SpanExporter):
         pass
 
 
-def per_call_us(fn: Callable[[], Any], calls: int, repeats: int) -> float:
-    samples = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        for _ in range(calls):
-            fn()
-        samples.append((time.perf_counter() - start) / calls * 1e6)
-        ragfunnel.flush()
-    return statistics.median(samples)
+def interleaved_us(
+    cases: dict[str, Callable[[], Any]], calls: int, repeats: int
+) -> dict[str, float]:
+    """Median µs per call of each case; the cases take turns within every repeat, so a change in
+    machine load hits all of them alike instead of skewing whichever ran during it."""
+    samples: dict[str, list[float]] = {name: [] for name in cases}
+    names = list(cases)
+    for repeat in range(repeats):
+        for name in names[repeat % len(names) :] + names[: repeat % len(names)]:
+            fn = cases[name]
+            start = time.perf_counter()
+            for _ in range(calls):
+                fn()
+            samples[name].append((time.perf_counter() - start) / calls * 1e6)
+            ragfunnel.flush()
+    return {name: statistics.median(values) for name, values in samples.items()}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--calls", type=int, default=20_000)
-    parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--calls", type=int, default=5_000)
+    parser.add_argument("--repeats", type=int, default=15)
     args = parser.parse_args()
 
     provider = TracerProvider()
@@ -92,14 +99,23 @@ def main() -> None:
     }
 
     n, r = args.calls, args.repeats
-    bare_fn = per_call_us(lambda: plain("q"), n, r)
-    base = per_call_us(bare_span, n, r)
-    base3 = per_call_us(bare_span_with_input, n, r)
+    timed = interleaved_us(
+        {
+            "bare function": lambda: plain("q"),
+            "bare2": bare_span,
+            "bare3": bare_span_with_input,
+            **calls,
+        },
+        n,
+        r,
+    )
+    bare_fn, base, base3 = timed["bare function"], timed["bare2"], timed["bare3"]
     baseline_of = {"rerank": base3, "cut": base3}
-    rows = [(stage, per_call_us(call, n, r)) for stage, call in calls.items()]
+    rows = [(stage, timed[stage]) for stage in calls]
 
     ragfunnel.configure(tracer_provider=provider, exporter="none", enabled=False)
-    off = per_call_us(calls["retrieve"], n, r) - bare_fn
+    off_timed = interleaved_us({"bare": lambda: plain("q"), "off": calls["retrieve"]}, n, r)
+    off = off_timed["off"] - off_timed["bare"]
 
     print(
         f"machine: {platform.machine()} {platform.processor() or ''} python {platform.python_version()}"

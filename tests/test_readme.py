@@ -61,7 +61,6 @@ def test_readme_example_writes_contract_spans_to_the_default_place(tmp_path: Pat
     for span in spans:
         attrs = span["attrs"]
         assert span["service"] == "toy-rag"
-        assert attrs[c.SCHEMA] == {"stringValue": "1"}
         assert attrs[c.QUESTION_ID] == {"stringValue": "q-017"}
         assert c.STAGE in attrs and c.OPENINFERENCE_KIND in attrs
         assert not any(key.startswith("retrieval.documents.") for key in attrs)
@@ -75,3 +74,4 @@ def test_readme_example_writes_contract_spans_to_the_default_place(tmp_path: Pat
     assert ids[:2] == ["release-notes-4.2#known-issues", "runbook-reset#scope"]
     assert len(scores) == len(ids) == 3
     assert root["attrs"]["ragfunnel.pipeline.index_version"] == {"stringValue": "v1"}
+    assert root["attrs"][c.SCHEMA] == {"stringValue": "1"}

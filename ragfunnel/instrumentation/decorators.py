@@ -38,9 +38,6 @@ class _Question:
 _QUESTION: contextvars.ContextVar[_Question | None] = contextvars.ContextVar(
     "ragfunnel_question", default=None
 )
-_STAGE_SPAN: contextvars.ContextVar[Span | None] = contextvars.ContextVar(
-    "ragfunnel_stage_span", default=None
-)
 
 
 class _Call:
@@ -58,17 +55,15 @@ class _Call:
     def activate(self) -> None:
         """Make this call's span (and question) current in the running context."""
         ctx_token = otel_context.attach(trace.set_span_in_context(self.span))
-        stage_token = _STAGE_SPAN.set(self.span)
         q_token = _QUESTION.set(self.question) if self.plan.stage is c.Stage.QUESTION else None
-        self.tokens = (ctx_token, stage_token, q_token)
+        self.tokens = (ctx_token, q_token)
 
     def deactivate(self) -> None:
         """Undo :meth:`activate` (same context, reverse order)."""
-        ctx_token, stage_token, q_token = self.tokens
+        ctx_token, q_token = self.tokens
         self.tokens = ()
         if q_token is not None:
             _QUESTION.reset(q_token)
-        _STAGE_SPAN.reset(stage_token)
         otel_context.detach(ctx_token)
 
     def finish(self, result: Any) -> None:
@@ -119,15 +114,22 @@ def _begin(plan: stages.Plan, st: State, get: stages.Getter) -> _Call | None:
                 attrs[c.QUESTION_HASH] = c.question_hash(text)
                 qid = qid or c.derived_question_id(text)
                 stages._content(st, attrs, c.QUESTION_TEXT, text)
-            attrs[c.QUESTION_ID] = qid or "q-unknown"
+            if qid is not None:
+                attrs[c.QUESTION_ID] = qid
             attrs[c.RUN_ID] = st.run_id
             attrs.update(st.pipeline_attributes)
-        elif parent_question is not None:
+        if parent_question is not None and plan.stage is not c.Stage.QUESTION:
             attrs[c.QUESTION_ID] = parent_question.id
+        else:
+            # A stage span under a question is read with its root, which carries the version.
+            attrs[c.SCHEMA] = c.SCHEMA_VERSION
         stages.on_call(plan, st, get, attrs)
         assert st.tracer is not None
         span = st.tracer.start_span(plan.span_name, attributes=attrs)
         if plan.stage is c.Stage.QUESTION:
+            if c.QUESTION_ID not in attrs:  # neither id nor text: the trace identifies it
+                attrs[c.QUESTION_ID] = f"q-trace-{span.get_span_context().trace_id:032x}"
+                span.set_attribute(c.QUESTION_ID, attrs[c.QUESTION_ID])
             question = _Question(str(attrs[c.QUESTION_ID]), span)
         return _Call(plan, st, span, question)
     except Exception as exc:  # noqa: BLE001
@@ -466,8 +468,9 @@ def abstain(reason: str | None = None) -> None:
             attrs[c.ABSTAIN_REASON] = reason
         if current is not None:
             current.span.set_attributes(attrs)
-        step = _STAGE_SPAN.get()
-        if step is not None and (current is None or step is not current.span):
+        step = trace.get_current_span()  # the innermost step, when called inside one
+        is_stage = c.STAGE in (getattr(step, "attributes", None) or {})
+        if is_stage and step.is_recording() and (current is None or step is not current.span):
             step.set_attributes(attrs)
     except Exception as exc:  # noqa: BLE001
         internal_error("abstain", exc)

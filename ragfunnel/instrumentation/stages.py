@@ -91,11 +91,7 @@ def make_plan(stage: c.Stage, fn_name: str, options: Mapping[str, Any]) -> Plan:
     """Validate options and precompute the static attributes of a stage's spans."""
     check_options(stage, options)
     info = c.STAGES[stage]
-    static: Attributes = {
-        c.STAGE: stage.value,
-        c.SCHEMA: c.SCHEMA_VERSION,
-        c.OPENINFERENCE_KIND: info.openinference_kind,
-    }
+    static: Attributes = {c.STAGE: stage.value, c.OPENINFERENCE_KIND: info.openinference_kind}
     if info.gen_ai_operation:
         static[c.GEN_AI_OPERATION] = info.gen_ai_operation
     name = options.get("name") or fn_name

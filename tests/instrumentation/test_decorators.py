@@ -62,7 +62,8 @@ def test_pipeline_tree_and_attributes(spans: CapturedSpans) -> None:
     for span in children:
         assert span.parent is not None and span.parent.span_id == root.context.span_id
         assert span.attributes[c.QUESTION_ID] == qid
-        assert span.attributes[c.SCHEMA] == c.SCHEMA_VERSION
+        assert c.SCHEMA not in span.attributes  # read together with the root, which has it
+    assert root.attributes[c.SCHEMA] == c.SCHEMA_VERSION
     (ret,) = spans.attributes("retrieve")
     assert ret[c.TOP_K] == 10
     assert ret[c.DOCUMENTS_IDS][:2] == ("doc-0", "doc-1")
@@ -95,6 +96,18 @@ def test_question_id_and_text_from_argument_names_or_callables(spans: CapturedSp
     ids = [a[c.QUESTION_ID] for a in spans.attributes("question")]
     assert ids == ["q-017", "q-031"]
     assert spans.attributes("question")[1][c.QUESTION_HASH] == c.question_hash("refund")
+
+
+def test_question_without_id_or_text_is_named_after_its_trace(spans: CapturedSpans) -> None:
+    @ragfunnel.question
+    def run(n: int) -> int:
+        return bm25("q", top_k=1) and n
+
+    run(1)
+    root = spans.by_stage("question")[0]
+    qid = root.attributes[c.QUESTION_ID]
+    assert qid == f"q-trace-{root.context.trace_id:032x}"
+    assert spans.attributes("retrieve")[0][c.QUESTION_ID] == qid
 
 
 def test_unknown_option_and_bad_argument_name_fail_at_decoration() -> None:
