@@ -1,0 +1,1 @@
+"""Demo pipelines over real data (the ``ragfunnel[demo]`` extra): see :mod:`.hotpotqa`."""
