@@ -1,0 +1,94 @@
+"""The collector path and the embedded path give the same per-question funnel records.
+
+One run of the instrumented HotpotQA pipeline exports every span twice: through the SDK's
+OTLP-JSON file exporter (the embedded default) and over OTLP gRPC through the real collector,
+whose file exporter writes its own OTLP JSON. Both files are ingested with ``ragfunnel ingest``'s
+library and analyzed: the records must be identical.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+import pytest
+from conftest import Stack, wait_until
+from opentelemetry.exporter.otlp.json.file import FileSpanExporter
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+
+import ragfunnel
+from ragfunnel.analyzer.funnel import analyze
+from ragfunnel.analyzer.ingest import ingest_paths
+from ragfunnel.analyzer.store import Store
+from ragfunnel.demo.hotpotqa import CUT_K, INDEX_VERSION, Pipeline, cases_jsonl, load, plan_faults
+
+
+def span_count(path: Path) -> int:
+    if not path.exists():
+        return 0
+    return sum(
+        len(ss["spans"])
+        for line in path.read_text().splitlines()
+        if line.strip()
+        for rs in json.loads(line)["resourceSpans"]
+        for ss in rs["scopeSpans"]
+    )
+
+
+def test_collector_file_and_embedded_file_give_identical_records(
+    stack: Stack, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", stack.otlp_grpc)
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_INSECURE", "true")
+    embedded = tmp_path / "embedded" / "spans.jsonl"
+    embedded.parent.mkdir()
+    provider = TracerProvider(resource=Resource.create({"service.name": "hotpotqa-e2e"}))
+    provider.add_span_processor(SimpleSpanProcessor(FileSpanExporter(str(embedded))))
+    ragfunnel.configure(
+        tracer_provider=provider,
+        exporter="otlp",
+        capture_content=True,
+        run_id="e2e-funnel",
+        pipeline={"index_version": INDEX_VERSION, "k": CUT_K},
+    )
+    corpus = load(limit=60)
+    plan = plan_faults(corpus)
+    pipeline = Pipeline(corpus, plan)
+    pipeline.index_all()
+    for question in corpus.questions:
+        if question.id in plan.faults:
+            pipeline.ask(question)
+    assert ragfunnel.flush(30_000)
+    assert ragfunnel.export_stats().dropped == 0
+    expected = span_count(embedded)
+    assert expected > 500
+    wait_until(
+        lambda: span_count(stack.file_path) == expected, f"{expected} spans in the collector file"
+    )
+
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text("\n".join(cases_jsonl(corpus, plan)) + "\n")
+    records = {}
+    for name, source in (("embedded", embedded), ("collector", stack.file_path)):
+        with Store.open(f"chdb://{tmp_path / 'store'}", database=name) as store:
+            summary = ingest_paths(store, [source])
+            assert summary.inserted == expected and not summary.skipped
+            records[name] = analyze(store, cases).records.sort("question_id", "run_id", "trace_id")
+    assert records["embedded"].height == len(plan.faults)
+    assert set(records["embedded"]["first_failure"]) >= {
+        "ok",
+        "ingestion",
+        "search",
+        "rerank",
+        "cut",
+        "generation",
+    }
+    assert records["embedded"].equals(records["collector"]), pl.concat(
+        [
+            records["embedded"].with_columns(src=pl.lit("embedded")),
+            records["collector"].with_columns(src=pl.lit("collector")),
+        ]
+    ).filter(pl.col("question_id") == records["embedded"]["question_id"][0])
