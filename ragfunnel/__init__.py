@@ -4,50 +4,11 @@ Decorate the steps of a RAG app (``question``, ``ingest``, ``retrieve``, ``reran
 ``generate``), call :func:`configure` once (or rely on the defaults: OTLP-JSON files under
 ``.ragfunnel/traces/``), then analyze the traces with ``ragfunnel ingest`` and
 ``ragfunnel analyze`` (the ``ragfunnel[analyzer]`` extra).
+
+The public API is the instrumentation's, listed once in ``ragfunnel/instrumentation/__init__.py``.
 """
 
-from ragfunnel.instrumentation import (
-    SCHEMA_VERSION,
-    ConfigError,
-    ContextThreadPoolExecutor,
-    ExportStats,
-    Mode,
-    Stage,
-    StageHandle,
-    abstain,
-    configure,
-    cut,
-    export_stats,
-    flush,
-    generate,
-    ingest,
-    internal_error_counts,
-    question,
-    rerank,
-    retrieve,
-    stage,
-    with_context,
-)
+from ragfunnel import instrumentation as _instrumentation
+from ragfunnel.instrumentation import *  # noqa: F403 - this façade is that package's __all__
 
-__all__ = [
-    "SCHEMA_VERSION",
-    "ConfigError",
-    "ContextThreadPoolExecutor",
-    "ExportStats",
-    "Mode",
-    "Stage",
-    "StageHandle",
-    "abstain",
-    "configure",
-    "cut",
-    "export_stats",
-    "flush",
-    "generate",
-    "ingest",
-    "internal_error_counts",
-    "question",
-    "rerank",
-    "retrieve",
-    "stage",
-    "with_context",
-]
+__all__ = list(_instrumentation.__all__)
