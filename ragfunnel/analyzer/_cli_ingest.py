@@ -108,7 +108,7 @@ def ingest(
                 )
     except (StoreError, IngestError) as exc:
         _fail(str(exc))
-    _report(summary, quiet=quiet)
+    _report(summary, quiet=quiet, unit="Jaeger answer" if from_jaeger else "file")
     if not from_jaeger and summary.files == 0:
         _fail("no trace files found")
     if not from_jaeger and summary.read == 0 and summary.skipped:
@@ -117,7 +117,7 @@ def ingest(
         raise typer.Exit(1)
 
 
-def _report(summary: IngestSummary, *, quiet: bool) -> None:
+def _report(summary: IngestSummary, *, quiet: bool, unit: str) -> None:
     problems = [("skipped", skip) for skip in summary.skipped] + [
         ("note", note) for note in summary.notes
     ]
