@@ -127,7 +127,7 @@ def _report(summary: IngestSummary, *, quiet: bool, unit: str) -> None:
         typer.echo(f"… and {len(problems) - SHOWN_PROBLEMS:,} more", err=True)
     if not quiet:
         files = (
-            f" from {summary.files:,} file{'' if summary.files == 1 else 's'}"
+            f" from {summary.files:,} {unit}{'' if summary.files == 1 else 's'}"
             if summary.files
             else ""
         )
