@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import gzip
 import json
 from collections.abc import Iterator
@@ -19,7 +20,7 @@ from ragfunnel.analyzer.ingest import (
     ingest_paths,
     spans_to_arrow,
 )
-from ragfunnel.analyzer.store import Store
+from ragfunnel.analyzer.store import Store, StoreError
 
 T0 = 1_800_000_000_000_000_000
 
@@ -301,3 +302,10 @@ def test_summary_merge_and_describe() -> None:
     total = IngestSummary()
     total.merge(IngestSummary(read=3, inserted=2, duplicates=1, files=1))
     assert total.describe() == "3 spans read: 2 inserted, 1 duplicate"
+
+
+def test_a_store_failure_surfaces_and_leaves_the_collector_on(store: Store) -> None:
+    store.command(f"DROP TABLE {store.traces_table}")
+    with pytest.raises(StoreError, match="otel_traces"):
+        ingest_lines(store, [line(span(1))])
+    assert gc.isenabled()
