@@ -28,6 +28,7 @@ from ragfunnel.analyzer.ingest import jaeger, otlp
 from ragfunnel.analyzer.ingest._model import ResourceSpans, decode_envelope
 from ragfunnel.analyzer.ingest._summary import IngestError, IngestSummary, Skip
 from ragfunnel.analyzer.ingest.rows import Chunk, RowBuilder
+from ragfunnel.instrumentation.config import DEFAULT_TRACE_DIR  # where the file exporter writes
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace import ReadableSpan
@@ -44,9 +45,6 @@ __all__ = [
     "pull_from_jaeger",
     "spans_to_arrow",
 ]
-
-DEFAULT_TRACE_DIR = Path(".ragfunnel") / "traces"
-"""Where ragfunnel's default file exporter writes (``spans-<pid>.jsonl``), under the cwd."""
 
 CHUNK_SPANS = 50_000
 """Spans per insert: large enough for columnar speed, small enough to bound memory."""
