@@ -28,8 +28,8 @@ from typing import cast
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ragfunnel.analyzer.ingest._model import Event, KeyValue, Link, ResourceSpans, Span
-from ragfunnel.analyzer.ingest.values import InvalidValue, any_value_as_string
+from ragfunnel.analyzer.ingest._model import AnyValue, Event, KeyValue, Link, ResourceSpans, Span
+from ragfunnel.analyzer.ingest.values import InvalidValue, any_value_as_string, array_as_string
 
 __all__ = [
     "MAX_VALUE_CHARS",
@@ -44,6 +44,7 @@ MAX_VALUE_CHARS = 1 << 20
 
 _MAX_TIME_NS = 2**63 - 1  # the last instant DateTime64(9) and Arrow's ns timestamps can hold
 _HEX = "0123456789abcdef"
+_ARRAY_CACHE = 4096  # distinct arrays remembered (a few MB)
 _ZERO_TRACE = "0" * 32
 _ZERO_SPAN = "0" * 16
 
@@ -187,6 +188,7 @@ class RowBuilder:
         self._note = note or _ignore
         self.seen: set[str] = set()
         self.duplicates = 0
+        self._arrays: dict[bytes, str] = {}
         self._reset()
 
     def _reset(self) -> None:
@@ -368,7 +370,7 @@ class RowBuilder:
             for index, text in enumerate(texts):
                 if text is None:
                     try:
-                        texts[index] = any_value_as_string(attributes[index].value)
+                        texts[index] = self._as_string(attributes[index].value)
                     except InvalidValue as exc:
                         raise SpanProblem(f"{what} {keys[index]!r}: {exc}") from None
         values = cast("list[str]", texts)
@@ -380,6 +382,19 @@ class RowBuilder:
                     )
                     values[index] = text[:MAX_VALUE_CHARS]
         return keys, values
+
+    def _as_string(self, value: AnyValue | None) -> str:
+        # A question's id lists recur from stage to stage (retrieve's output is rerank's input,
+        # rerank's is the cut's...): stringify each distinct array once.
+        if value is None or not value.arrayValue:
+            return any_value_as_string(value)
+        raw = bytes(value.arrayValue)
+        text = self._arrays.get(raw)
+        if text is None:
+            if len(self._arrays) >= _ARRAY_CACHE:
+                self._arrays.clear()
+            text = self._arrays[raw] = array_as_string(raw)
+        return text
 
     def to_arrow(self) -> pa.Table:
         """The accumulated rows as one Arrow table with :data:`TRACES_ARROW_SCHEMA`."""
