@@ -309,3 +309,21 @@ def test_a_store_failure_surfaces_and_leaves_the_collector_on(store: Store) -> N
     with pytest.raises(StoreError, match="otel_traces"):
         ingest_lines(store, [line(span(1))])
     assert gc.isenabled()
+
+
+def test_the_public_api_is_pinned() -> None:
+    from ragfunnel.analyzer import ingest
+
+    assert sorted(ingest.__all__) == [
+        "DEFAULT_TRACE_DIR",
+        "IngestError",
+        "IngestSummary",
+        "MAX_VALUE_CHARS",
+        "Skip",
+        "TRACES_ARROW_SCHEMA",
+        "ingest_lines",
+        "ingest_paths",
+        "ingest_spans",
+        "pull_from_jaeger",
+        "spans_to_arrow",
+    ]
