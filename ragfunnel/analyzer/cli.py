@@ -18,6 +18,14 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
+
+
+@app.callback()
+def _root() -> None:
+    """Find where each wrong RAG answer was born: ingest traces, rebuild funnels, report."""
+    # A callback keeps ``ragfunnel COMMAND`` a group even while only one command is registered.
+
+
 _cli_common.register_all(app)
 
 
