@@ -28,7 +28,8 @@ them from a running Jaeger.
 Formats are recognised by content. Folders are read recursively; quote globs to let ragfunnel \
 expand them. Without PATH, the default trace folder .ragfunnel/traces/ is read. Spans already \
 in the store are not added again, so ingesting the same files twice is safe. Each line or span \
-that cannot be read is reported as file:line: reason, and the rest is ingested.
+that cannot be read is reported as file:line: reason, and the rest is ingested. Files read before are \
+passed over if unchanged, and read on from where the last ingest stopped if they grew.
 
 Exit code 1 when nothing could be read, or with --strict when anything was skipped.
 
@@ -81,6 +82,12 @@ def ingest(
             help="With --from-jaeger: how far back, e.g. 30m, 1h, 2d.",
         ),
     ] = "1h",
+    rescan: Annotated[
+        bool,
+        typer.Option(
+            "--rescan", help="Read every file from its start, even those an earlier ingest read."
+        ),
+    ] = False,
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="Print problems only, no summary.")
     ] = False,
@@ -105,11 +112,12 @@ def ingest(
                     paths or [DEFAULT_TRACE_DIR],
                     strict=strict,
                     progress=not quiet and sys.stderr.isatty(),
+                    rescan=rescan,
                 )
     except (StoreError, IngestError) as exc:
         _fail(str(exc))
     _report(summary, quiet=quiet, unit="Jaeger answer" if from_jaeger else "file")
-    if not from_jaeger and summary.files == 0:
+    if not from_jaeger and summary.files == 0 and summary.unchanged == 0:
         _fail("no trace files found")
     if not from_jaeger and summary.read == 0 and summary.skipped:
         raise typer.Exit(1)

@@ -89,8 +89,13 @@ def test_ingesting_a_folder_twice_adds_nothing_the_second_time(
     assert (first.read, first.inserted, first.duplicates, first.files) == (4, 4, 0, 2)
     assert count(store) == 4
     second = ingest_paths(store, [tmp_path])
-    assert (second.read, second.inserted, second.duplicates) == (4, 0, 4)
-    assert second.describe() == "4 spans read: 0 inserted, 4 duplicates"
+    assert (second.read, second.inserted, second.files, second.unchanged) == (0, 0, 0, 2)
+    assert second.describe() == (
+        "0 spans read: 0 inserted, 0 duplicates; 2 files were already ingested and unchanged"
+    )
+    again = ingest_paths(store, [tmp_path], rescan=True)
+    assert (again.read, again.inserted, again.duplicates) == (4, 0, 4)
+    assert again.describe() == "4 spans read: 0 inserted, 4 duplicates"
     assert count(store) == 4
 
 
@@ -200,7 +205,7 @@ def test_folders_skip_hidden_and_non_json_files_and_globs_expand(
     (tmp_path / ".hidden" / "three.jsonl").write_text(line(span(3)) + "\n")
     summary = ingest_paths(store, [tmp_path])
     assert (summary.inserted, summary.files, summary.skipped) == (2, 2, [])
-    summary = ingest_paths(store, [str(tmp_path / "*.json*"), tmp_path / "one.jsonl"])
+    summary = ingest_paths(store, [str(tmp_path / "*.json*"), tmp_path / "one.jsonl"], rescan=True)
     assert (summary.read, summary.files) == (2, 2)
 
 
@@ -327,3 +332,46 @@ def test_the_public_api_is_pinned() -> None:
         "pull_from_jaeger",
         "spans_to_arrow",
     ]
+
+
+def test_a_grown_file_is_read_on_from_where_the_last_ingest_stopped(
+    store: Store, tmp_path: Path
+) -> None:
+    path = tmp_path / "spans-1.jsonl"
+    cut = line(span(3)).encode()
+    path.write_bytes((line(span(1)) + "\n" + line(span(2)) + "\n").encode() + cut[:30])
+    first = ingest_paths(store, [path])
+    assert first.inserted == 2
+    assert [(s.line, "truncated line" in s.reason) for s in first.skipped] == [(3, True)]
+    with path.open("ab") as file:  # the writer finishes its line and goes on
+        file.write(cut[30:] + b"\n" + b"not json\n" + line(span(4)).encode() + b"\n")
+    second = ingest_paths(store, [path])
+    assert (second.read, second.inserted, second.duplicates) == (2, 2, 0)
+    assert [str(s) for s in second.skipped] == [
+        f"{path}:4: invalid JSON: Expecting value (column 1)"
+    ]
+    third = ingest_paths(store, [path])
+    assert (third.read, third.unchanged) == (0, 1)
+    assert count(store) == 4
+
+
+def test_a_rewritten_or_emptied_file_is_read_again_whole(store: Store, tmp_path: Path) -> None:
+    path = tmp_path / "spans.jsonl"
+    path.write_text(line(span(1)) + "\n")
+    assert ingest_paths(store, [path]).inserted == 1
+    path.write_text(line(span(7)) + "\n" + line(span(8)) + "\n")  # same name, other content
+    again = ingest_paths(store, [path])
+    assert (again.read, again.inserted) == (2, 2)
+    store.command(f"TRUNCATE TABLE {store.traces_table}")  # the spans are gone: read again
+    restored = ingest_paths(store, [path])
+    assert (restored.read, restored.inserted, restored.unchanged) == (2, 2, 0)
+
+
+def test_compressed_files_are_passed_over_only_when_unchanged(store: Store, tmp_path: Path) -> None:
+    path = tmp_path / "spans.jsonl.gz"
+    path.write_bytes(gzip.compress((line(span(1)) + "\n").encode()))
+    assert ingest_paths(store, [path]).inserted == 1
+    assert ingest_paths(store, [path]).unchanged == 1
+    path.write_bytes(gzip.compress((line(span(1)) + "\n" + line(span(2)) + "\n").encode()))
+    changed = ingest_paths(store, [path])
+    assert (changed.read, changed.inserted, changed.duplicates) == (2, 1, 1)

@@ -81,7 +81,10 @@ def test_default_folder_twice(app: typer.Typer, workdir: Path) -> None:
     assert "3 spans read: 3 inserted, 0 duplicates from 1 file" in first.stdout
     assert (workdir / ".ragfunnel" / "store").is_dir()
     second = runner.invoke(app, ["ingest"])
-    assert "3 spans read: 0 inserted, 3 duplicates" in second.stdout
+    assert second.exit_code == 0, second.output
+    assert "1 file was already ingested and unchanged" in second.stdout
+    rescan = runner.invoke(app, ["ingest", "--rescan"])
+    assert "3 spans read: 0 inserted, 3 duplicates" in rescan.stdout
 
 
 def test_problems_go_to_stderr_and_strict_fails(app: typer.Typer, workdir: Path) -> None:
@@ -92,7 +95,7 @@ def test_problems_go_to_stderr_and_strict_fails(app: typer.Typer, workdir: Path)
     assert f"{path}:2: skipped: invalid JSON" in result.stderr
     assert "1 problem skipped" in result.stdout
     strict = runner.invoke(
-        app, ["ingest", str(path), "--store", "chdb://st", "--strict", "--quiet"]
+        app, ["ingest", str(path), "--store", "chdb://st", "--strict", "--quiet", "--rescan"]
     )
     assert strict.exit_code == 1
     assert strict.stdout == ""

@@ -25,6 +25,7 @@ import msgspec
 import pyarrow as pa
 
 from ragfunnel.analyzer.ingest import jaeger, otlp
+from ragfunnel.analyzer.ingest._manifest import Manifest, Plan, Record, head_hash
 from ragfunnel.analyzer.ingest._model import ResourceSpans, decode_envelope
 from ragfunnel.analyzer.ingest._summary import IngestError, IngestSummary, Skip
 from ragfunnel.analyzer.ingest.rows import Chunk, RowBuilder
@@ -132,6 +133,8 @@ class Loader:
         self._on_chunk = on_chunk
         self._where = ("", 0)
         self.builder = RowBuilder(note=self._builder_note)
+        self.low = 0
+        self.high = 0
 
     def _builder_note(self, message: str) -> None:
         self.summary.notes.append(Skip(self._where[0], self._where[1], message))
@@ -161,7 +164,10 @@ class Loader:
     def flush(self) -> None:
         """Hand the spans gathered so far to the writer."""
         if len(self.builder) and self._writer is not None:
-            self._writer.submit(self.builder.chunk())
+            chunk = self.builder.chunk()
+            self.low = min(self.low or chunk.low, chunk.low)
+            self.high = max(self.high, chunk.high)
+            self._writer.submit(chunk)
             if self._on_chunk:
                 self._on_chunk()
 
@@ -224,12 +230,15 @@ def ingest_paths(
     *,
     strict: bool = False,
     progress: bool = False,
+    rescan: bool = False,
 ) -> IngestSummary:
     """Ingest trace files, folders (recursively) and globs into ``store``.
 
     Files under a folder that do not start like JSON are passed over silently; files named
     explicitly must be trace files. With ``strict`` the first file with a problem stops the
     ingest after that file (what was read is kept). ``progress`` shows a bar on stderr.
+    Files an earlier ingest read are passed over if unchanged, and read on from where it
+    stopped if they grew; ``rescan`` reads every file from its start.
 
     Raises:
         IngestError: a PATH matched no file.
@@ -242,9 +251,18 @@ def ingest_paths(
     explicit = {Path(os.fspath(p)).resolve() for p in paths if Path(os.fspath(p)).is_file()}
     summary = IngestSummary()
     total = sum(file.stat().st_size for file in files)
+    manifest = Manifest(store)
     with _Progress(total, enabled=progress) as bar, _writing(store, summary) as writer:
         for file in files:
-            _ingest_file(file, writer, summary, bar, explicit=file.resolve() in explicit)
+            _ingest_file(
+                file,
+                writer,
+                summary,
+                bar,
+                None if rescan else manifest,
+                recorder=manifest,
+                explicit=file.resolve() in explicit,
+            )
             if strict and summary.skipped:
                 break
     return summary
@@ -255,22 +273,59 @@ def _ingest_file(
     writer: Writer,
     summary: IngestSummary,
     bar: _Progress,
+    manifest: Manifest | None,
     *,
+    recorder: Manifest,
     explicit: bool,
 ) -> None:
     source = str(file)
-    with otlp.open_trace_file(file) as (stream, position):
+    stat = file.stat()
+    writer.wait()  # the store's client is not shared between threads
+    plan = manifest.plan(file, stat) if manifest else Plan()
+    if plan.skip:
+        summary.unchanged += 1
+        bar.done_file(stat.st_size)
+        return
+    with otlp.open_trace_file(file) as (stream, position, compressed):
         head = stream.peek(4096)[:4096] if hasattr(stream, "peek") else b""
-        if not otlp.sniff(head):
+        if not otlp.sniff(head) and not plan.offset:
             if explicit:
                 summary.skipped.append(Skip(source, 1, "not a JSON trace file"))
             return
         summary.files += 1
         bar.track(position)
+        if plan.offset:
+            stream.seek(plan.offset)
+        before = summary.read
         loader = Loader(writer, summary, on_chunk=bar.refresh)
-        otlp.read_lines(stream, source, loader)
+        reading = otlp.read_lines(stream, source, loader, first_line=plan.line + 1)
         loader.flush()
-    bar.done_file(file.stat().st_size)
+        end = stream.tell()
+    writer.wait()
+    if reading.broken:
+        return
+    # Where reading stopped: after the last complete line of a plain line file (a writer may
+    # still be appending), else the whole file.
+    after = file.stat()
+    resumable = not compressed and not reading.document
+    offset = end - reading.tail if resumable else after.st_size
+    previous = plan.previous if plan.offset else None
+    lows = [low for low in (loader.low, previous.low if previous else 0) if low]
+    recorder.record(
+        file,
+        Record(
+            size=after.st_size,
+            mtime_ns=after.st_mtime_ns,
+            head=head_hash(file, offset),
+            offset=offset,
+            line=reading.lines - (1 if reading.tail else 0),
+            resumable=resumable,
+            spans=summary.read - before + (previous.spans if previous else 0),
+            low=min(lows, default=0),
+            high=max(loader.high, previous.high if previous else 0),
+        ),
+    )
+    bar.done_file(stat.st_size)
 
 
 def ingest_lines(

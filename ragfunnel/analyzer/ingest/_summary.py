@@ -35,7 +35,9 @@ class IngestSummary:
         skipped: lines, documents or spans that could not be read, each with its place.
         notes: repairs that kept a span: a value cut to size, a negative duration set to 0,
             bytes that were not UTF-8.
-        files: input files (or documents, for Jaeger) that were opened.
+        files: input files (or Jaeger answers) that were read.
+        unchanged: files passed over because an earlier ingest read them and they have not
+            changed since (see ``rescan``).
     """
 
     read: int = 0
@@ -44,6 +46,7 @@ class IngestSummary:
     skipped: list[Skip] = field(default_factory=list)
     notes: list[Skip] = field(default_factory=list)
     files: int = 0
+    unchanged: int = 0
 
     def merge(self, other: IngestSummary) -> None:
         """Add ``other``'s counts and messages to this summary."""
@@ -53,6 +56,7 @@ class IngestSummary:
         self.skipped.extend(other.skipped)
         self.notes.extend(other.notes)
         self.files += other.files
+        self.unchanged += other.unchanged
 
     def describe(self) -> str:
         """One line for people: ``1,200 spans read: 1,000 inserted, 200 duplicates; 3 skipped``."""
@@ -66,4 +70,9 @@ class IngestSummary:
             )
         if self.notes:
             text += f"; {len(self.notes):,} repaired"
+        if self.unchanged:
+            text += (
+                f"; {self.unchanged:,} file{' was' if self.unchanged == 1 else 's were'} "
+                "already ingested and unchanged"
+            )
         return text

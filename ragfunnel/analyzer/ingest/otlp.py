@@ -23,6 +23,7 @@ import json
 import re
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Protocol, cast
 
@@ -40,7 +41,15 @@ from ragfunnel.analyzer.ingest._model import (
     decode_span,
 )
 
-__all__ = ["Sink", "open_trace_file", "opens_document", "read_document", "read_lines", "sniff"]
+__all__ = [
+    "Reading",
+    "Sink",
+    "open_trace_file",
+    "opens_document",
+    "read_document",
+    "read_lines",
+    "sniff",
+]
 
 GZIP_MAGIC = b"\x1f\x8b"
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
@@ -67,26 +76,26 @@ class Sink(Protocol):
 
 
 @contextmanager
-def open_trace_file(path: Path) -> Iterator[tuple[IO[bytes], Callable[[], int]]]:
+def open_trace_file(path: Path) -> Iterator[tuple[IO[bytes], Callable[[], int], bool]]:
     """Open ``path`` for reading, undoing gzip or zstd.
 
-    Yields the stream and a function giving how many bytes *of the file* have been consumed
-    (for progress bars).
+    Yields the stream, a function giving how many bytes *of the file* have been consumed (for
+    progress bars), and whether the file was compressed.
     """
     with path.open("rb") as raw:
         magic = raw.read(4)
         raw.seek(0)
         if magic[:2] == GZIP_MAGIC:
             with gzip.GzipFile(fileobj=raw) as unzipped:
-                yield cast("IO[bytes]", unzipped), raw.tell
+                yield cast("IO[bytes]", unzipped), raw.tell, True
         elif magic == ZSTD_MAGIC:
             import zstandard
 
             reader = zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True)
             with io.BufferedReader(reader, buffer_size=1 << 20) as unzstd:
-                yield unzstd, raw.tell
+                yield unzstd, raw.tell, True
         else:
-            yield raw, raw.tell
+            yield raw, raw.tell, False
 
 
 def sniff(head: bytes) -> bool:
@@ -94,7 +103,21 @@ def sniff(head: bytes) -> bool:
     return head.lstrip()[:1] in (b"{", b"[")
 
 
-def read_lines(lines: Iterable[bytes], source: str, sink: Sink, *, first_line: int = 1) -> None:
+@dataclass
+class Reading:
+    """How reading a source ended."""
+
+    lines: int = 0
+    """The number of the last line read."""
+    tail: int = 0
+    """Bytes of a last line without a newline (cut off: read it again next time)."""
+    document: bool = False
+    """The source was read as one or more multi-line documents, not as lines."""
+    broken: bool = False
+    """The stream itself failed (a cut or corrupt compressed file)."""
+
+
+def read_lines(lines: Iterable[bytes], source: str, sink: Sink, *, first_line: int = 1) -> Reading:
     """Read OTLP JSON lines (or, if the first line opens a multi-line document, the document).
 
     Input errors are reported to ``sink``; a decompression error of the underlying stream
@@ -103,22 +126,27 @@ def read_lines(lines: Iterable[bytes], source: str, sink: Sink, *, first_line: i
     iterator = iter(lines)
     number = first_line - 1
     first = True
+    reading = Reading(lines=number)
     while True:
         try:
             line = next(iterator)
         except StopIteration:
-            return
+            return reading
         except Exception as exc:  # noqa: BLE001 - gzip, zlib and zstd each raise their own errors
             sink.skip(
                 source, number + 1, f"cannot read further, truncated or corrupt file? ({exc})"
             )
-            return
+            reading.broken = True
+            return reading
         number += 1
+        reading.lines = number
+        reading.tail = 0 if line.endswith(b"\n") else len(line)
         if first:
             if not line.strip():
                 continue
             first = False
             if opens_document(line):
+                reading.document = True
                 try:
                     rest = b"".join(iterator)
                 except Exception as exc:  # noqa: BLE001 - as above
@@ -127,9 +155,10 @@ def read_lines(lines: Iterable[bytes], source: str, sink: Sink, *, first_line: i
                         number,
                         f"cannot read the whole document, truncated or corrupt file? ({exc})",
                     )
-                    return
+                    reading.broken = True
+                    return reading
                 read_document(line + rest, source, sink, first_line=number)
-                return
+                return reading
         _read_line(line, source, number, sink)
 
 

@@ -1,0 +1,172 @@
+"""What earlier ingests read of each file, so that the next one reads only what is new.
+
+The default workflow runs ``ragfunnel ingest`` after every run of the app, over a trace folder
+that only grows: without a record, every ingest would read every old file again (adding nothing,
+thanks to de-duplication, but at full cost). For each file the store keeps where reading stopped:
+the byte offset after the last complete line, the line number there, a hash of the file's first
+64 KiB, and how many spans it held in which time window.
+
+- A file that has not changed since is passed over.
+- A plain line file that grew (the app appended) is read from where the last ingest stopped; a
+  line that was cut off then is read again whole.
+- Anything else — another head, a shorter file, a compressed or pretty-printed file that changed —
+  is read from the start.
+
+The record lives in the store itself (table ``ragfunnel_ingest_log`` next to the traces), so
+it goes away with the store. As a safety net, a file is passed over only while the traces table
+still holds at least as many spans in the file's time window as were read from it; when rows
+were deleted, the file is read again (de-duplication keeps that safe). ``rescan`` ignores the
+record altogether.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import socket
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ragfunnel.analyzer.store import Store
+
+__all__ = ["HEAD_BYTES", "Manifest", "Plan", "Record"]
+
+HEAD_BYTES = 64 << 10
+"""How much of a file's start is hashed to tell the same file, grown, from another one."""
+
+_TABLE = "ragfunnel_ingest_log"
+_DDL = """
+CREATE TABLE IF NOT EXISTS {table} (
+    TracesTable String,
+    Host String,
+    Path String,
+    Size UInt64,
+    MtimeNs Int64,
+    Head String,
+    Offset UInt64,
+    Line UInt64,
+    Resumable Bool,
+    Spans UInt64,
+    Low Int64,
+    High Int64,
+    RecordedAt DateTime64(6) DEFAULT now64(6)
+) ENGINE = MergeTree ORDER BY (TracesTable, Host, Path, RecordedAt)
+"""
+
+
+@dataclass(frozen=True)
+class Record:
+    """Where an ingest stopped reading one file."""
+
+    size: int
+    mtime_ns: int
+    head: str
+    offset: int
+    """Bytes read up to the end of the last complete line (the whole file unless resumable)."""
+    line: int
+    """Lines up to ``offset``."""
+    resumable: bool
+    """A plain line file: reading may go on from ``offset``."""
+    spans: int
+    low: int
+    high: int
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How to read a file this time: not at all, or from a byte offset and line number."""
+
+    skip: bool = False
+    offset: int = 0
+    line: int = 0
+    previous: Record | None = None
+
+
+def head_hash(path: Path, length: int) -> str:
+    """SHA-256 of the first ``length`` bytes (at most :data:`HEAD_BYTES`) of ``path``."""
+    with path.open("rb") as file:
+        return hashlib.sha256(file.read(min(length, HEAD_BYTES))).hexdigest()
+
+
+class Manifest:
+    """The ingest log of one store and traces table."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self._host = socket.gethostname()
+        self._table = f"`{store.database}`.`{_TABLE}`"
+        store.command(_DDL.format(table=self._table))
+
+    def plan(self, path: Path, stat: os.stat_result) -> Plan:
+        """How much of ``path`` to read, given what earlier ingests recorded."""
+        record = self._lookup(path)
+        if record is None or not self._still_stored(record):
+            return Plan()
+        if record.head != head_hash(path, record.offset):
+            return Plan()
+        if (stat.st_size, stat.st_mtime_ns) == (record.size, record.mtime_ns) and (
+            not record.resumable or record.offset == record.size
+        ):
+            return Plan(skip=True, previous=record)
+        if record.resumable and stat.st_size > record.offset:
+            # Grown since (or a cut-off last line to read again): go on from the last full line.
+            return Plan(offset=record.offset, line=record.line, previous=record)
+        return Plan()
+
+    def record(self, path: Path, record: Record) -> None:
+        """Remember where reading ``path`` stopped."""
+        self._store.command(
+            f"INSERT INTO {self._table} (TracesTable, Host, Path, Size, MtimeNs, Head, Offset, Line, "
+            "Resumable, Spans, Low, High) VALUES ({t:String}, {host:String}, {path:String}, "
+            "{size:UInt64}, {mtime:Int64}, {head:String}, {offset:UInt64}, {line:UInt64}, "
+            "{resumable:Bool}, {spans:UInt64}, {low:Int64}, {high:Int64})",
+            {
+                "t": self._store.table,
+                "host": self._host,
+                "path": str(path.resolve()),
+                "size": record.size,
+                "mtime": record.mtime_ns,
+                "head": record.head,
+                "offset": record.offset,
+                "line": record.line,
+                "resumable": record.resumable,
+                "spans": record.spans,
+                "low": record.low,
+                "high": record.high,
+            },
+        )
+
+    def _lookup(self, path: Path) -> Record | None:
+        rows = self._store.query_arrow(
+            f"SELECT Size, MtimeNs, Head, Offset, Line, Resumable, Spans, Low, High FROM {self._table} "
+            "WHERE TracesTable = {t:String} AND Host = {host:String} AND Path = {path:String} "
+            "ORDER BY RecordedAt DESC LIMIT 1",
+            {"t": self._store.table, "host": self._host, "path": str(path.resolve())},
+        ).to_pylist()
+        if not rows:
+            return None
+        row = rows[0]
+        return Record(
+            size=row["Size"],
+            mtime_ns=row["MtimeNs"],
+            head=row["Head"],
+            offset=row["Offset"],
+            line=row["Line"],
+            resumable=bool(row["Resumable"]),
+            spans=row["Spans"],
+            low=row["Low"],
+            high=row["High"],
+        )
+
+    def _still_stored(self, record: Record) -> bool:
+        if not record.spans:
+            return True
+        held = self._store.command(
+            f"SELECT count() FROM {self._store.traces_table} "
+            "WHERE Timestamp >= fromUnixTimestamp64Nano({low:Int64}) "
+            "AND Timestamp <= fromUnixTimestamp64Nano({high:Int64})",
+            {"low": record.low, "high": record.high},
+        )
+        return isinstance(held, int) and held >= record.spans
