@@ -375,3 +375,13 @@ def test_compressed_files_are_passed_over_only_when_unchanged(store: Store, tmp_
     path.write_bytes(gzip.compress((line(span(1)) + "\n" + line(span(2)) + "\n").encode()))
     changed = ingest_paths(store, [path])
     assert (changed.read, changed.inserted, changed.duplicates) == (2, 1, 1)
+
+
+def test_without_an_ingest_log_every_file_is_read_whole(store: Store, tmp_path: Path) -> None:
+    store.command(f"CREATE TABLE {store.database}.ragfunnel_ingest_log (x UInt8) ENGINE = Memory")
+    path = tmp_path / "spans.jsonl"
+    path.write_text(line(span(1)) + "\n")
+    first = ingest_paths(store, [path])
+    assert first.inserted == 1
+    assert "no ingest log kept" in first.notes[0].reason
+    assert ingest_paths(store, [path]).duplicates == 1

@@ -265,6 +265,14 @@ def ingest_paths(
             )
             if strict and summary.skipped:
                 break
+    if manifest.error:
+        summary.notes.append(
+            Skip(
+                store.dsn_redacted,
+                0,
+                f"no ingest log kept, files will be read whole: {manifest.error}",
+            )
+        )
     return summary
 
 

@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ragfunnel.analyzer.store import StoreError
+
 if TYPE_CHECKING:
     from ragfunnel.analyzer.store import Store
 
@@ -97,12 +99,23 @@ class Manifest:
         self._store = store
         self._host = socket.gethostname()
         self._table = f"`{store.database}`.`{_TABLE}`"
-        store.command(_DDL.format(table=self._table))
+        self.error = ""
+        """Why the log cannot be kept (a user without CREATE TABLE rights), if it cannot."""
+        try:
+            store.command(_DDL.format(table=self._table))
+        except StoreError as exc:
+            self.error = str(exc)
 
     def plan(self, path: Path, stat: os.stat_result) -> Plan:
         """How much of ``path`` to read, given what earlier ingests recorded."""
-        record = self._lookup(path)
-        if record is None or not self._still_stored(record):
+        if self.error:
+            return Plan()
+        try:
+            record = self._lookup(path)
+            if record is None or not self._still_stored(record):
+                return Plan()
+        except StoreError as exc:
+            self.error = str(exc)
             return Plan()
         if record.head != head_hash(path, record.offset):
             return Plan()
@@ -116,7 +129,15 @@ class Manifest:
         return Plan()
 
     def record(self, path: Path, record: Record) -> None:
-        """Remember where reading ``path`` stopped."""
+        """Remember where reading ``path`` stopped (a failure only costs the next ingest time)."""
+        if self.error:
+            return
+        try:
+            self._insert(path, record)
+        except StoreError as exc:
+            self.error = str(exc)
+
+    def _insert(self, path: Path, record: Record) -> None:
         self._store.command(
             f"INSERT INTO {self._table} (TracesTable, Host, Path, Size, MtimeNs, Head, Offset, Line, "
             "Resumable, Spans, Low, High) VALUES ({t:String}, {host:String}, {path:String}, "
