@@ -241,7 +241,8 @@ def _salvage(
             sink.skip(
                 source,
                 line,
-                f"truncated line, no newline at the end (a writer stopped mid-line?): {exc.msg}",
+                "truncated line, no newline at the end (a writer stopped mid-line, or is still "
+                f"writing it): {exc.msg}",
             )
         else:
             sink.skip(source, line, f"invalid JSON: {exc.msg} (column {exc.colno})")
