@@ -385,3 +385,13 @@ def test_without_an_ingest_log_every_file_is_read_whole(store: Store, tmp_path: 
     assert first.inserted == 1
     assert "no ingest log kept" in first.notes[0].reason
     assert ingest_paths(store, [path]).duplicates == 1
+
+
+def test_progress_bar_and_missing_end_times(store: Store, tmp_path: Path) -> None:
+    body = span(1)
+    del body["endTimeUnixNano"]
+    path = tmp_path / "spans.jsonl"
+    path.write_text(line(body) + "\n")
+    summary = ingest_paths(store, [path], progress=True)
+    assert summary.describe() == "1 span read: 1 inserted, 0 duplicates; 1 repaired"
+    assert summary.notes[0].reason.endswith("no end time, Duration set to 0")

@@ -61,7 +61,8 @@ class IngestSummary:
     def describe(self) -> str:
         """One line for people: ``1,200 spans read: 1,000 inserted, 200 duplicates; 3 skipped``."""
         text = (
-            f"{self.read:,} spans read: {self.inserted:,} inserted, {self.duplicates:,} "
+            f"{self.read:,} span{'' if self.read == 1 else 's'} read: "
+            f"{self.inserted:,} inserted, {self.duplicates:,} "
             f"duplicate{'' if self.duplicates == 1 else 's'}"
         )
         if self.skipped:

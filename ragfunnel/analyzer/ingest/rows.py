@@ -314,7 +314,8 @@ class RowBuilder:
 
         self.seen.add(key)
         if end < start:
-            self._note(f"span {span_id}: end before start (clock skew?), Duration set to 0")
+            problem = "no end time" if not end else "end before start (clock skew?)"
+            self._note(f"span {span_id}: {problem}, Duration set to 0")
             end = start
         self._rows.append(
             (
