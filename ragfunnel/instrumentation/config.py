@@ -171,12 +171,22 @@ def _make_exporter(spec: str) -> SpanExporter | None:
     raise ConfigError(f"unsupported OTLP protocol {protocol!r}: use grpc or http/protobuf")
 
 
-def _provider_for(service_name: str, tracer_provider: TracerProvider | None) -> TracerProvider:
+def _provider_for(
+    service_name: str, tracer_provider: TracerProvider | None, *, explicit: bool
+) -> TracerProvider:
     global _own_provider  # noqa: PLW0603 - one provider per process, like the SDK's global
     if tracer_provider is not None:
         return tracer_provider
     existing = trace.get_tracer_provider()
     if isinstance(existing, TracerProvider):
+        current = existing.resource.attributes.get("service.name")
+        if explicit and current != service_name:
+            logger.warning(
+                "service_name=%r is not applied: the process already has a TracerProvider "
+                "(service.name=%r); pass tracer_provider= to use another one",
+                service_name,
+                current,
+            )
         return existing
     if _own_provider is None:
         _own_provider = TracerProvider(resource=Resource.create({"service.name": service_name}))
@@ -267,7 +277,8 @@ def configure(
             or os.environ.get("RAGFUNNEL_SERVICE_NAME")
             or os.environ.get("OTEL_SERVICE_NAME", "ragfunnel-app")
         )
-        provider = _provider_for(name, tracer_provider)
+        explicit = bool(service_name or os.environ.get("RAGFUNNEL_SERVICE_NAME"))
+        provider = _provider_for(name, tracer_provider, explicit=explicit)
         try:
             span_exporter = spec if isinstance(spec, SpanExporter) else _make_exporter(spec)
         except ConfigError:

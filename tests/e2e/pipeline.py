@@ -2,9 +2,19 @@
 
 from __future__ import annotations
 
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import TracerProvider
+
 import ragfunnel
 
 SERVICE = "ragfunnel-e2e"
+
+
+def provider() -> TracerProvider:
+    """A provider of the e2e service's own: other tests may have created the global one."""
+    return TracerProvider(resource=Resource.create({"service.name": SERVICE}))
+
+
 CORPUS = {f"doc-{i:02d}": f"passage {i}" for i in range(60)}
 
 

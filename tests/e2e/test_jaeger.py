@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from conftest import Stack, get_json, wait_until
-from pipeline import SERVICE, answer
+from pipeline import SERVICE, answer, provider
 
 import ragfunnel
 from ragfunnel.instrumentation import contract as c
@@ -18,7 +18,7 @@ from ragfunnel.instrumentation import contract as c
 def traced(stack: Stack, monkeypatch: pytest.MonkeyPatch) -> Stack:
     monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", stack.otlp_grpc)
     monkeypatch.setenv("OTEL_EXPORTER_OTLP_INSECURE", "true")
-    ragfunnel.configure(exporter="otlp", service_name=SERVICE, run_id="e2e-jaeger")
+    ragfunnel.configure(tracer_provider=provider(), exporter="otlp", run_id="e2e-jaeger")
     return stack
 
 

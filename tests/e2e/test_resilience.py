@@ -7,7 +7,7 @@ import urllib.parse
 
 import pytest
 from conftest import Stack, get_json, wait_until
-from pipeline import SERVICE, answer
+from pipeline import SERVICE, answer, provider
 
 import ragfunnel
 from ragfunnel.instrumentation import contract as c
@@ -26,7 +26,7 @@ def test_collector_down_then_back(stack: Stack, monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "2")  # seconds per export attempt
     monkeypatch.setenv("RAGFUNNEL_MAX_QUEUE_SIZE", "100")
     monkeypatch.setenv("RAGFUNNEL_EXPORT_DELAY_S", "0.2")
-    ragfunnel.configure(exporter="otlp", service_name=SERVICE, run_id="e2e-outage")
+    ragfunnel.configure(tracer_provider=provider(), exporter="otlp", run_id="e2e-outage")
 
     answer("q-before", "before the outage")
     assert ragfunnel.flush(10_000)

@@ -163,3 +163,14 @@ def test_queue_full_drops_are_counted_and_the_app_never_blocks() -> None:
     release.set()
     assert ragfunnel.flush(5_000)
     assert stats.exported + stats.dropped == 100
+
+
+def test_service_name_cannot_rename_an_existing_provider(caplog: pytest.LogCaptureFixture) -> None:
+    from opentelemetry import trace
+
+    ragfunnel.configure(exporter="none")  # makes sure a global SDK provider exists
+    current = trace.get_tracer_provider().resource.attributes["service.name"]
+    with caplog.at_level(logging.WARNING, logger="ragfunnel"):
+        ragfunnel.configure(exporter="none", service_name=f"{current}-renamed")
+    assert "is not applied" in caplog.text
+    assert trace.get_tracer_provider().resource.attributes["service.name"] == current
