@@ -154,6 +154,8 @@ class CaseSet:
 
     cases: tuple[Case, ...]
     source: str = ""
+    derived: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    """Tables the analyzer derives from these cases, kept so repeated analyses reuse them."""
 
     def __len__(self) -> int:
         return len(self.cases)

@@ -1,0 +1,299 @@
+"""One analysis's conversation with the store: temporary case tables, discovery, queries.
+
+Cases travel to ClickHouse as two temporary tables (question key → case, case → item ids),
+inserted as Arrow: values never become SQL text, and the tables vanish with the session (they
+are also dropped explicitly at the end). Matching a trace to a case happens in two steps:
+
+1. by question key: the case id itself (the app passed it to ``@ragfunnel.question``);
+2. discovery: question spans whose key matched no case id are listed with their question hash
+   (ragfunnel; this covers the ``q-<hash>`` ids the decorators derive from the text) or their
+   root's input text (foreign traces, hashed here with the contract's own normalisation);
+   those whose text matches exactly one case get their key added to the table.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import json
+import uuid
+from dataclasses import dataclass, replace
+from types import TracebackType
+from typing import Any, cast
+
+import polars as pl
+import pyarrow as pa
+
+from ragfunnel.analyzer.cases import CaseSet
+from ragfunnel.analyzer.funnel import sql
+from ragfunnel.analyzer.funnel.schema import BUCKETS, stage_table
+from ragfunnel.analyzer.funnel.truth import IndexTruth
+from ragfunnel.analyzer.store import Store, StoreError
+from ragfunnel.instrumentation.contract import question_hash
+
+__all__ = ["Discovery", "Session", "SideData"]
+
+BATCH_INSTANCES = 150_000
+"""Question instances aggregated per funnel query (one batch of buckets)."""
+
+# Keys a foreign root's JSON input may hold the question under (OpenInference input.value).
+_JSON_QUESTION_KEYS = ("query", "question", "input", "query_str", "text")
+
+
+@dataclass(frozen=True)
+class SideData:
+    """Per-instance details from the side queries (``inst_key`` joins them); None = none."""
+
+    errors: pl.DataFrame | None = None
+    samples: pl.DataFrame | None = None
+    oracle: pl.DataFrame | None = None
+    low_confidence: pl.DataFrame | None = None
+    retrievers: pl.DataFrame | None = None
+
+
+@dataclass(frozen=True)
+class Discovery:
+    """What discovery found: keys added by text match, and questions matching no case."""
+
+    matched_keys: int
+    unmatched_instances: int
+    unmatched_examples: tuple[str, ...]
+
+
+def _foreign_question(text: str, mime: str) -> str:
+    if "json" in mime.lower():
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError:
+            return text
+        if isinstance(data, dict):
+            for key in _JSON_QUESTION_KEYS:
+                if isinstance(data.get(key), str):
+                    return str(data[key])
+        if isinstance(data, str):
+            return data
+    return text
+
+
+def _case_hashes(cases: CaseSet) -> pl.DataFrame:
+    """Map ``question_hash`` to ``case_idx``, computed once per case set.
+
+    Only cases whose normalised text is their own: a text shared by several cases cannot
+    pick one.
+    """
+    cached = cases.derived.get("hashes")
+    if cached is None:
+        ambiguous = cases.ambiguous_hashes()
+        pairs = [
+            (case.question_hash, i)
+            for i, case in enumerate(cases, start=1)
+            if case.question_hash not in ambiguous
+        ]
+        cached = pl.DataFrame(
+            pairs, schema={"question_hash": pl.String, "case_idx": pl.UInt32}, orient="row"
+        )
+        cases.derived["hashes"] = cached
+    return cast("pl.DataFrame", cached)
+
+
+class Session:
+    """Temporary tables and the queries of one analysis; use as a context manager."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.stage_table = stage_table(store)
+        tag = uuid.uuid4().hex[:12]
+        self.keys_table = f"_ragfunnel_{tag}_keys"
+        self.items_table = f"_ragfunnel_{tag}_items"
+        self.match_table = f"_ragfunnel_{tag}_match"
+        self._created: list[str] = []
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        # Cleanup must not mask the analysis's own error; the tables die with the session.
+        for name in self._created:
+            with contextlib.suppress(StoreError):
+                self.store.command(f"DROP TEMPORARY TABLE IF EXISTS `{name}`")
+
+    def _temporary(self, name: str, columns: str, data: pa.Table) -> None:
+        self.store.command(f"CREATE TEMPORARY TABLE `{name}` ({columns}) ENGINE = Memory")
+        self._created.append(name)
+        if data.num_rows:
+            self.store.client.insert_arrow(name, data)
+
+    def load_cases(self, cases: pl.DataFrame) -> None:
+        """Create the key and item tables for ``cases``.
+
+        ``cases`` has ``case_idx``, ``question_id`` and ``items``; traces keyed by anything
+        but a case id are matched by :meth:`discover`.
+        """
+        keys = cases.select(pl.col("question_id").alias("key"), "case_idx")
+        self._temporary(self.keys_table, "key String, case_idx UInt32", keys.to_arrow())
+        items = cases.select("case_idx", "items")
+        self._temporary(self.items_table, "case_idx UInt32, items Array(String)", items.to_arrow())
+
+    def discover(self, cases: CaseSet, runs: tuple[str, ...]) -> Discovery:
+        """Match question keys that are no case id by question text (see the module doc)."""
+        found = self.store.query_df(
+            sql.discovery_sql(self.stage_table, self.keys_table, runs=bool(runs)),
+            {"runs": list(runs)},
+        )
+        if found.is_empty():
+            return Discovery(0, 0, ())
+        hashes = [
+            qh if source == "ragfunnel" else (question_hash(_foreign_question(t, m)) if t else "")
+            for source, qh, t, m in found.select(
+                "source", "question_hash", "text", "mime"
+            ).iter_rows()
+        ]
+        matched = found.with_columns(question_hash=pl.Series(hashes, dtype=pl.String)).join(
+            _case_hashes(cases), on="question_hash", how="left"
+        )
+        hit = matched.filter(pl.col("case_idx").is_not_null())
+        if hit.height:
+            self.store.client.insert_arrow(
+                self.keys_table,
+                hit.select("key", pl.col("case_idx").cast(pl.UInt32)).to_arrow(),
+            )
+        miss = matched.filter(pl.col("case_idx").is_null())
+        return Discovery(
+            hit.height,
+            int(miss.get_column("instances").sum() or 0),
+            tuple(miss.get_column("key").head(5).to_list()),
+        )
+
+    def prepare_match(self, items: int) -> str:
+        """Build the table the funnel query joins on (after discovery); returns its name."""
+        columns, select = sql.match_sql(self.keys_table, self.items_table, items)
+        self.store.command(
+            f"CREATE TEMPORARY TABLE `{self.match_table}` ({columns}) ENGINE = Memory"
+        )
+        self._created.append(self.match_table)
+        self.store.command(f"INSERT INTO `{self.match_table}` {select}")
+        return self.match_table
+
+    def keys_for(self, case_idx: int) -> list[str]:
+        """Every question key that maps to one case (for a single question's records)."""
+        rows = self.store.query_df(
+            f"SELECT key FROM `{self.keys_table}` WHERE case_idx = {{c:UInt32}}", {"c": case_idx}
+        )
+        return rows.get_column("key").to_list()
+
+    def index_truth(self) -> IndexTruth:
+        """Index truth from the ingest spans in the store (none if there are none)."""
+        versions = self.store.query_df(sql.ingest_versions_sql(self.stage_table))
+        if versions.is_empty():
+            return IndexTruth.none()
+        found = self.store.query_df(sql.index_truth_sql(self.stage_table, self.items_table))
+        return IndexTruth.from_ingest(found, versions.get_column("version").to_list())
+
+    def conflict_chunks(self) -> pl.DataFrame:
+        """Chunks that belong to exactly one of several ingestions of the same document.
+
+        Columns: ``hash`` (UInt64, as the view hashes ids), ``chunk``, ``document`` and
+        ``ingestion`` (a label).
+        """
+        docs = self.store.query_df(sql.multi_ingested_sql(self.stage_table))
+        empty = pl.DataFrame(
+            schema={"hash": pl.UInt64, "chunk": pl.String, "document": pl.String,
+                    "ingestion": pl.String}
+        )  # fmt: skip
+        if docs.is_empty():
+            return empty
+        rows = []
+        for document, ingestions in docs.iter_rows():
+            owners: dict[str, set[str]] = {}
+            for ingestion in ingestions:
+                version, when, ids, hashes = (ingestion[k] for k in ("1", "2", "3", "4"))
+                label = f"{version or 'unversioned'} ingested {when:%Y-%m-%d %H:%M:%S}"
+                for chunk, h in zip(ids, hashes, strict=True):
+                    owners.setdefault(f"{h}\x00{chunk}", set()).add(label)
+            for key, labels in owners.items():
+                if len(labels) == 1:
+                    h, chunk = key.split("\x00", 1)
+                    rows.append((int(h), chunk, document, next(iter(labels))))
+        if not rows:
+            return empty
+        return pl.DataFrame(rows, schema=empty.schema, orient="row")
+
+    def _params(self, query: sql.FunnelQuery, conflict: list[int] | None = None) -> dict[str, Any]:
+        return {
+            "runs": list(query.runs),
+            "keys": list(query.question_keys),
+            "conflict": conflict or [],
+        }
+
+    def batches(self, query: sql.FunnelQuery) -> list[sql.FunnelQuery]:
+        """The query split into batches of buckets.
+
+        Each batch holds about ``BATCH_INSTANCES`` questions, so ClickHouse's aggregation
+        state (a few kilobytes per question) and the records being built stay within a few
+        hundred megabytes.
+        """
+        found = self.store.query_arrow(
+            f"SELECT count() AS n FROM {self.stage_table} WHERE Stage = 'question'"
+        )
+        instances = int(found.column("n")[0].as_py())
+        count = max(1, min(BUCKETS, -(-instances // BATCH_INSTANCES)))
+        edges = [round(i * BUCKETS / count) for i in range(count + 1)]
+        return [replace(query, buckets=(lo, hi - 1)) for lo, hi in itertools.pairwise(edges)]
+
+    def funnel(self, query: sql.FunnelQuery, conflict: list[int]) -> pl.DataFrame:
+        """One batch's funnel rows, one per question instance.
+
+        The root's trace id, question key, run and index version are joined in.
+        """
+        params = self._params(query, conflict)
+        raw = self.store.query_df(sql.funnel_sql(query), params)
+        roots = self.store.query_df(sql.roots_sql(query), params).unique("inst_key")
+        raw = raw.join(roots, on="inst_key", how="left")
+        rootless = raw.filter(pl.col("trace_id").is_null()).get_column("inst_key").to_list()
+        if rootless:
+            found = self.store.query_df(
+                sql.instance_ids_sql(query), {**params, "instances": rootless}
+            )
+            raw = (
+                raw.join(found, on="inst_key", how="left", suffix="_found")
+                .with_columns(
+                    trace_id=pl.coalesce("trace_id", "trace_id_found"),
+                    question_key=pl.coalesce("question_key", "question_key_found"),
+                    run_id=pl.col("run_id").fill_null(""),
+                    index_version=pl.col("index_version").fill_null(""),
+                )
+                .drop("trace_id_found", "question_key_found")
+            )
+        return raw
+
+    def item_scores(self, query: sql.FunnelQuery, instances: list[int]) -> pl.DataFrame:
+        """Item scores at the candidate and rerank spans of these instances."""
+        return self.store.query_df(
+            sql.scores_sql(query), {**self._params(query), "instances": instances}
+        )
+
+    def side_data(self, query: sql.FunnelQuery, raws: list[pl.DataFrame]) -> SideData:
+        """The rare details the funnel query leaves out, fetched only when some row has them."""
+
+        def fetch(needed: pl.Expr, build: str) -> pl.DataFrame | None:
+            if not any(raw.height and raw.select(needed.sum()).item() for raw in raws):
+                return None
+            return self.store.query_df(build, self._params(query))
+
+        shift, bits = sql.META_FIELDS["n_low_confidence"]
+        low_confidence = (pl.col("gen_meta") // (1 << shift) % (1 << bits)).cast(pl.Int64)
+
+        return SideData(
+            errors=fetch(pl.col("n_errors"), sql.errors_sql(query)),
+            samples=fetch(pl.col("samples_n_spans"), sql.samples_sql(query)),
+            oracle=fetch(pl.col("oracle_n_spans"), sql.oracle_sql(query)),
+            low_confidence=fetch(low_confidence, sql.low_confidence_sql(query)),
+            retrievers=(
+                fetch(pl.col("fusion_n_spans"), sql.retrievers_sql(query)) if query.items else None
+            ),
+        )
