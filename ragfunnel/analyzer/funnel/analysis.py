@@ -1,0 +1,233 @@
+"""``analyze``: rebuild every question's funnel from the store and attribute its first failure.
+
+The heavy part runs in ClickHouse (one aggregation over the typed stage table, see ``sql.py``);
+polars shapes the per-question result (``records.py``) and the summaries (``summary.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import cast
+
+import polars as pl
+import pyarrow as pa
+
+from ragfunnel.analyzer.cases import AllOf, CaseSet, Evidence, Leaf, load_cases
+from ragfunnel.analyzer.funnel.answers import prepare_cases
+from ragfunnel.analyzer.funnel.records import build_batch, finish
+from ragfunnel.analyzer.funnel.schema import ensure_views
+from ragfunnel.analyzer.funnel.session import Session
+from ragfunnel.analyzer.funnel.sql import FunnelQuery
+from ragfunnel.analyzer.funnel.summary import failure_table, metric_table
+from ragfunnel.analyzer.funnel.tree import node_table
+from ragfunnel.analyzer.funnel.truth import IndexTruth, load_manifest
+from ragfunnel.analyzer.store import Store
+
+__all__ = ["DEFAULT_K", "FunnelResult", "analyze", "case_tables"]
+
+DEFAULT_K = (1, 5, 10)
+
+
+@dataclass(frozen=True)
+class FunnelResult:
+    """The outcome of :func:`analyze`.
+
+    Attributes:
+        records: one row per question instance (a case asked in one trace): the record of
+            DESIGN §5 with an ``evidence`` list-of-struct column and per-question metrics.
+        failures: per run and mode, the count of each ``first_failure`` with a Wilson CI.
+        metrics: per run, each metric at the real cut and at each k, with its CI.
+        index_truth: where "was it indexed?" came from.
+        k: the chosen k values.
+        unmatched_questions: question instances in the store that match no case.
+        unmatched_examples: a few of their question keys.
+        cases_without_trace: ids of cases no analysed trace asked.
+    """
+
+    records: pl.DataFrame
+    failures: pl.DataFrame
+    metrics: pl.DataFrame
+    index_truth: str
+    k: tuple[int, ...]
+    unmatched_questions: int = 0
+    unmatched_examples: tuple[str, ...] = ()
+    cases_without_trace: tuple[str, ...] = field(default_factory=tuple)
+
+    def record(self, question_id: str) -> pl.DataFrame:
+        """The records of one case (every run and occurrence)."""
+        return self.records.filter(pl.col("question_id") == question_id)
+
+
+def _root_kind(evidence: Evidence | None) -> str | None:
+    if evidence is None:
+        return None
+    if isinstance(evidence, Leaf):
+        return "leaf"
+    ids = [child.id for child in evidence.children if isinstance(child, Leaf)]
+    # A group naming one id twice weighs it twice in recall: the tree fold handles that.
+    if len(ids) == len(evidence.children) == len(set(ids)):
+        return "all" if isinstance(evidence, AllOf) else "any"
+    return "nested"
+
+
+def case_tables(cases: CaseSet) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The cases as one table, and the node table of the nested evidence trees.
+
+    The case table has ``case_idx`` (1-based), ``question_id``, ``answerable``, ``items`` (the
+    distinct evidence ids), ``n_items``, ``root_kind`` (``leaf`` / ``all`` / ``any`` for flat
+    evidence, ``nested`` otherwise), ``facts`` and ``reference``. Both are cached on the
+    case set, so analysing the same cases again (another run, one question) costs nothing.
+    """
+    cached = cases.derived.get("tables")
+    if cached is not None:
+        return cast("tuple[pl.DataFrame, pl.DataFrame]", cached)
+    all_cases = cases.cases
+    # Built column by column through Arrow: polars' constructor from Python lists of lists is
+    # an order of magnitude slower and far hungrier at a million cases.
+    kinds: list[str | None] = []
+    item_offsets, item_values = [0], []
+    fact_offsets: list[int] = [0]
+    fact_values: list[str] = []
+    nested = []
+    for i, case in enumerate(all_cases, start=1):
+        kind = _root_kind(case.evidence)
+        kinds.append(kind)
+        if kind == "leaf":
+            item_values.append(cast(Leaf, case.evidence).id)
+        elif kind in ("all", "any"):
+            item_values.extend(cast(Leaf, c).id for c in cast(AllOf, case.evidence).children)
+        elif kind == "nested":
+            item_values.extend(case.evidence_ids)
+            nested.append((i, case))
+        item_offsets.append(len(item_values))
+        fact_values.extend(case.facts)
+        fact_offsets.append(len(fact_values))
+    strings = pa.list_(pa.string())
+    frame = cast(
+        pl.DataFrame,
+        pl.from_arrow(
+            pa.table(
+                {
+                    "case_idx": pa.array(range(1, len(all_cases) + 1), pa.uint32()),
+                    "question_id": pa.array([case.id for case in all_cases], pa.string()),
+                    "answerable": pa.array([case.answerable for case in all_cases], pa.bool_()),
+                    "items": pa.ListArray.from_arrays(
+                        pa.array(item_offsets, pa.int32()), pa.array(item_values, pa.string())
+                    ).cast(strings),
+                    "root_kind": pa.array(kinds, pa.string()),
+                    "facts": pa.ListArray.from_arrays(
+                        pa.array(fact_offsets, pa.int32()), pa.array(fact_values, pa.string())
+                    ).cast(strings),
+                    "reference": pa.array([case.reference for case in all_cases], pa.string()),
+                }
+            )
+        ),
+    )
+    frame = prepare_cases(frame.with_columns(n_items=pl.col("items").list.len().cast(pl.Int64)))
+    tables = (frame, node_table(nested))
+    cases.derived["tables"] = tables
+    return tables
+
+
+def _runs(run: str | Iterable[str] | None) -> tuple[str, ...]:
+    if run is None:
+        return ()
+    if isinstance(run, str):
+        return (run,)
+    return tuple(run)
+
+
+def _k_values(k: int | Sequence[int] | None) -> tuple[int, ...]:
+    if k is None:
+        return DEFAULT_K
+    values = (k,) if isinstance(k, int) else tuple(k)
+    if not values or any(not isinstance(v, int) or v < 1 for v in values):
+        raise ValueError(f"k must be positive integers, got {k!r}")
+    return tuple(sorted(set(values)))
+
+
+def analyze(
+    store: Store,
+    cases: CaseSet | str | Path,
+    *,
+    run: str | Iterable[str] | None = None,
+    index_manifest: str | Path | Collection[str] | None = None,
+    k: int | Sequence[int] | None = None,
+    question: str | None = None,
+) -> FunnelResult:
+    """Rebuild each question's funnel and attribute its first failure (DESIGN §5–6).
+
+    Args:
+        store: an open :class:`~ragfunnel.analyzer.store.Store`.
+        cases: a :class:`~ragfunnel.analyzer.cases.CaseSet` or the path of a cases file.
+        run: only questions of this run id (or these run ids); default every run.
+        index_manifest: ids exported from the vector store (a path or a collection); when
+            absent, ingest spans in the store are the index truth if there are any.
+        k: the cut-off(s) for ranking metrics besides the real cut; default 1, 5, 10.
+        question: only this case id (or, if no case has it, this trace question id).
+
+    Raises:
+        CaseError: the cases file is invalid. ManifestError: the manifest is unreadable.
+        StoreError: the store failed. ValueError: a bad ``k``.
+    """
+    case_set = cases if isinstance(cases, CaseSet) else load_cases(cases)
+    k_values = _k_values(k)
+    runs = _runs(run)
+    if isinstance(index_manifest, (str, Path)):
+        manifest: Collection[str] | None = load_manifest(index_manifest)
+    else:
+        manifest = index_manifest
+    frame, nodes = case_tables(case_set)
+    items = int(frame.select(pl.col("n_items").max()).item() or 0)
+    ensure_views(store)
+    with Session(store) as session:
+        session.load_cases(frame)
+        found = session.discover(case_set, runs)
+        keys: tuple[str, ...] = ()
+        if question is not None:
+            by_id = frame.filter(pl.col("question_id") == question)
+            keys = (
+                tuple(session.keys_for(int(by_id["case_idx"][0]))) if by_id.height else (question,)
+            )
+        truth = (
+            IndexTruth.from_manifest(manifest) if manifest is not None else session.index_truth()
+        )
+        chunks = session.conflict_chunks()
+        query = FunnelQuery(
+            session.stage_table,
+            items=items,
+            match_table=session.prepare_match(items),
+            runs=runs,
+            conflicts=not chunks.is_empty(),
+            question_keys=keys,
+        )
+        conflict = chunks.get_column("hash").to_list()
+        batches = session.batches(query)
+        raws = [session.funnel(batch, conflict) for batch in batches]
+        side = session.side_data(query, raws)
+        parts = []
+        for i, batch in enumerate(batches):
+            raw, raws[i] = raws[i], pl.DataFrame()  # let each batch's rows go once built
+            parts.append(
+                build_batch(
+                    raw, frame, nodes, truth=truth, conflict_chunks=chunks, side=side,
+                    items=items, k_values=k_values,
+                    fetch_scores=partial(session.item_scores, batch),
+                )
+            )  # fmt: skip
+    records = finish(parts)
+    asked = set(records.get_column("question_id").unique().to_list())
+    wanted = [question] if question is not None else frame.get_column("question_id").to_list()
+    return FunnelResult(
+        records=records,
+        failures=failure_table(records),
+        metrics=metric_table(records, k_values),
+        index_truth=truth.describe(),
+        k=k_values,
+        unmatched_questions=found.unmatched_instances if question is None else 0,
+        unmatched_examples=found.unmatched_examples if question is None else (),
+        cases_without_trace=tuple(q for q in wanted if q not in asked),
+    )

@@ -1,0 +1,122 @@
+"""Deterministic answer checks from a case's ``facts`` or ``reference`` (until judges exist).
+
+The rule, for each answer:
+
+- no answer text recorded (content capture off, or the span lacks it) → ``unknown``;
+- the case has ``facts`` → ``correct`` when every fact appears in the answer, else
+  ``incorrect`` (the missing facts are listed);
+- no facts but a ``reference`` → ``correct`` when the whole reference appears in the answer,
+  else ``unknown`` (a paraphrase is not wrong, it just cannot be checked by containment);
+- neither → ``unknown``.
+
+"Appears" means containment after normalisation: NFKC, lower case, and every run of characters
+that are neither letters nor digits turned into one space, with the text padded by spaces, so a
+fact must match whole tokens: ``4.2.0`` matches "firmware 4.2.0." but not "4.2.01", and
+``$1,200`` does not match "1200". One function normalises both sides, vectorised.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+__all__ = ["judge_answers", "normalize_texts", "prepare_cases"]
+
+CORRECT = "correct"
+INCORRECT = "incorrect"
+UNKNOWN = "unknown"
+
+
+def normalize_texts(texts: pl.Series) -> pl.Series:
+    """The normalised, space-padded form of each text (nulls stay null).
+
+    NFKC is the slow step, so it runs only on the texts that are not plain ASCII (for ASCII,
+    NFKC changes nothing).
+    """
+    if texts.dtype != pl.String:
+        texts = texts.cast(pl.String)
+    ascii_only = texts.str.len_bytes() == texts.str.len_chars()
+    if not bool(ascii_only.fill_null(True).all()):
+        wide = ~ascii_only.fill_null(True)
+        texts = texts.scatter(wide.arg_true(), texts.filter(wide).str.normalize("NFKC"))
+    core = texts.str.to_lowercase().str.replace_all(r"[^\p{L}\p{N}]+", " ").str.strip_chars()
+    return pl.Series(texts.name, " " + core + " ", dtype=pl.String)
+
+
+def prepare_cases(cases: pl.DataFrame) -> pl.DataFrame:
+    """Add per-fact-slot columns ``fact_{j}``, ``fact_norm_{j}`` and ``reference_norm``.
+
+    Every fact and reference is normalised once, however many answers are judged.
+    """
+    width = int(cases.select(pl.col("facts").list.len().max()).item() or 0)
+    cases = cases.with_columns(
+        pl.col("facts").list.get(j, null_on_oob=True).alias(f"fact_{j}") for j in range(width)
+    )
+    return cases.with_columns(
+        *(normalize_texts(cases.get_column(f"fact_{j}")).alias(f"fact_norm_{j}")
+          for j in range(width)),
+        reference_norm=normalize_texts(cases.get_column("reference")),
+    )  # fmt: skip
+
+
+def judge_answers(answers: pl.DataFrame, cases: pl.DataFrame) -> pl.DataFrame:
+    """Judge each answer row against its case.
+
+    Args:
+        answers: columns ``row`` (a unique row id), ``case_idx``, ``has_answer`` (bool),
+            ``answer`` (str).
+        cases: the case table after :func:`prepare_cases`.
+
+    Returns:
+        ``row``, ``verdict`` (correct / incorrect / unknown) and ``verdict_reason`` (which
+        names the missing facts).
+    """
+    width = sum(1 for c in cases.columns if c.startswith("fact_norm_"))
+    slots = [f"fact_norm_{j}" for j in range(width)]
+    base = answers.select("row", "case_idx", "has_answer", "answer").join(
+        cases.select("case_idx", *slots, *(f"fact_{j}" for j in range(width)), "reference_norm"),
+        on="case_idx",
+        how="left",
+    )
+    base = base.with_columns(normalize_texts(base.get_column("answer")).alias("norm"))
+    found = [
+        pl.col(slot).is_null() | pl.col("norm").str.contains(pl.col(slot), literal=True)
+        for slot in slots
+    ]
+    base = base.with_columns(
+        has_facts=pl.col(slots[0]).is_not_null() if slots else pl.lit(False),
+        all_found=pl.all_horizontal(found) if found else pl.lit(True),
+        ref_found=pl.col("reference_norm").is_not_null()
+        & pl.col("norm").str.contains(pl.col("reference_norm"), literal=True),
+    )
+    verdict = (
+        pl.when(~pl.col("has_answer"))
+        .then(pl.lit(UNKNOWN))
+        .when(pl.col("has_facts"))
+        .then(pl.when(pl.col("all_found")).then(pl.lit(CORRECT)).otherwise(pl.lit(INCORRECT)))
+        .when(pl.col("ref_found"))
+        .then(pl.lit(CORRECT))
+        .otherwise(pl.lit(UNKNOWN))
+    )
+    missing = (
+        pl.concat_str(
+            [pl.when(~f).then(pl.col(f"fact_{j}")) for j, f in enumerate(found)],
+            separator=", ",
+            ignore_nulls=True,
+        )
+        if found
+        else pl.lit("")
+    )
+    reason = (
+        pl.when(~pl.col("has_answer"))
+        .then(pl.lit("answer text not recorded (content capture off?)"))
+        .when(pl.col("has_facts") & ~pl.col("all_found"))
+        .then(pl.lit("answer misses fact(s): ") + missing)
+        .when(pl.col("has_facts"))
+        .then(pl.lit("answer states every fact"))
+        .when(pl.col("ref_found"))
+        .then(pl.lit("answer contains the reference"))
+        .when(pl.col("reference_norm").is_not_null())
+        .then(pl.lit("no facts, and the answer does not contain the reference verbatim"))
+        .otherwise(pl.lit("the case has no facts or reference to check the answer against"))
+    )
+    return base.select("row", verdict.alias("verdict"), reason.alias("verdict_reason"))

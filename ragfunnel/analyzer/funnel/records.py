@@ -1,0 +1,507 @@
+"""Turn the funnel query's rows into the per-question records of DESIGN §5.
+
+Conventions decided here (docs/funnel.md explains each):
+
+- *Retries inside one trace*: the last attempt (latest start) of each stage counts; for
+  retrieval, the last attempt of each named retriever, and the fusion span when there is one.
+- *Samples* (``ragfunnel.sample.index``): the answer is the lowest-numbered sample's (its last
+  attempt); the others only feed the ``sample_disagreement`` flag.
+- *Oracle*: an oracle generate in the same trace judges the same question with the gold
+  evidence; an instance with only oracle spans is an *oracle run* (``mode = oracle``) and lends
+  its verdict to pipeline records of the same case that have none of their own.
+- *The same question asked twice* (same case and run, several traces): every instance is a
+  record, numbered by ``occurrence``; summaries use the ``latest`` one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import polars as pl
+
+from ragfunnel.analyzer.funnel.answers import judge_answers, normalize_texts
+from ragfunnel.analyzer.funnel.decide import (
+    STAGES,
+    item_reasons,
+    long_items,
+    needs_scores,
+    prompt_and_k,
+    slot_codes,
+    slot_positions,
+    slot_scores,
+    unpack,
+)
+from ragfunnel.analyzer.funnel.metrics import question_metrics
+from ragfunnel.analyzer.funnel.session import SideData
+from ragfunnel.analyzer.funnel.tree import evaluate
+from ragfunnel.analyzer.funnel.truth import IndexTruth
+from ragfunnel.analyzer.funnel.verdict import FIRST_FAILURES, oracle_note, question_verdicts
+
+__all__ = ["ScoreFetcher", "build_batch", "finish"]
+
+_STAGE_PREFIX = {"retrieve": "cand", "rerank": "rr", "cut": "cut", "generate": "gen"}
+# Repeated labels as enums: a million records of short, fixed vocabularies.
+_FAILURE_ENUM = pl.Enum(list(FIRST_FAILURES))
+_STAGE_ENUM = pl.Enum(list(STAGES[:-1]))
+_MODE_ENUM = pl.Enum(["pipeline", "oracle"])
+_VERDICT_ENUM = pl.Enum(["correct", "incorrect", "unknown", "abstained", "missing", "failed"])
+_SOURCE_ENUM = pl.Enum(["generate", "cut", "ranking"])
+_STRINGS = pl.List(pl.String)
+_RANKS = pl.List(pl.Struct({"retriever": pl.String, "rank": pl.Int64}))
+
+
+def _errors(f: pl.DataFrame, errors: pl.DataFrame | None) -> pl.DataFrame:
+    """``{stage}_error_msg`` for a chosen span that failed, and ``errors_text``."""
+    if errors is None:
+        return f.with_columns(
+            *(pl.lit(None, pl.String).alias(f"{p}_error_msg") for p in _STAGE_PREFIX.values()),
+            errors_text=pl.lit([], dtype=_STRINGS),
+        )
+    errors = errors.with_columns(pl.col("message").replace("", "(no message)")).sort("ts")
+    last = errors.group_by("inst_key", "stage").agg(pl.col("message").last())
+    for stage, prefix in _STAGE_PREFIX.items():
+        messages = last.filter(pl.col("stage") == stage).select(
+            "inst_key", pl.col("message").alias(f"{prefix}_error_msg")
+        )
+        f = f.join(messages, on="inst_key", how="left").with_columns(
+            pl.when(pl.col(f"{prefix}_error") > 0).then(pl.col(f"{prefix}_error_msg"))
+        )
+    listed = errors.group_by("inst_key").agg(
+        (pl.col("stage") + ": " + pl.col("message")).alias("errors_text")
+    )
+    return f.join(listed, on="inst_key", how="left").with_columns(
+        pl.col("errors_text").fill_null(pl.lit([], dtype=_STRINGS))
+    )
+
+
+def _samples(f: pl.DataFrame, samples: pl.DataFrame | None, cases: pl.DataFrame) -> pl.DataFrame:
+    """The lowest-numbered sample is the answer; disagreeing samples raise a flag."""
+    if samples is None:
+        return f.with_columns(sample_disagreement=pl.lit(None, dtype=pl.Boolean))
+    rows = (
+        samples.join(f.select("inst_key", "case_idx"), on="inst_key")
+        .sort("inst_key", "sample_index", "ts")
+        .group_by("inst_key", "sample_index", maintain_order=True)
+        .last()
+        .with_row_index("row")
+        .with_columns(pl.col("has_answer") > 0)
+    )
+    judged = rows.join(judge_answers(rows, cases), on="row")
+    judged = judged.with_columns(normalize_texts(judged.get_column("answer")).alias("norm"))
+    decided = pl.col("verdict").filter(pl.col("verdict") != "unknown")
+    per = judged.group_by("inst_key").agg(
+        samples_n=pl.len(),
+        primary_answer=pl.col("answer").first(),
+        primary_has=pl.col("has_answer").first(),
+        primary_error=pl.col("error").first(),
+        primary_logprobs=pl.col("logprobs_min").first(),
+        primary_tokens=pl.col("tokens").first(),
+        # Disagreement on correctness when the case decides it; otherwise on the
+        # normalised text.
+        disagree=pl.when(decided.len() > 1)
+        .then(decided.n_unique() > 1)
+        .otherwise(pl.col("norm").filter(pl.col("has_answer")).n_unique() > 1),
+    )
+    has = pl.col("samples_n").is_not_null()
+    return (
+        f.join(per, on="inst_key", how="left")
+        .with_columns(
+            gen_answer=pl.when(has).then(pl.col("primary_answer")).otherwise(pl.col("gen_answer")),
+            gen_has_answer=pl.when(has)
+            .then(pl.col("primary_has").cast(pl.UInt8))
+            .otherwise(pl.col("gen_has_answer")),
+            gen_error=pl.when(has).then(pl.col("primary_error")).otherwise(pl.col("gen_error")),
+            gen_logprobs_min=pl.when(has)
+            .then(pl.col("primary_logprobs"))
+            .otherwise(pl.col("gen_logprobs_min")),
+            low_confidence_tokens=pl.when(has)
+            .then(pl.col("primary_tokens"))
+            .otherwise(pl.col("low_confidence_tokens")),
+            sample_disagreement=pl.when(pl.col("samples_n") > 1).then(pl.col("disagree")),
+        )
+        .drop(
+            "samples_n",
+            "primary_answer",
+            "primary_has",
+            "primary_error",
+            "primary_logprobs",
+            "primary_tokens",
+            "disagree",
+        )
+    )
+
+
+def _details(f: pl.DataFrame, side: SideData) -> pl.DataFrame:
+    if side.oracle is not None:
+        f = f.join(side.oracle, on="inst_key", how="left")
+    else:
+        f = f.with_columns(
+            oracle_has_answer=pl.lit(None, pl.UInt8),
+            oracle_answer=pl.lit(None, pl.String),
+            oracle_error=pl.lit(None, pl.UInt8),
+        )
+    if side.low_confidence is not None:
+        f = f.join(side.low_confidence, on="inst_key", how="left")
+    else:
+        f = f.with_columns(low_confidence_tokens=pl.lit(None, _STRINGS))
+    return f.with_columns(pl.col("low_confidence_tokens").fill_null(pl.lit([], dtype=_STRINGS)))
+
+
+def _conflicts(f: pl.DataFrame, chunks: pl.DataFrame) -> pl.DataFrame:
+    """Documents two of whose ingestions both reached the prompt."""
+    if chunks.is_empty() or "gen_conflicts" not in f.columns:
+        return f.with_columns(conflicting_documents=pl.lit([], dtype=_STRINGS))
+    prompt = pl.when(pl.col("prompt_source") == "generate").then(pl.col("gen_conflicts"))
+    found = (
+        f.select("inst", prompt.otherwise(pl.col("cut_conflicts")).alias("hash"))
+        .explode("hash")
+        .drop_nulls("hash")
+        .join(chunks, on="hash")
+        .group_by("inst", "document")
+        .agg(pl.col("ingestion").n_unique().alias("versions"))
+        .filter(pl.col("versions") > 1)
+        .group_by("inst")
+        .agg(pl.col("document").sort().alias("conflicting_documents"))
+    )
+    return f.join(found, on="inst", how="left").with_columns(
+        pl.col("conflicting_documents").fill_null(pl.lit([], dtype=_STRINGS))
+    )
+
+
+def _answers(f: pl.DataFrame, cases: pl.DataFrame) -> pl.DataFrame:
+    def judged(has: str, answer: str, rows: pl.DataFrame) -> pl.DataFrame:
+        return judge_answers(
+            rows.select(
+                pl.col("inst").alias("row"),
+                "case_idx",
+                (pl.col(has) > 0).alias("has_answer"),
+                pl.col(answer).alias("answer"),
+            ),
+            cases,
+        ).rename({"row": "inst"})
+
+    primary = judged("gen_has_answer", "gen_answer", f.filter(pl.col("has_gen")))
+    oracle = judged("oracle_has_answer", "oracle_answer", f.filter(pl.col("oracle_n_spans") > 0))
+    f = f.join(primary, on="inst", how="left").join(
+        oracle.select(
+            "inst",
+            pl.col("verdict").alias("oracle_verdict"),
+            pl.col("verdict_reason").alias("oracle_reason"),
+        ),
+        on="inst",
+        how="left",
+    )
+    return f.with_columns(
+        answer_verdict=pl.when(pl.col("abstained"))
+        .then(pl.lit("abstained"))
+        .when(~pl.col("has_gen"))
+        .then(pl.lit("missing"))
+        .when(pl.col("gen_error") > 0)
+        .then(pl.lit("failed"))
+        .otherwise(pl.col("verdict")),
+        answer_reason=pl.when(pl.col("abstained"))
+        .then(pl.lit("the system abstained"))
+        .when(~pl.col("has_gen"))
+        .then(pl.lit("no pipeline generate span"))
+        .when(pl.col("gen_error") > 0)
+        .then(pl.lit("generate failed: ") + pl.col("gen_error_msg").fill_null("(no message)"))
+        .otherwise(pl.col("verdict_reason")),
+        oracle_verdict=pl.when(pl.col("oracle_error") > 0)
+        .then(pl.lit("failed"))
+        .otherwise(pl.col("oracle_verdict")),
+    ).drop("verdict", "verdict_reason")
+
+
+def _mode(f: pl.DataFrame) -> pl.DataFrame:
+    """An instance with only oracle generate spans is an oracle run."""
+    is_run = (pl.col("oracle_n_spans") > 0) & ~pl.col("has_cand") & ~pl.col("has_gen")
+    return f.with_columns(mode=pl.when(is_run).then(pl.lit("oracle")).otherwise(pl.lit("pipeline")))
+
+
+def _root_codes(
+    f: pl.DataFrame, long: pl.DataFrame, nodes: pl.DataFrame, items: int
+) -> pl.DataFrame:
+    """The survival code of each answerable instance's evidence tree and the deciding slot."""
+    codes = [pl.col(f"code_{j}") for j in range(items)]
+    if not codes:  # only unanswerable cases: there is no evidence tree
+        return f.with_columns(
+            root_code=pl.lit(None, pl.Int64),
+            failure_item=pl.lit(None, pl.String),
+            item_reason=pl.lit(None, pl.String),
+        )
+    flat = (
+        pl.when(pl.col("root_kind") == "any")
+        .then(pl.max_horizontal(codes))
+        .otherwise(pl.min_horizontal(codes))
+    )
+    f = f.with_columns(root_code=pl.when(pl.col("answerable")).then(flat.cast(pl.Int64)))
+    decider: pl.Expr = pl.lit(None, dtype=pl.Int32)
+    for j in range(items - 1, -1, -1):
+        decider = (
+            pl.when(codes[j] == pl.col("root_code")).then(pl.lit(j, pl.Int32)).otherwise(decider)
+        )
+    f = f.with_columns(decider=decider)
+    nested = f.filter(pl.col("answerable") & (pl.col("root_kind") == "nested")).select(
+        "inst", "case_idx"
+    )
+    if nested.height:
+        leaves = long.join(nested, on="inst").select(
+            "inst", "case_idx", "j", pl.col("code").alias("value")
+        )
+        folded = evaluate(leaves, nodes, how="survival").select(
+            "inst", pl.col("value").cast(pl.Int64).alias("n_code"), pl.col("j").alias("n_j")
+        )
+        f = (
+            f.join(folded, on="inst", how="left")
+            .with_columns(
+                root_code=pl.coalesce("n_code", "root_code"), decider=pl.coalesce("n_j", "decider")
+            )
+            .drop("n_code", "n_j")
+        )
+    deciding = long.select(
+        "inst",
+        pl.col("j").alias("decider"),
+        pl.col("item").alias("failure_item"),
+        pl.col("reason").alias("item_reason"),
+    )
+    return f.join(deciding, on=["inst", "decider"], how="left")
+
+
+def _retriever_ranks(
+    long: pl.DataFrame, f: pl.DataFrame, side: SideData, items: int
+) -> pl.DataFrame:
+    if side.retrievers is None or not items:
+        return long.with_columns(retriever_ranks=pl.lit([], dtype=_RANKS))
+    spans = side.retrievers.join(f.select("inst_key", "inst"), on="inst_key")
+    ranks = (
+        pl.concat(
+            spans.select(
+                "inst", pl.lit(j, pl.Int32).alias("j"), "retriever", unpack("r_pk", j).alias("rank")
+            )
+            for j in range(items)
+        )
+        .group_by("inst", "j")
+        .agg(pl.struct("retriever", "rank").sort_by("retriever").alias("rr"))
+    )
+    return (
+        long.join(ranks, on=["inst", "j"], how="left")
+        .with_columns(retriever_ranks=pl.col("rr").fill_null(pl.lit([], dtype=_RANKS)))
+        .drop("rr")
+    )
+
+
+def _retriever_names(f: pl.DataFrame, side: SideData) -> pl.DataFrame:
+    """Add ``retriever_spans`` and ``retriever_names``.
+
+    The individual retrieve spans, and how many names they carry: more spans than names
+    means a retriever was retried.
+    """
+    f = f.with_columns(retriever_spans=pl.col("cand_n_spans") - pl.col("fusion_n_spans"))
+    if side.retrievers is None:
+        # Without fusion the names are only known to be one or several; with several, say
+        # nothing about retries.
+        return f.with_columns(
+            retriever_names=pl.when(pl.col("several_retrievers") > 0)
+            .then(pl.col("retriever_spans"))
+            .otherwise(1)
+        )
+    counts = side.retrievers.group_by("inst_key").agg(pl.len().alias("retriever_names"))
+    return f.join(counts, on="inst_key", how="left").with_columns(
+        pl.col("retriever_names").fill_null(1)
+    )
+
+
+ScoreFetcher = Callable[[list[int]], pl.DataFrame]
+"""Given instance keys, returns ``inst_key`` and ``cand_score{j}`` / ``rr_score{j}``."""
+
+
+def build_batch(
+    raw: pl.DataFrame,
+    cases: pl.DataFrame,
+    nodes: pl.DataFrame,
+    *,
+    truth: IndexTruth,
+    conflict_chunks: pl.DataFrame,
+    side: SideData,
+    items: int,
+    k_values: Sequence[int],
+    fetch_scores: ScoreFetcher,
+) -> pl.DataFrame:
+    """The records of one batch of instances, before :func:`finish` joins the batches.
+
+    Everything here depends on one instance alone, so batches can be built one after the
+    other and only their slim results kept.
+    """
+    light = cases.select("case_idx", "question_id", "answerable", "root_kind", "n_items",
+                         *(pl.col("items").list.get(j, null_on_oob=True).alias(f"item_{j}")
+                           for j in range(items)))  # fmt: skip
+    f = prompt_and_k(raw.with_row_index("inst").join(light, on="case_idx", how="left"))
+    f = _errors(f, side.errors)
+    f = _samples(_details(f, side), side.samples, cases)
+    f = _conflicts(f, conflict_chunks)
+    f = _mode(_answers(f, cases))
+
+    f = truth.in_index_slots(slot_positions(f, items), items)
+    stale = [
+        pl.col(f"cand_{j}").is_not_null() & (pl.col(f"in_index_{j}") == False)  # noqa: E712
+        for j in range(items)
+    ]
+    f = f.with_columns(stale=pl.any_horizontal(stale) if stale else pl.lit(False)).with_columns(
+        pl.when(pl.col(f"cand_{j}").is_not_null()).then(True).otherwise(pl.col(f"in_index_{j}"))
+        .alias(f"in_index_{j}")
+        for j in range(items)
+    )  # fmt: skip
+    f = slot_codes(f, items)
+    f = slot_scores(_with_scores(f, items, fetch_scores), items)
+    long = item_reasons(long_items(f, items), f)
+    f = question_verdicts(_root_codes(f, long, nodes, items))
+    f = _oracle_run_verdicts(f)
+
+    long = _retriever_ranks(long, f, side, items)
+    evidence = long.group_by("inst", maintain_order=True).agg(
+        pl.struct(
+            pl.col("item").alias("id"),
+            "in_index",
+            pl.col("cand").alias("candidate_rank"),
+            pl.col("rr_out").alias("rerank_rank"),
+            "in_prompt",
+            pl.col("prompt_pos").alias("prompt_position"),
+            pl.col("lost_at").cast(_STAGE_ENUM),
+            "reason",
+            "retriever_ranks",
+        ).alias("evidence")
+    )
+    f = _retriever_names(f.join(evidence, on="inst", how="left"), side)
+    return _slim(_with_metrics(f, nodes, items, k_values), k_values)
+
+
+def _with_scores(f: pl.DataFrame, items: int, fetch: ScoreFetcher) -> pl.DataFrame:
+    """Join the item scores of the instances whose reasons need them (see ``needs_scores``)."""
+    names = [f"{p}_score{j}" for j in range(items) for p in ("cand", "rr")]
+    keys = f.filter(needs_scores(items)).get_column("inst_key").to_list() if items else []
+    if not keys:
+        return f.with_columns(pl.lit(None, dtype=pl.Float64).alias(n) for n in names)
+    return f.join(fetch(keys), on="inst_key", how="left")
+
+
+def _oracle_run_verdicts(f: pl.DataFrame) -> pl.DataFrame:
+    """An oracle run is judged by its oracle answer alone (there is no funnel to walk)."""
+    oracle_run = pl.col("mode") == "oracle"
+    verdict = (
+        pl.when(pl.col("oracle_verdict") == "correct")
+        .then(pl.lit("ok"))
+        .when(pl.col("oracle_verdict").is_in(["incorrect", "failed"]))
+        .then(pl.lit("generation"))
+        .otherwise(pl.lit("unjudged"))
+    )
+    return f.with_columns(
+        first_failure=pl.when(oracle_run).then(verdict).otherwise(pl.col("first_failure")),
+        failure_reason=pl.when(oracle_run)
+        .then(
+            pl.lit("oracle run (gold evidence in the prompt): ")
+            + pl.col("oracle_reason").fill_null("the oracle generate failed")
+        )
+        .otherwise(pl.col("failure_reason")),
+        missing=pl.when(oracle_run).then(pl.lit([], dtype=_STRINGS)).otherwise(pl.col("missing")),
+    )
+
+
+def _with_metrics(
+    f: pl.DataFrame, nodes: pl.DataFrame, items: int, k_values: Sequence[int]
+) -> pl.DataFrame:
+    why = (
+        pl.when(pl.col("mode") == "oracle")
+        .then(pl.lit("oracle run: no retrieval"))
+        .when(~pl.col("answerable"))
+        .then(pl.lit("unanswerable case: no expected evidence"))
+        .when(pl.col("first_failure") == "incomplete_trace")
+        .then(pl.lit("incomplete trace, ") + pl.col("failure_reason"))
+    )
+    f = f.with_columns(why_undefined=why)
+    f = question_metrics(f, items, "prompt_pos", nodes, suffix="at_cut")
+    for k in k_values:
+        f = f.with_columns(
+            pl.when(pl.col(f"ranked_{j}") <= k).then(pl.col(f"ranked_{j}")).alias(f"top_{j}")
+            for j in range(items)
+        )
+        f = question_metrics(f, items, "top", nodes, suffix=f"at_{k}")
+    return f
+
+
+def _slim(f: pl.DataFrame, k_values: Sequence[int]) -> pl.DataFrame:
+    """Keep the record's columns (and what :func:`finish` needs), in their final types."""
+    flags = pl.concat_list(
+        [
+            pl.when(pl.col("low_confidence_tokens").list.len() > 0).then(pl.lit("low_confidence")),
+            pl.when(pl.col("sample_disagreement")).then(pl.lit("sample_disagreement")),
+            pl.when(pl.col("conflicting_documents").list.len() > 0).then(
+                pl.lit("conflicting_sources")
+            ),
+            pl.when(
+                (pl.col("retriever_spans") > pl.col("retriever_names"))
+                | (pl.col("rr_n_spans") > 1)
+                | (pl.col("cut_n_spans") > 1)
+                | ((pl.col("gen_n_spans") > 1) & (pl.col("samples_n_spans") == 0))
+            ).then(pl.lit("retried")),
+            pl.when(pl.col("stale")).then(pl.lit("index_truth_stale")),
+            pl.when(pl.col("errors_text").list.len() > 0).then(pl.lit("errors")),
+        ]
+    ).list.drop_nulls()
+    metric_columns = [
+        c for c in f.columns
+        if c.endswith("_at_cut") or any(c.endswith(f"_at_{k}") for k in k_values)
+    ]  # fmt: skip
+    return f.select(
+        "question_id", "run_id", "trace_id", "question_key",
+        pl.from_epoch("started_ns", time_unit="ns").alias("started"),
+        pl.col("mode").cast(_MODE_ENUM),
+        pl.col("first_failure").cast(_FAILURE_ENUM), "failure_reason", "failure_item",
+        pl.col("answer_verdict").cast(_VERDICT_ENUM), "answer_reason",
+        pl.col("oracle_verdict").cast(_VERDICT_ENUM), "abstained",
+        pl.col("k").alias("k_prompt"), pl.col("prompt_source").cast(_SOURCE_ENUM),
+        pl.col("prompt_n").alias("prompt_size"), pl.col("cand_n").alias("candidates"),
+        pl.col("ranking_top").alias("top_score"), "index_version", "evidence", "missing",
+        flags.alias("flags"), pl.col("errors_text").alias("errors"), "low_confidence_tokens",
+        pl.col("gen_logprobs_min").alias("logprobs_min"), "sample_disagreement",
+        "conflicting_documents", *metric_columns,
+        # For finish(): not part of the record.
+        "case_idx", "started_ns", "answerable",
+    )  # fmt: skip
+
+
+def finish(parts: Sequence[pl.DataFrame]) -> pl.DataFrame:
+    """Join the batches into the records.
+
+    Oracle runs lend their verdict to pipeline records of the same case, and repeated
+    questions are numbered (``occurrence``, ``latest``).
+    """
+    f = pl.concat(parts, how="vertical")
+    lent = (
+        f.filter(pl.col("mode") == "oracle")
+        .sort("started_ns")
+        .group_by("case_idx")
+        .agg(pl.col("oracle_verdict").last().alias("_lent"))
+    )
+    if lent.height:
+        f = f.join(lent, on="case_idx", how="left").with_columns(
+            oracle_verdict=pl.coalesce("oracle_verdict", "_lent")
+        )
+    # One integer per (run, case, mode): windows over it are much cheaper than over strings.
+    group = (
+        pl.col("run_id").cast(pl.Categorical).to_physical().cast(pl.Int64) * (1 << 34)
+        + pl.col("case_idx").cast(pl.Int64) * 2
+        + (pl.col("mode") == "oracle").cast(pl.Int64)
+    )
+    f = f.with_columns(_group=group).with_columns(
+        occurrence=pl.col("started_ns").rank("ordinal").over("_group").cast(pl.Int64),
+        _size=pl.len().over("_group"),
+        oracle_note=oracle_note(),
+    )
+    ordered = [
+        "question_id", "run_id", "trace_id", "question_key", "started", "occurrence", "latest",
+        "mode", "first_failure", "failure_reason", "failure_item", "answer_verdict",
+        "answer_reason", "oracle_verdict", "oracle_note",
+    ]  # fmt: skip
+    rest = [c for c in f.columns if c not in ordered and not c.startswith("_")
+            and c not in ("case_idx", "started_ns", "answerable")]  # fmt: skip
+    return f.with_columns(latest=pl.col("occurrence") == pl.col("_size")).select(*ordered, *rest)

@@ -1,0 +1,110 @@
+"""Aggregate per-question records into per-run summaries with confidence intervals.
+
+Only the latest occurrence of each (run, case) among pipeline records counts, so asking a
+question twice does not weigh it twice, and oracle runs are summarised apart from pipelines.
+Rates (first-failure shares, hit rate) get Wilson intervals; means (recall, MRR, context
+precision, AP) get percentile-bootstrap intervals. Undefined (NaN) values are left out of a
+mean and counted in ``n_undefined``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import polars as pl
+
+from ragfunnel.analyzer.funnel.stats import (
+    EXACT_SIZE_LIMIT,
+    bootstrap_mean,
+    normal_interval,
+    wilson,
+)
+from ragfunnel.analyzer.funnel.verdict import FIRST_FAILURES
+
+__all__ = ["METRICS", "failure_table", "metric_table"]
+
+METRICS = ("hit", "recall", "mrr", "context_precision", "average_precision")
+"""Per-question metric columns, each suffixed ``_at_cut`` or ``_at_{k}``."""
+
+_FAILURE_SCHEMA = {
+    "run_id": pl.String,
+    "mode": pl.String,
+    "first_failure": pl.String,
+    "count": pl.Int64,
+    "total": pl.Int64,
+    "share": pl.Float64,
+    "ci_low": pl.Float64,
+    "ci_high": pl.Float64,
+}
+_METRIC_SCHEMA = {
+    "run_id": pl.String,
+    "metric": pl.String,
+    "at": pl.String,
+    "mean": pl.Float64,
+    "ci_low": pl.Float64,
+    "ci_high": pl.Float64,
+    "n": pl.Int64,
+    "n_undefined": pl.Int64,
+    "method": pl.String,
+}
+
+
+def _latest(records: pl.DataFrame) -> pl.DataFrame:
+    return records.filter(pl.col("latest"))
+
+
+def failure_table(records: pl.DataFrame) -> pl.DataFrame:
+    """Per run and mode: how many questions failed first at each stage, with Wilson CIs."""
+    counts = (
+        _latest(records)
+        .group_by("run_id", "mode", "first_failure")
+        .agg(pl.len().cast(pl.Int64).alias("count"))
+        .with_columns(total=pl.col("count").sum().over("run_id", "mode"))
+    )
+    rows = []
+    for run_id, mode, failure, count, total in counts.iter_rows():
+        ci = wilson(count, total)
+        rows.append((run_id, mode, failure, count, total, ci.estimate, ci.low, ci.high))
+    order = {name: i for i, name in enumerate(FIRST_FAILURES)}
+    table = pl.DataFrame(rows, schema=_FAILURE_SCHEMA, orient="row")
+    return table.sort(
+        "run_id",
+        "mode",
+        pl.col("first_failure").replace_strict(order, default=len(order)),
+        descending=[False, True, False],
+    )
+
+
+def metric_table(records: pl.DataFrame, k_values: Sequence[int]) -> pl.DataFrame:
+    """Per run: each metric at the real cut and at each chosen k, with its interval.
+
+    Counts, means and spreads come from one polars aggregation; only the intervals that need
+    resampling (small samples, see ``stats.bootstrap_mean``) look at the values again.
+    """
+    latest = _latest(records).filter(pl.col("mode") == "pipeline")
+    suffixes = ["at_cut", *(f"at_{k}" for k in k_values)]
+    columns = [f"{metric}_{suffix}" for suffix in suffixes for metric in METRICS]
+    defined = {c: pl.col(c).fill_nan(None) for c in columns}
+    stats = latest.group_by("run_id", maintain_order=True).agg(
+        *(expr.count().alias(f"{c}|n") for c, expr in defined.items()),
+        *(expr.mean().alias(f"{c}|mean") for c, expr in defined.items()),
+        *(expr.std(ddof=0).alias(f"{c}|std") for c, expr in defined.items()),
+        *(expr.null_count().alias(f"{c}|undefined") for c, expr in defined.items()),
+    )
+    rows = []
+    for row in stats.iter_rows(named=True):
+        run_id = str(row["run_id"])
+        for c in columns:
+            metric, _, suffix = c.partition("_at_")
+            label = suffix if suffix != "cut" else "cut"
+            n, undefined = int(row[f"{c}|n"]), int(row[f"{c}|undefined"])
+            if metric == "hit":
+                ci = wilson(round((row[f"{c}|mean"] or 0.0) * n), n)
+            elif n >= EXACT_SIZE_LIMIT:
+                ci = normal_interval(row[f"{c}|mean"], row[f"{c}|std"], n)
+            else:
+                values = latest.filter(pl.col("run_id") == row["run_id"]).get_column(c)
+                ci = bootstrap_mean(values.drop_nulls().drop_nans().to_numpy())
+            rows.append((run_id, metric, label, ci.estimate, ci.low, ci.high, ci.n, undefined,
+                         ci.method))  # fmt: skip
+    return pl.DataFrame(rows, schema=_METRIC_SCHEMA, orient="row")
