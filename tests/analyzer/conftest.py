@@ -1,0 +1,27 @@
+"""Fixtures for analyzer tests: one embedded store path per session, a database per test.
+
+chdb binds one data path per process, so funnel tests share a path and isolate themselves by
+database; each store is closed at the end of its test, which frees the engine for other paths.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from ragfunnel.analyzer.store import Store
+
+
+@pytest.fixture(scope="session")
+def funnel_store_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("funnel-store")
+
+
+@pytest.fixture
+def store(funnel_store_path: Path, request: pytest.FixtureRequest) -> Iterator[Store]:
+    name = re.sub(r"[^A-Za-z0-9_]", "_", request.node.name)[:100]
+    with Store.open(f"chdb://{funnel_store_path}", database=f"t_{name}") as opened:
+        yield opened

@@ -1,0 +1,284 @@
+"""A small builder of question traces for the funnel tests, and tests of the typed view.
+
+The builder writes spans with the plain OpenTelemetry SDK (no ragfunnel decorators), setting
+the span-contract attributes itself, with a fixed clock so "the last attempt" is well defined.
+Traces go into the store through the real ingest path (``ingest_spans``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+from opentelemetry import trace
+from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.trace import Span, Status, StatusCode
+
+from ragfunnel.analyzer.funnel.schema import STAGE_TABLE, ensure_views, stage_table, view_ddl
+from ragfunnel.analyzer.ingest import ingest_spans
+from ragfunnel.analyzer.store import Store
+from ragfunnel.instrumentation import contract as c
+
+START_NS = 1_700_000_000 * 10**9
+STEP_NS = 1_000_000
+
+
+class QuestionTrace:
+    """Stage spans under one question root."""
+
+    def __init__(self, builder: TraceBuilder, root: Span, qid: str | None) -> None:
+        self.builder = builder
+        self.root = root
+        self.qid = qid
+
+    def _span(self, stage: c.Stage, name: str, attrs: dict[str, Any], error: str | None) -> None:
+        attributes: dict[str, Any] = {c.STAGE: stage.value}
+        if self.qid is not None:
+            attributes[c.QUESTION_ID] = self.qid
+        attributes.update({k: v for k, v in attrs.items() if v is not None})
+        self.builder.child(self.root, f"{stage.value} {name}", attributes, error)
+
+    def retrieve(
+        self,
+        ids: Sequence[str],
+        *,
+        scores: Sequence[float] | None = None,
+        name: str = "dense",
+        top_k: int | None = None,
+        fused_from: Sequence[str] | None = None,
+        error: str | None = None,
+    ) -> None:
+        self._span(
+            c.Stage.RETRIEVE,
+            name,
+            {
+                c.RETRIEVER_NAME: name,
+                c.TOP_K: top_k,
+                c.DOCUMENTS_IDS: None if error else list(ids),
+                c.DOCUMENTS_SCORES: list(scores) if scores is not None else None,
+                c.RETRIEVER_FUSED_FROM: list(fused_from) if fused_from else None,
+            },
+            error,
+        )
+
+    def rerank(
+        self,
+        ids: Sequence[str],
+        *,
+        input_ids: Sequence[str] | None = None,
+        scores: Sequence[float] | None = None,
+        top_n: int | None = None,
+        error: str | None = None,
+    ) -> None:
+        self._span(
+            c.Stage.RERANK,
+            "cross-encoder",
+            {
+                c.INPUT_IDS: list(input_ids) if input_ids is not None else None,
+                c.DOCUMENTS_IDS: None if error else list(ids),
+                c.DOCUMENTS_SCORES: list(scores) if scores is not None else None,
+                c.TOP_N: top_n,
+            },
+            error,
+        )
+
+    def cut(
+        self,
+        kept: Sequence[str],
+        *,
+        input_ids: Sequence[str] | None = None,
+        k: int | None = None,
+        threshold: float | None = None,
+        token_budget: int | None = None,
+        abstained: bool = False,
+    ) -> None:
+        self._span(
+            c.Stage.CUT,
+            "gate",
+            {
+                c.INPUT_IDS: list(input_ids) if input_ids is not None else None,
+                c.DOCUMENTS_IDS: list(kept),
+                c.CUT_K: k,
+                c.CUT_THRESHOLD: threshold,
+                c.CUT_TOKEN_BUDGET: token_budget,
+                c.ANSWER_ABSTAINED: True if abstained else None,
+            },
+            None,
+        )
+        if abstained:
+            self.root.set_attribute(c.ANSWER_ABSTAINED, True)
+
+    def generate(
+        self,
+        context: Sequence[str] | None,
+        answer: str | None = None,
+        *,
+        mode: str = "pipeline",
+        sample_index: int | None = None,
+        logprobs_min: float | None = None,
+        low_confidence: Sequence[str] | None = None,
+        error: str | None = None,
+    ) -> None:
+        self._span(
+            c.Stage.GENERATE,
+            "gpt",
+            {
+                c.CONTEXT_IDS: list(context) if context is not None else None,
+                c.ANSWER_TEXT: answer,
+                c.MODE: mode,
+                c.SAMPLE_INDEX: sample_index,
+                c.LOGPROBS_MIN: logprobs_min,
+                c.LOGPROBS_LOW_CONFIDENCE: list(low_confidence) if low_confidence else None,
+            },
+            error,
+        )
+
+    def abstain(self) -> None:
+        self.root.set_attribute(c.ANSWER_ABSTAINED, True)
+
+
+class TraceBuilder:
+    """Builds traces in memory with a fixed clock; ``into(store)`` ingests them."""
+
+    def __init__(self) -> None:
+        self.exporter = InMemorySpanExporter()
+        self.provider = TracerProvider()
+        self.provider.add_span_processor(SimpleSpanProcessor(self.exporter))
+        self.tracer = self.provider.get_tracer(c.INSTRUMENTATION_SCOPE)
+        self.now = START_NS
+
+    def tick(self) -> int:
+        self.now += STEP_NS
+        return self.now
+
+    def child(self, parent: Span, name: str, attrs: dict[str, Any], error: str | None) -> None:
+        ctx = trace.set_span_in_context(parent)
+        span = self.tracer.start_span(name, context=ctx, attributes=attrs, start_time=self.tick())
+        if error:
+            span.set_status(Status(StatusCode.ERROR, error))
+        span.end(end_time=self.tick())
+
+    @contextmanager
+    def question(
+        self,
+        qid: str | None,
+        text: str = "",
+        *,
+        run: str = "run-1",
+        index_version: str | None = None,
+        root: bool = True,
+    ) -> Iterator[QuestionTrace]:
+        """A question trace; ``root=False`` leaves the question span out (an app span is the
+        root instead), as when the exporter dropped it."""
+        attrs: dict[str, Any] = {c.STAGE: c.Stage.QUESTION.value, c.RUN_ID: run}
+        if qid is not None:
+            attrs[c.QUESTION_ID] = qid
+        if text:
+            attrs[c.QUESTION_HASH] = c.question_hash(text)
+        if index_version is not None:
+            attrs[c.PIPELINE_PREFIX + "index_version"] = index_version
+        if not root:
+            attrs = {"http.route": "/ask"}
+        span = self.tracer.start_span("question" if root else "POST /ask", attributes=attrs,
+                                      start_time=self.tick())  # fmt: skip
+        yield QuestionTrace(self, span, qid)
+        span.end(end_time=self.tick())
+
+    def ingest(
+        self, document: str, chunks: Sequence[str], *, version: str = "v1", error: str | None = None
+    ) -> None:
+        span = self.tracer.start_span(
+            f"ingest {document}",
+            attributes={
+                c.STAGE: c.Stage.INGEST.value,
+                c.DOCUMENT_ID: document,
+                c.CHUNKS_IDS: list(chunks),
+                c.INDEX_VERSION: version,
+            },
+            start_time=self.tick(),
+        )
+        if error:
+            span.set_status(Status(StatusCode.ERROR, error))
+        span.end(end_time=self.tick())
+
+    @property
+    def spans(self) -> list[ReadableSpan]:
+        return list(self.exporter.get_finished_spans())
+
+    def into(self, store: Store) -> None:
+        summary = ingest_spans(store, self.spans)
+        assert not summary.skipped, summary
+        self.exporter.clear()
+
+
+# ---------------------------------------------------------------------------------------------
+# The typed view
+
+
+def _rows(store: Store) -> list[dict[str, Any]]:
+    return store.query_arrow(
+        f"SELECT Stage, Source, QuestionKey, Name, TopK, HasIds, Ids, Scores, HasInput, "
+        f"length(InputHashes) AS n_in, AnswerText, HasAnswer, RunId, Abstained, CutK, "
+        f"CutThreshold, SampleIndex, Mode FROM {stage_table(store)} ORDER BY Timestamp"
+    ).to_pylist()
+
+
+def test_view_parses_each_stage_once(store: Store, builder: TraceBuilder) -> None:
+    ensure_views(store)
+    with builder.question("q-1", "Which firmware?", run="r1") as q:
+        q.retrieve(["a", "b"], scores=[0.9, 0.5], name="bm25", top_k=10)
+        q.rerank(["b", "a"], input_ids=["a", "b"], scores=[0.8, 0.1], top_n=2)
+        q.cut(["b"], input_ids=["b", "a"], k=1, threshold=0.5)
+        q.generate(["b"], "answer", sample_index=0)
+    builder.into(store)
+    rows = _rows(store)
+    assert [r["Stage"] for r in rows] == ["question", "retrieve", "rerank", "cut", "generate"]
+    question, retrieve, rerank, cut, generate = rows
+    assert retrieve["Ids"] == ["a", "b"] and retrieve["Scores"] == [0.9, 0.5]
+    assert retrieve["TopK"] == 10 and retrieve["Name"] == "bm25"
+    assert rerank["n_in"] == 2 and rerank["HasInput"] == 1 and rerank["TopK"] == 2
+    assert cut["CutK"] == 1 and cut["CutThreshold"] == 0.5 and cut["Ids"] == ["b"]
+    assert generate["Ids"] == ["b"] and generate["AnswerText"] == "answer"
+    assert generate["HasAnswer"] == 1 and generate["SampleIndex"] == 0
+    assert generate["Mode"] == "pipeline"
+    assert question["RunId"] == "r1" and {r["QuestionKey"] for r in rows} == {"q-1"}
+
+
+def test_backfill_copies_rows_stored_before_the_view(store: Store, builder: TraceBuilder) -> None:
+    with builder.question("q-1") as q:
+        q.retrieve(["a"])
+    builder.into(store)
+    ensure_views(store)
+    ensure_views(store)  # idempotent: the marker row stops a second backfill
+    assert [r["Stage"] for r in _rows(store)] == ["question", "retrieve"]
+    with builder.question("q-2") as q:
+        q.retrieve(["b"])
+    builder.into(store)
+    assert len(_rows(store)) == 4
+
+
+def test_view_ddl_is_exposed_for_clusters(store: Store) -> None:
+    statements = view_ddl("otel", "`otel`.`otel_traces`")
+    assert statements[0].startswith(f"CREATE TABLE IF NOT EXISTS `otel`.`{STAGE_TABLE}`")
+    assert "MATERIALIZED VIEW" in statements[1]
+
+
+def test_nan_scores_and_missing_attributes(store: Store, builder: TraceBuilder) -> None:
+    ensure_views(store)
+    with builder.question("q-1") as q:
+        q.retrieve(["a", "b"], scores=[0.5, math.nan])  # the exporter drops such an array
+        q.generate(None)
+    builder.into(store)
+    _, retrieve, generate = _rows(store)
+    assert retrieve["Ids"] == ["a", "b"] and retrieve["Scores"] == []
+    assert generate["HasIds"] == 0 and generate["HasAnswer"] == 0
+
+
+@pytest.fixture
+def builder() -> TraceBuilder:
+    return TraceBuilder()
