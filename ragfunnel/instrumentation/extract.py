@@ -143,9 +143,9 @@ def _fast_ranked(items: Sequence[Any]) -> Ranked | None:
         if set(map(type, scores)) == _NONE:
             return Ranked(list(ids)) if _all_str(ids) else None
     elif first is tuple or first is list:
-        try:
-            ids, scores = zip(*items, strict=True)  # pairs: (id, score), [id, score]
-        except (TypeError, ValueError):
+        try:  # (id, score, ...) or [id, score, ...]; a stray str fails the score check below
+            ids, scores = list(map(_first, items)), list(map(_second, items))
+        except (TypeError, IndexError, KeyError):
             return None
     elif first is str and _all_str(items):
         return Ranked(list(items))
@@ -174,6 +174,7 @@ def _all_str(values: Sequence[Any]) -> bool:
 
 _DICT, _NONE = {dict}, {type(None)}
 _get_id = operator.itemgetter("id")
+_first, _second = operator.itemgetter(0), operator.itemgetter(1)
 
 
 def ids_of(value: Any) -> list[str]:

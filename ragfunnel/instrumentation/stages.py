@@ -177,7 +177,8 @@ def on_call(plan: Plan, st: State, get: Getter, attrs: Attributes) -> None:
     """Attributes known when the call starts (inputs and options)."""
     stage = plan.stage
     if stage is c.Stage.RETRIEVE:
-        _content(st, attrs, c.QUERY, get("query"))
+        if st.capture_content:  # the argument is not even read otherwise
+            _content(st, attrs, c.QUERY, get("query"))
         if (top_k := _number(get("top_k"))) is not None:
             attrs[c.TOP_K] = int(top_k)
     elif stage in (c.Stage.RERANK, c.Stage.CUT):
