@@ -19,7 +19,10 @@ StoreOption = Annotated[
 ]
 
 # Each module defines ``register(app: typer.Typer) -> None``.
-COMMAND_MODULES: tuple[str, ...] = ("ragfunnel.analyzer._cli_ingest",)
+COMMAND_MODULES: tuple[str, ...] = (
+    "ragfunnel.analyzer._cli_ingest",
+    "ragfunnel.analyzer._cli_funnel",
+)
 
 
 def register_all(app: typer.Typer) -> None:
