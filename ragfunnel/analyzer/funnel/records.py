@@ -311,8 +311,9 @@ def _retriever_names(f: pl.DataFrame, side: SideData) -> pl.DataFrame:
     )
 
 
-ScoreFetcher = Callable[[list[int]], pl.DataFrame]
-"""Given instance keys, returns ``inst_key`` and ``cand_score{j}`` / ``rr_score{j}``."""
+ScoreFetcher = Callable[[list[int], list[int]], pl.DataFrame]
+"""Given instance keys with and without a reranker, returns ``inst_key`` and
+``cand_score{j}`` / ``rr_score{j}``."""
 
 
 def build_batch(
@@ -378,10 +379,12 @@ def build_batch(
 def _with_scores(f: pl.DataFrame, items: int, fetch: ScoreFetcher) -> pl.DataFrame:
     """Join the item scores of the instances whose reasons need them (see ``needs_scores``)."""
     names = [f"{p}_score{j}" for j in range(items) for p in ("cand", "rr")]
-    keys = f.filter(needs_scores(items)).get_column("inst_key").to_list() if items else []
-    if not keys:
+    needed = f.filter(needs_scores(items)).select("inst_key", "has_rr") if items else None
+    if needed is None or needed.is_empty():
         return f.with_columns(pl.lit(None, dtype=pl.Float64).alias(n) for n in names)
-    return f.join(fetch(keys), on="inst_key", how="left")
+    ranked = needed.filter(pl.col("has_rr")).get_column("inst_key").to_list()
+    candidates = needed.filter(~pl.col("has_rr")).get_column("inst_key").to_list()
+    return f.join(fetch(ranked, candidates), on="inst_key", how="left")
 
 
 def _oracle_run_verdicts(f: pl.DataFrame) -> pl.DataFrame:
@@ -451,19 +454,26 @@ def _slim(f: pl.DataFrame, k_values: Sequence[int]) -> pl.DataFrame:
         c for c in f.columns
         if c.endswith("_at_cut") or any(c.endswith(f"_at_{k}") for k in k_values)
     ]  # fmt: skip
+    # Repetitive text as categoricals: a million records repeat a few thousand ids, reasons and
+    # notes, and dictionary encoding keeps them to a fraction of the memory.
+    repeated = pl.Categorical
     return f.select(
-        "question_id", "run_id", "trace_id", "question_key",
+        pl.col("question_id").cast(repeated), pl.col("run_id").cast(repeated), "trace_id",
+        pl.col("question_key").cast(repeated),
         pl.from_epoch("started_ns", time_unit="ns").alias("started"),
         pl.col("mode").cast(_MODE_ENUM),
-        pl.col("first_failure").cast(_FAILURE_ENUM), "failure_reason", "failure_item",
-        pl.col("answer_verdict").cast(_VERDICT_ENUM), "answer_reason",
+        pl.col("first_failure").cast(_FAILURE_ENUM), pl.col("failure_reason").cast(repeated),
+        pl.col("failure_item").cast(repeated), pl.col("answer_verdict").cast(_VERDICT_ENUM),
+        pl.col("answer_reason").cast(repeated),
         pl.col("oracle_verdict").cast(_VERDICT_ENUM), "abstained",
         pl.col("k").alias("k_prompt"), pl.col("prompt_source").cast(_SOURCE_ENUM),
         pl.col("prompt_n").alias("prompt_size"), pl.col("cand_n").alias("candidates"),
-        pl.col("ranking_top").alias("top_score"), "index_version", "evidence", "missing",
+        pl.col("ranking_top").alias("top_score"), pl.col("index_version").cast(repeated),
+        "evidence", "missing",
         flags.alias("flags"), pl.col("errors_text").alias("errors"), "low_confidence_tokens",
         pl.col("gen_logprobs_min").alias("logprobs_min"), "sample_disagreement",
-        "conflicting_documents", *metric_columns,
+        "conflicting_documents",
+        *(pl.col(c).cast(repeated) if c.startswith("metrics_note") else c for c in metric_columns),
         # For finish(): not part of the record.
         "case_idx", "started_ns", "answerable",
     )  # fmt: skip
@@ -475,7 +485,7 @@ def finish(parts: Sequence[pl.DataFrame]) -> pl.DataFrame:
     Oracle runs lend their verdict to pipeline records of the same case, and repeated
     questions are numbered (``occurrence``, ``latest``).
     """
-    f = pl.concat(parts, how="vertical")
+    f = pl.concat(parts, how="vertical", rechunk=False)
     lent = (
         f.filter(pl.col("mode") == "oracle")
         .sort("started_ns")

@@ -271,11 +271,15 @@ class Session:
             )
         return raw
 
-    def item_scores(self, query: sql.FunnelQuery, instances: list[int]) -> pl.DataFrame:
-        """Item scores at the candidate and rerank spans of these instances."""
-        return self.store.query_df(
-            sql.scores_sql(query), {**self._params(query), "instances": instances}
-        )
+    def item_scores(
+        self, query: sql.FunnelQuery, ranked: list[int], candidates: list[int]
+    ) -> pl.DataFrame:
+        """Item scores at the rerank spans of ``ranked`` and the candidate spans of others.
+
+        ``candidates`` lists the instances without a reranker.
+        """
+        params = {**self._params(query), "ranked": ranked, "candidates": candidates}
+        return self.store.query_df(sql.scores_sql(query), params)
 
     def side_data(self, query: sql.FunnelQuery, raws: list[pl.DataFrame]) -> SideData:
         """The rare details the funnel query leaves out, fetched only when some row has them."""

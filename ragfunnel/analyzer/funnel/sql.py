@@ -270,9 +270,11 @@ def instance_ids_sql(q: FunnelQuery) -> str:
 
 
 def scores_sql(q: FunnelQuery) -> str:
-    """Each item's score at the chosen candidate and rerank spans of ``{instances}``.
+    """Each item's score at the chosen candidate or rerank span of some instances.
 
-    Only needed to explain cut losses against a threshold, so fetched for those alone.
+    Only needed to explain cut losses against a threshold, so fetched for those alone:
+    ``{ranked}`` lists instances whose last ranking stage is the reranker, ``{candidates}``
+    those without one (only that stage's spans, small arrays mostly, are read).
     """
     projected = [
         "s.InstanceKey AS InstanceKey",
@@ -281,11 +283,11 @@ def scores_sql(q: FunnelQuery) -> str:
         f"{_RETRIEVE_KEY} AS retrieve_key",
         *(f"{_item_score(j)} AS score{j}" for j in range(q.items)),
     ]
-    inner = _source(
-        q,
-        projected,
-        where=["s.Stage IN ('retrieve', 'rerank')", "s.InstanceKey IN {instances:Array(UInt64)}"],
+    wanted = (
+        "(s.Stage = 'rerank' AND s.InstanceKey IN {ranked:Array(UInt64)}) "
+        "OR (s.Stage = 'retrieve' AND s.InstanceKey IN {candidates:Array(UInt64)})"
     )
+    inner = _source(q, projected, where=[wanted])
     columns = ", ".join(
         f"argMaxIf(r.score{j}, r.retrieve_key, r.Stage = 'retrieve') AS cand_score{j}, "
         f"argMaxIf(r.score{j}, r.ts, r.Stage = 'rerank') AS rr_score{j}"

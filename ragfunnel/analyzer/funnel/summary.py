@@ -10,6 +10,7 @@ mean and counted in ``n_undefined``.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import polars as pl
 
@@ -92,18 +93,23 @@ def metric_table(records: pl.DataFrame, k_values: Sequence[int]) -> pl.DataFrame
         *(expr.null_count().alias(f"{c}|undefined") for c, expr in defined.items()),
     )
     rows = []
+    by_run: dict[Any, pl.DataFrame] | None = None
     for row in stats.iter_rows(named=True):
         run_id = str(row["run_id"])
         for c in columns:
             metric, _, suffix = c.partition("_at_")
-            label = suffix if suffix != "cut" else "cut"
+            label = suffix
             n, undefined = int(row[f"{c}|n"]), int(row[f"{c}|undefined"])
             if metric == "hit":
                 ci = wilson(round((row[f"{c}|mean"] or 0.0) * n), n)
             elif n >= EXACT_SIZE_LIMIT:
                 ci = normal_interval(row[f"{c}|mean"], row[f"{c}|std"], n)
             else:
-                values = latest.filter(pl.col("run_id") == row["run_id"]).get_column(c)
+                if by_run is None:  # small samples are rare: split the runs once, lazily
+                    slim = latest.select("run_id", *columns)
+                    by_run = {key[0]: part for key, part in slim.partition_by(
+                        "run_id", as_dict=True).items()}  # fmt: skip
+                values = by_run[row["run_id"]].get_column(c)
                 ci = bootstrap_mean(values.drop_nulls().drop_nans().to_numpy())
             rows.append((run_id, metric, label, ci.estimate, ci.low, ci.high, ci.n, undefined,
                          ci.method))  # fmt: skip

@@ -127,10 +127,7 @@ class IndexTruth:
         # A question naming no version uses the only one ingested, when there is just one.
         fallback = pl.lit(single) if single is not None else pl.lit(None, dtype=pl.String)
         version = (
-            pl.when(given.is_in(list(self.versions)))
-            .then(given)
-            .when(given == "")
-            .then(fallback)
+            pl.when(given.is_in(list(self.versions))).then(given).when(given == "").then(fallback)
         )
         keys = self.found.select(pl.col("version") + "\x00" + pl.col("id")).to_series()
         frame = frame.with_columns(_version=version)
