@@ -53,6 +53,7 @@ OI_RERANKER_TOP_K = "reranker.top_k"
 OI_LLM_MODEL = "llm.model_name"
 OI_LLM_OUTPUT_CONTENT = "llm.output_messages.0.message.content"
 GEN_AI_RETRIEVAL_DOCUMENTS = "gen_ai.retrieval.documents"
+GEN_AI_RETRIEVAL_QUERY = "gen_ai.retrieval.query.text"
 GEN_AI_OUTPUT_MESSAGES = "gen_ai.output.messages"
 GEN_AI_GENERATE_OPERATIONS = ("chat", "text_completion", "generate_content")
 
@@ -250,8 +251,11 @@ _EXPRESSIONS: dict[str, str] = {
     "StatusMessage": "StatusMessage",
     "RunId": _a(c.RUN_ID),
     "QuestionHash": _a(c.QUESTION_HASH),
-    "QuestionText": f"if(Source = 'ragfunnel', {_a(c.QUESTION_TEXT)}, "
-    f"if(Stage = 'question', {_a(OI_INPUT_VALUE)}, ''))",
+    # Foreign traces: the root's input; a GenAI trace may have no root with an input, so its
+    # retrieval query (or an OpenInference retriever's input) stands in when matching cases.
+    "QuestionText": f"multiIf(Source = 'ragfunnel', {_a(c.QUESTION_TEXT)}, "
+    f"Stage IN ('question', 'retrieve') AND Source = 'openinference', {_a(OI_INPUT_VALUE)}, "
+    f"Stage = 'retrieve' AND Source = 'genai', {_a(GEN_AI_RETRIEVAL_QUERY)}, '')",
     "QuestionMime": f"if(Stage = 'question', {_a(OI_INPUT_MIME)}, '')",
     "IndexVersion": f"multiIf(Stage = 'question', {_a(c.PIPELINE_PREFIX + 'index_version')}, "
     f"Stage = 'ingest', {_a(c.INDEX_VERSION)}, '')",

@@ -370,16 +370,22 @@ def match_sql(keys_table: str, items_table: str, items: int) -> tuple[str, str]:
 def discovery_sql(stage_table: str, keys_table: str, *, runs: bool) -> str:
     """Question keys that match no case id.
 
-    Their question hash (or, for foreign traces, the root's input text) decides the case in
-    Python.
+    Their question hash (or, for foreign traces, the root's input text, else a retriever's
+    query) decides the case in Python.
     """
     run_filter = " AND RunId IN {runs:Array(String)}" if runs else ""
+    rows = (
+        f"(Stage = 'question'{run_filter}"
+        + (")" if runs else " OR (Source != 'ragfunnel' AND QuestionText != ''))")
+    )
+    # The root's text first, then the earliest; a question span before a retriever's query.
+    order = "(Stage != 'question', Timestamp)"
     return (
         f"SELECT QuestionKey AS key, any(Source) AS source, "
         f"argMax(QuestionHash, Timestamp) AS question_hash, "
-        f"argMin(QuestionText, Timestamp) AS text, argMin(QuestionMime, Timestamp) AS mime, "
+        f"argMin(QuestionText, {order}) AS text, argMin(QuestionMime, {order}) AS mime, "
         f"uniqExact(InstanceKey) AS instances "
-        f"FROM {stage_table} WHERE Stage = 'question'{run_filter} "
+        f"FROM {stage_table} WHERE {rows} "
         f"AND QuestionKey NOT IN (SELECT key FROM {keys_table}) GROUP BY QuestionKey"
     )
 

@@ -40,7 +40,8 @@ FIRST_FAILURES = (
 def _missing() -> pl.Expr:
     """The spans a verdict needs that the trace lacks (answerable cases)."""
     parts = [
-        pl.when(~pl.col("has_root")).then(pl.lit("question span")),
+        # A foreign trace was matched by its question text already: that is all a root gives.
+        pl.when(~pl.col("has_root") & ~pl.col("foreign")).then(pl.lit("question span")),
         pl.when(pl.col("answerable") & ~pl.col("has_cand")).then(pl.lit("retrieve span")),
         pl.when(pl.col("answerable") & pl.col("has_cand") & pl.col("prompt_source").is_null()).then(
             pl.lit("the prompt's ids (no cut span, no context ids on a generate span)")
