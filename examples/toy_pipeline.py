@@ -56,11 +56,16 @@ def answer(question_id: str, question: str) -> str:
 
 
 def main() -> None:
-    ragfunnel.configure(service_name="toy-rag", pipeline={"index_version": "v1", "k": 2})
+    # Content capture lets the analyzer check answers against each case's facts; production
+    # services usually keep it off (the default) and judge answers elsewhere.
+    ragfunnel.configure(
+        service_name="toy-rag", capture_content=True, pipeline={"index_version": "v1", "k": 2}
+    )
     for doc_id, text in CORPUS.items():
         index_document(doc_id, text)
     print(answer("q-017", "Which firmware versions need a manual reset?"))
     print(answer("q-031", "What is the refund for a cancelled flight?"))
+    print(answer("q-052", "How do I upgrade the gateway firmware?"))
     ragfunnel.flush()
 
 
