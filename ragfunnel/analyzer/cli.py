@@ -19,7 +19,6 @@ app = typer.Typer(
 )
 
 
-
 @app.callback()
 def _root() -> None:
     """Find where each wrong RAG answer was born: ingest traces, rebuild funnels, report."""
