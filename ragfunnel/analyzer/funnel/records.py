@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 
 import polars as pl
 
-from ragfunnel.analyzer.funnel.answers import judge_answers, normalize_texts
+from ragfunnel.analyzer.funnel.answers import judge_answers
 from ragfunnel.analyzer.funnel.decide import (
     STAGES,
     item_reasons,
@@ -29,7 +29,14 @@ from ragfunnel.analyzer.funnel.decide import (
     slot_codes,
     slot_positions,
     slot_scores,
-    unpack,
+)
+from ragfunnel.analyzer.funnel.details import (
+    conflicts,
+    details,
+    errors,
+    retriever_names,
+    retriever_ranks,
+    samples,
 )
 from ragfunnel.analyzer.funnel.metrics import question_metrics
 from ragfunnel.analyzer.funnel.session import SideData
@@ -39,7 +46,6 @@ from ragfunnel.analyzer.funnel.verdict import FIRST_FAILURES, oracle_note, quest
 
 __all__ = ["ScoreFetcher", "build_batch", "finish"]
 
-_STAGE_PREFIX = {"retrieve": "cand", "rerank": "rr", "cut": "cut", "generate": "gen"}
 # Repeated labels as enums: a million records of short, fixed vocabularies.
 _FAILURE_ENUM = pl.Enum(list(FIRST_FAILURES))
 _STAGE_ENUM = pl.Enum(list(STAGES[:-1]))
@@ -47,125 +53,6 @@ _MODE_ENUM = pl.Enum(["pipeline", "oracle"])
 _VERDICT_ENUM = pl.Enum(["correct", "incorrect", "unknown", "abstained", "missing", "failed"])
 _SOURCE_ENUM = pl.Enum(["generate", "cut", "ranking"])
 _STRINGS = pl.List(pl.String)
-_RANKS = pl.List(pl.Struct({"retriever": pl.String, "rank": pl.Int64}))
-
-
-def _errors(f: pl.DataFrame, errors: pl.DataFrame | None) -> pl.DataFrame:
-    """``{stage}_error_msg`` for a chosen span that failed, and ``errors_text``."""
-    if errors is None:
-        return f.with_columns(
-            *(pl.lit(None, pl.String).alias(f"{p}_error_msg") for p in _STAGE_PREFIX.values()),
-            errors_text=pl.lit([], dtype=_STRINGS),
-        )
-    errors = errors.with_columns(pl.col("message").replace("", "(no message)")).sort("ts")
-    last = errors.group_by("inst_key", "stage").agg(pl.col("message").last())
-    for stage, prefix in _STAGE_PREFIX.items():
-        messages = last.filter(pl.col("stage") == stage).select(
-            "inst_key", pl.col("message").alias(f"{prefix}_error_msg")
-        )
-        f = f.join(messages, on="inst_key", how="left").with_columns(
-            pl.when(pl.col(f"{prefix}_error") > 0).then(pl.col(f"{prefix}_error_msg"))
-        )
-    listed = errors.group_by("inst_key").agg(
-        (pl.col("stage") + ": " + pl.col("message")).alias("errors_text")
-    )
-    return f.join(listed, on="inst_key", how="left").with_columns(
-        pl.col("errors_text").fill_null(pl.lit([], dtype=_STRINGS))
-    )
-
-
-def _samples(f: pl.DataFrame, samples: pl.DataFrame | None, cases: pl.DataFrame) -> pl.DataFrame:
-    """The lowest-numbered sample is the answer; disagreeing samples raise a flag."""
-    if samples is None:
-        return f.with_columns(sample_disagreement=pl.lit(None, dtype=pl.Boolean))
-    rows = (
-        samples.join(f.select("inst_key", "case_idx"), on="inst_key")
-        .sort("inst_key", "sample_index", "ts")
-        .group_by("inst_key", "sample_index", maintain_order=True)
-        .last()
-        .with_row_index("row")
-        .with_columns(pl.col("has_answer") > 0)
-    )
-    judged = rows.join(judge_answers(rows, cases), on="row")
-    judged = judged.with_columns(normalize_texts(judged.get_column("answer")).alias("norm"))
-    decided = pl.col("verdict").filter(pl.col("verdict") != "unknown")
-    per = judged.group_by("inst_key").agg(
-        samples_n=pl.len(),
-        primary_answer=pl.col("answer").first(),
-        primary_has=pl.col("has_answer").first(),
-        primary_error=pl.col("error").first(),
-        primary_logprobs=pl.col("logprobs_min").first(),
-        primary_tokens=pl.col("tokens").first(),
-        # Disagreement on correctness when the case decides it; otherwise on the
-        # normalised text.
-        disagree=pl.when(decided.len() > 1)
-        .then(decided.n_unique() > 1)
-        .otherwise(pl.col("norm").filter(pl.col("has_answer")).n_unique() > 1),
-    )
-    has = pl.col("samples_n").is_not_null()
-    return (
-        f.join(per, on="inst_key", how="left")
-        .with_columns(
-            gen_answer=pl.when(has).then(pl.col("primary_answer")).otherwise(pl.col("gen_answer")),
-            gen_has_answer=pl.when(has)
-            .then(pl.col("primary_has").cast(pl.UInt8))
-            .otherwise(pl.col("gen_has_answer")),
-            gen_error=pl.when(has).then(pl.col("primary_error")).otherwise(pl.col("gen_error")),
-            gen_logprobs_min=pl.when(has)
-            .then(pl.col("primary_logprobs"))
-            .otherwise(pl.col("gen_logprobs_min")),
-            low_confidence_tokens=pl.when(has)
-            .then(pl.col("primary_tokens"))
-            .otherwise(pl.col("low_confidence_tokens")),
-            sample_disagreement=pl.when(pl.col("samples_n") > 1).then(pl.col("disagree")),
-        )
-        .drop(
-            "samples_n",
-            "primary_answer",
-            "primary_has",
-            "primary_error",
-            "primary_logprobs",
-            "primary_tokens",
-            "disagree",
-        )
-    )
-
-
-def _details(f: pl.DataFrame, side: SideData) -> pl.DataFrame:
-    if side.oracle is not None:
-        f = f.join(side.oracle, on="inst_key", how="left")
-    else:
-        f = f.with_columns(
-            oracle_has_answer=pl.lit(None, pl.UInt8),
-            oracle_answer=pl.lit(None, pl.String),
-            oracle_error=pl.lit(None, pl.UInt8),
-        )
-    if side.low_confidence is not None:
-        f = f.join(side.low_confidence, on="inst_key", how="left")
-    else:
-        f = f.with_columns(low_confidence_tokens=pl.lit(None, _STRINGS))
-    return f.with_columns(pl.col("low_confidence_tokens").fill_null(pl.lit([], dtype=_STRINGS)))
-
-
-def _conflicts(f: pl.DataFrame, chunks: pl.DataFrame) -> pl.DataFrame:
-    """Documents two of whose ingestions both reached the prompt."""
-    if chunks.is_empty() or "gen_conflicts" not in f.columns:
-        return f.with_columns(conflicting_documents=pl.lit([], dtype=_STRINGS))
-    prompt = pl.when(pl.col("prompt_source") == "generate").then(pl.col("gen_conflicts"))
-    found = (
-        f.select("inst", prompt.otherwise(pl.col("cut_conflicts")).alias("hash"))
-        .explode("hash")
-        .drop_nulls("hash")
-        .join(chunks, on="hash")
-        .group_by("inst", "document")
-        .agg(pl.col("ingestion").n_unique().alias("versions"))
-        .filter(pl.col("versions") > 1)
-        .group_by("inst")
-        .agg(pl.col("document").sort().alias("conflicting_documents"))
-    )
-    return f.join(found, on="inst", how="left").with_columns(
-        pl.col("conflicting_documents").fill_null(pl.lit([], dtype=_STRINGS))
-    )
 
 
 def _answers(f: pl.DataFrame, cases: pl.DataFrame) -> pl.DataFrame:
@@ -267,50 +154,6 @@ def _root_codes(
     return f.join(deciding, on=["inst", "decider"], how="left")
 
 
-def _retriever_ranks(
-    long: pl.DataFrame, f: pl.DataFrame, side: SideData, items: int
-) -> pl.DataFrame:
-    if side.retrievers is None or not items:
-        return long.with_columns(retriever_ranks=pl.lit([], dtype=_RANKS))
-    spans = side.retrievers.join(f.select("inst_key", "inst"), on="inst_key")
-    ranks = (
-        pl.concat(
-            spans.select(
-                "inst", pl.lit(j, pl.Int32).alias("j"), "retriever", unpack("r_pk", j).alias("rank")
-            )
-            for j in range(items)
-        )
-        .group_by("inst", "j")
-        .agg(pl.struct("retriever", "rank").sort_by("retriever").alias("rr"))
-    )
-    return (
-        long.join(ranks, on=["inst", "j"], how="left")
-        .with_columns(retriever_ranks=pl.col("rr").fill_null(pl.lit([], dtype=_RANKS)))
-        .drop("rr")
-    )
-
-
-def _retriever_names(f: pl.DataFrame, side: SideData) -> pl.DataFrame:
-    """Add ``retriever_spans`` and ``retriever_names``.
-
-    The individual retrieve spans, and how many names they carry: more spans than names
-    means a retriever was retried.
-    """
-    f = f.with_columns(retriever_spans=pl.col("cand_n_spans") - pl.col("fusion_n_spans"))
-    if side.retrievers is None:
-        # Without fusion the names are only known to be one or several; with several, say
-        # nothing about retries.
-        return f.with_columns(
-            retriever_names=pl.when(pl.col("several_retrievers") > 0)
-            .then(pl.col("retriever_spans"))
-            .otherwise(1)
-        )
-    counts = side.retrievers.group_by("inst_key").agg(pl.len().alias("retriever_names"))
-    return f.join(counts, on="inst_key", how="left").with_columns(
-        pl.col("retriever_names").fill_null(1)
-    )
-
-
 ScoreFetcher = Callable[[list[int], list[int]], pl.DataFrame]
 """Given instance keys with and without a reranker, returns ``inst_key`` and
 ``cand_score{j}`` / ``rr_score{j}``."""
@@ -337,9 +180,9 @@ def build_batch(
                          *(pl.col("items").list.get(j, null_on_oob=True).alias(f"item_{j}")
                            for j in range(items)))  # fmt: skip
     f = prompt_and_k(raw.with_row_index("inst").join(light, on="case_idx", how="left"))
-    f = _errors(f, side.errors)
-    f = _samples(_details(f, side), side.samples, cases)
-    f = _conflicts(f, conflict_chunks)
+    f = errors(f, side.errors)
+    f = samples(details(f, side), side.samples, cases)
+    f = conflicts(f, conflict_chunks)
     f = _mode(_answers(f, cases))
 
     f = truth.in_index_slots(slot_positions(f, items), items)
@@ -358,7 +201,7 @@ def build_batch(
     f = question_verdicts(_root_codes(f, long, nodes, items))
     f = _oracle_run_verdicts(f)
 
-    long = _retriever_ranks(long, f, side, items)
+    long = retriever_ranks(long, f, side, items)
     evidence = long.group_by("inst", maintain_order=True).agg(
         pl.struct(
             pl.col("item").alias("id"),
@@ -372,7 +215,7 @@ def build_batch(
             "retriever_ranks",
         ).alias("evidence")
     )
-    f = _retriever_names(f.join(evidence, on="inst", how="left"), side)
+    f = retriever_names(f.join(evidence, on="inst", how="left"), side)
     return _slim(_with_metrics(f, nodes, items, k_values), k_values)
 
 

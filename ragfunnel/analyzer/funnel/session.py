@@ -33,7 +33,7 @@ from ragfunnel.instrumentation.contract import question_hash
 
 __all__ = ["Discovery", "Session", "SideData"]
 
-BATCH_INSTANCES = 150_000
+BATCH_INSTANCES = 250_000
 """Question instances aggregated per funnel query (one batch of buckets)."""
 
 # Keys a foreign root's JSON input may hold the question under (OpenInference input.value).

@@ -374,9 +374,8 @@ def discovery_sql(stage_table: str, keys_table: str, *, runs: bool) -> str:
     query) decides the case in Python.
     """
     run_filter = " AND RunId IN {runs:Array(String)}" if runs else ""
-    rows = (
-        f"(Stage = 'question'{run_filter}"
-        + (")" if runs else " OR (Source != 'ragfunnel' AND QuestionText != ''))")
+    rows = f"(Stage = 'question'{run_filter}" + (
+        ")" if runs else " OR (Source != 'ragfunnel' AND QuestionText != ''))"
     )
     # The root's text first, then the earliest; a question span before a retriever's query.
     order = "(Stage != 'question', Timestamp)"

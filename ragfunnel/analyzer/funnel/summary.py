@@ -50,14 +50,16 @@ _METRIC_SCHEMA = {
 }
 
 
-def _latest(records: pl.DataFrame) -> pl.DataFrame:
-    return records.filter(pl.col("latest"))
+def _latest(records: pl.DataFrame, columns: Sequence[str]) -> pl.DataFrame:
+    # Select before filtering: filtering copies every column it keeps, and the records'
+    # evidence lists are most of their memory.
+    return records.select("latest", *columns).filter(pl.col("latest"))
 
 
 def failure_table(records: pl.DataFrame) -> pl.DataFrame:
     """Per run and mode: how many questions failed first at each stage, with Wilson CIs."""
     counts = (
-        _latest(records)
+        _latest(records, ["run_id", "mode", "first_failure"])
         .group_by("run_id", "mode", "first_failure")
         .agg(pl.len().cast(pl.Int64).alias("count"))
         .with_columns(total=pl.col("count").sum().over("run_id", "mode"))
@@ -82,9 +84,9 @@ def metric_table(records: pl.DataFrame, k_values: Sequence[int]) -> pl.DataFrame
     Counts, means and spreads come from one polars aggregation; only the intervals that need
     resampling (small samples, see ``stats.bootstrap_mean``) look at the values again.
     """
-    latest = _latest(records).filter(pl.col("mode") == "pipeline")
     suffixes = ["at_cut", *(f"at_{k}" for k in k_values)]
     columns = [f"{metric}_{suffix}" for suffix in suffixes for metric in METRICS]
+    latest = _latest(records, ["run_id", "mode", *columns]).filter(pl.col("mode") == "pipeline")
     defined = {c: pl.col(c).fill_nan(None) for c in columns}
     stats = latest.group_by("run_id", maintain_order=True).agg(
         *(expr.count().alias(f"{c}|n") for c, expr in defined.items()),
