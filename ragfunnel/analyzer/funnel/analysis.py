@@ -208,6 +208,8 @@ def analyze(
         batches = session.batches(query)
         raws = [session.funnel(batch, conflict) for batch in batches]
         side = session.side_data(query, raws)
+        # Cases asked ten times or more on average: their ids repeat enough to encode.
+        repeats = 10 * frame.height <= sum(raw.height for raw in raws)
         parts = []
         for i, batch in enumerate(batches):
             raw, raws[i] = raws[i], pl.DataFrame()  # let each batch's rows go once built
@@ -216,6 +218,7 @@ def analyze(
                     raw, frame, nodes, truth=truth, conflict_chunks=chunks, side=side,
                     items=items, k_values=k_values,
                     fetch_scores=partial(session.item_scores, batch),
+                    repeats=repeats,
                 )
             )  # fmt: skip
     records = finish(parts)

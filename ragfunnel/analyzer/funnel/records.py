@@ -170,11 +170,13 @@ def build_batch(
     items: int,
     k_values: Sequence[int],
     fetch_scores: ScoreFetcher,
+    repeats: bool = True,
 ) -> pl.DataFrame:
     """The records of one batch of instances, before :func:`finish` joins the batches.
 
     Everything here depends on one instance alone, so batches can be built one after the
-    other and only their slim results kept.
+    other and only their slim results kept. ``repeats`` says whether cases were asked many
+    times each (then their ids and answer reasons are stored as categoricals).
     """
     light = cases.select("case_idx", "question_id", "answerable", "root_kind", "n_items",
                          *(pl.col("items").list.get(j, null_on_oob=True).alias(f"item_{j}")
@@ -216,7 +218,7 @@ def build_batch(
         ).alias("evidence")
     )
     f = retriever_names(f.join(evidence, on="inst", how="left"), side)
-    return _slim(_with_metrics(f, nodes, items, k_values), k_values)
+    return _slim(_with_metrics(f, nodes, items, k_values), k_values, repeats=repeats)
 
 
 def _with_scores(f: pl.DataFrame, items: int, fetch: ScoreFetcher) -> pl.DataFrame:
@@ -274,7 +276,7 @@ def _with_metrics(
     return f
 
 
-def _slim(f: pl.DataFrame, k_values: Sequence[int]) -> pl.DataFrame:
+def _slim(f: pl.DataFrame, k_values: Sequence[int], *, repeats: bool) -> pl.DataFrame:
     """Keep the record's columns (and what :func:`finish` needs), in their final types."""
     flags = pl.concat_list(
         [
@@ -297,17 +299,19 @@ def _slim(f: pl.DataFrame, k_values: Sequence[int]) -> pl.DataFrame:
         c for c in f.columns
         if c.endswith("_at_cut") or any(c.endswith(f"_at_{k}") for k in k_values)
     ]  # fmt: skip
-    # Repetitive text as categoricals: a million records repeat a few thousand ids, reasons and
-    # notes, and dictionary encoding keeps them to a fraction of the memory.
+    # Low-cardinality text as categoricals (runs, reasons, notes repeat across a million
+    # records). Ids and answer reasons repeat only when each case was asked many times; with
+    # as many cases as questions, encoding them costs more time than it saves memory.
     repeated = pl.Categorical
+    per_case = repeated if repeats else pl.String
     return f.select(
-        pl.col("question_id").cast(repeated), pl.col("run_id").cast(repeated), "trace_id",
-        pl.col("question_key").cast(repeated),
+        pl.col("question_id").cast(per_case), pl.col("run_id").cast(repeated), "trace_id",
+        pl.col("question_key").cast(per_case),
         pl.from_epoch("started_ns", time_unit="ns").alias("started"),
         pl.col("mode").cast(_MODE_ENUM),
         pl.col("first_failure").cast(_FAILURE_ENUM), pl.col("failure_reason").cast(repeated),
-        pl.col("failure_item").cast(repeated), pl.col("answer_verdict").cast(_VERDICT_ENUM),
-        pl.col("answer_reason").cast(repeated),
+        pl.col("failure_item").cast(per_case), pl.col("answer_verdict").cast(_VERDICT_ENUM),
+        pl.col("answer_reason").cast(per_case),
         pl.col("oracle_verdict").cast(_VERDICT_ENUM), "abstained",
         pl.col("k").alias("k_prompt"), pl.col("prompt_source").cast(_SOURCE_ENUM),
         pl.col("prompt_n").alias("prompt_size"), pl.col("cand_n").alias("candidates"),
