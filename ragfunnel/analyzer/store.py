@@ -321,7 +321,7 @@ class Store:
                         _engine_users.pop(self._target.path, None)
 
     def query_arrow(self, sql: str, parameters: dict[str, Any] | None = None) -> pyarrow.Table:
-        """Run ``sql`` (values as ``{name:Type}`` placeholders bound from ``parameters``)."""
+        """Run ``sql``; values are bound from ``parameters`` and written ``{name:Type}`` in the SQL."""
         try:
             return self.client.query_arrow(sql, parameters=parameters, use_strings=True)
         except _CLIENT_ERRORS as exc:
