@@ -72,6 +72,22 @@ def _from_env(name: str, parse: Callable[[str], T], default: T) -> T:
         return default
 
 
+def _parse_hook(text: str) -> Redactor:
+    """``package.module:function`` → that callable (how ``RAGFUNNEL_REDACT`` names a hook)."""
+    module_name, sep, attribute = text.strip().partition(":")
+    if not sep or not module_name or not attribute:
+        raise ValueError("expected 'package.module:function'")
+    import importlib
+
+    try:
+        hook = getattr(importlib.import_module(module_name), attribute)
+    except (ImportError, AttributeError) as exc:
+        raise ValueError(str(exc)) from None
+    if not callable(hook):
+        raise ValueError(f"{text} is not callable")
+    return hook  # type: ignore[no-any-return]
+
+
 def _default_run_id() -> str:
     stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     return f"run-{stamp}-{secrets.token_hex(2)}"
@@ -228,7 +244,9 @@ def configure(
             Env: ``RAGFUNNEL_EXPORTER``.
         capture_content: record question, query, chunk and answer text (``RAGFUNNEL_CAPTURE_CONTENT``;
             default off).
-        redact: ``(attribute, text) -> text | None`` applied to every captured text first.
+        redact: ``(attribute, text) -> text | None`` applied to every captured text first
+            (``RAGFUNNEL_REDACT=package.module:function``; if that cannot be imported, content
+            capture is turned off rather than recording unredacted text).
         run_id: groups the questions of one evaluation run (``RAGFUNNEL_RUN_ID``; default a fresh
             timestamped id per configure call).
         pipeline: snapshot of the pipeline's settings (index version, chunker, k, models, prompt
@@ -254,6 +272,10 @@ def configure(
             "RAGFUNNEL_EXPORTER", "file:" + str(DEFAULT_TRACE_DIR / "spans-{pid}.jsonl")
         )
     )
+    hook_broken = False
+    if redact is None and os.environ.get("RAGFUNNEL_REDACT"):
+        redact = _from_env("RAGFUNNEL_REDACT", _parse_hook, None)
+        hook_broken = redact is None
     with _lock:
         state = State(
             enabled=enabled
@@ -272,6 +294,9 @@ def configure(
                 else _from_env("RAGFUNNEL_PIPELINE", _parse_pipeline, {})
             ),
         )
+        if hook_broken and state.capture_content:
+            logger.warning("content capture is off: the RAGFUNNEL_REDACT hook could not be loaded")
+            state.capture_content = False
         name = (
             service_name
             or os.environ.get("RAGFUNNEL_SERVICE_NAME")

@@ -174,3 +174,23 @@ def test_service_name_cannot_rename_an_existing_provider(caplog: pytest.LogCaptu
         ragfunnel.configure(exporter="none", service_name=f"{current}-renamed")
     assert "is not applied" in caplog.text
     assert trace.get_tracer_provider().resource.attributes["service.name"] == current
+
+
+def drop_digits(attribute: str, text: str) -> str:
+    return "".join(ch for ch in text if not ch.isdigit())
+
+
+def test_redaction_hook_from_the_environment(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setenv("RAGFUNNEL_CAPTURE_CONTENT", "true")
+    monkeypatch.setenv("RAGFUNNEL_REDACT", f"{__name__}:drop_digits")
+    state = ragfunnel.configure(exporter="none")
+    assert state.redact is drop_digits
+    assert state.capture_content is True
+    monkeypatch.setenv("RAGFUNNEL_REDACT", "no_such_module_here:hook")
+    with caplog.at_level(logging.WARNING, logger="ragfunnel"):
+        state = ragfunnel.configure(exporter="none")
+    # A named hook that cannot load must not let unredacted text through.
+    assert state.capture_content is False
+    assert "RAGFUNNEL_REDACT" in caplog.text
