@@ -113,7 +113,6 @@ def question_spans(rng: random.Random, number: int) -> list[dict[str, Any]]:
                 "ragfunnel.top_k": 50,
                 "ragfunnel.documents.ids": candidates,
                 "ragfunnel.documents.scores": scores,
-                "ragfunnel.documents.count": 50,
                 "openinference.span.kind": "RETRIEVER",
                 "gen_ai.operation.name": "retrieval",
             },
