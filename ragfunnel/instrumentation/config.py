@@ -19,6 +19,7 @@ import logging
 import os
 import secrets
 import threading
+import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -153,7 +154,9 @@ class State:
 
 _lock = threading.RLock()
 _state: State | None = None
-_switches: dict[int, _Switch] = {}
+# Weakly keyed on the provider itself: an id() could be reused by a new provider after the old
+# one is collected, which would hand back a switch that the new provider never registered.
+_switches: weakref.WeakKeyDictionary[TracerProvider, _Switch] = weakref.WeakKeyDictionary()
 _own_provider: TracerProvider | None = None
 
 
@@ -212,11 +215,11 @@ def _provider_for(
 
 
 def _switch_for(provider: TracerProvider) -> _Switch:
-    switch = _switches.get(id(provider))
+    switch = _switches.get(provider)
     if switch is None:
         switch = _Switch()
         provider.add_span_processor(switch)
-        _switches[id(provider)] = switch
+        _switches[provider] = switch
     return switch
 
 

@@ -106,18 +106,6 @@ def _begin(plan: stages.Plan, st: State, get: stages.Getter) -> _Call | None:
         attrs = dict(plan.static)
         parent_question = _QUESTION.get()
         question: _Question | None = None
-        if plan.stage is c.Stage.QUESTION:
-            text = get("text")
-            given = get("id")
-            qid = str(given) if given is not None else None
-            if isinstance(text, str):
-                attrs[c.QUESTION_HASH] = c.question_hash(text)
-                qid = qid or c.derived_question_id(text)
-                stages._content(st, attrs, c.QUESTION_TEXT, text)
-            if qid is not None:
-                attrs[c.QUESTION_ID] = qid
-            attrs[c.RUN_ID] = st.run_id
-            attrs.update(st.pipeline_attributes)
         if parent_question is not None and plan.stage is not c.Stage.QUESTION:
             attrs[c.QUESTION_ID] = parent_question.id
         else:

@@ -12,8 +12,7 @@ import logging
 import re
 import threading
 from collections import Counter
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable
 
 logger = logging.getLogger("ragfunnel")
 
@@ -67,11 +66,6 @@ SECRET_NAME = re.compile(
 def is_secret_name(name: str) -> bool:
     """True if a parameter or key name looks like it holds a credential."""
     return SECRET_NAME.search(name) is not None
-
-
-def scrub_mapping(values: Mapping[str, Any]) -> dict[str, Any]:
-    """Copy ``values`` without the entries whose names look like secrets."""
-    return {k: v for k, v in values.items() if not is_secret_name(k)}
 
 
 Redactor = Callable[[str, str], str | None]

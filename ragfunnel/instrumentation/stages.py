@@ -176,7 +176,19 @@ def _number(value: Any) -> int | float | None:
 def on_call(plan: Plan, st: State, get: Getter, attrs: Attributes) -> None:
     """Attributes known when the call starts (inputs and options)."""
     stage = plan.stage
-    if stage is c.Stage.RETRIEVE:
+    if stage is c.Stage.QUESTION:
+        text = get("text")
+        given = get("id")
+        qid = str(given) if given is not None else None
+        if isinstance(text, str):
+            attrs[c.QUESTION_HASH] = c.question_hash(text)
+            qid = qid or c.derived_question_id(text)
+            _content(st, attrs, c.QUESTION_TEXT, text)
+        if qid is not None:  # else the decorator names the question after its trace
+            attrs[c.QUESTION_ID] = qid
+        attrs[c.RUN_ID] = st.run_id
+        attrs.update(st.pipeline_attributes)
+    elif stage is c.Stage.RETRIEVE:
         if st.capture_content:  # the argument is not even read otherwise
             _content(st, attrs, c.QUERY, get("query"))
         if (top_k := _number(get("top_k"))) is not None:

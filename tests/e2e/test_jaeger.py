@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 import urllib.parse
 from typing import Any
@@ -63,8 +64,6 @@ def test_jaeger_shows_the_question_tree_with_readable_attributes(traced: Stack) 
     assert retrieve[c.QUESTION_ID] == "q-jaeger-1"
     assert retrieve[c.TOP_K] == 50
     # Arrays arrive as one readable JSON tag each, all 50 ids in rank order.
-    import json
-
     ids = json.loads(retrieve[c.DOCUMENTS_IDS])
     assert len(ids) == 50 and ids[0].startswith("doc-")
     assert len(json.loads(retrieve[c.DOCUMENTS_SCORES])) == 50

@@ -194,3 +194,23 @@ def test_redaction_hook_from_the_environment(
     # A named hook that cannot load must not let unredacted text through.
     assert state.capture_content is False
     assert "RAGFUNNEL_REDACT" in caplog.text
+
+
+def test_switch_registry_forgets_collected_providers() -> None:
+    import gc
+
+    # Keyed by id(), a dead provider's entry would linger and could be handed to a new provider
+    # that reuses its address but never registered the switch: its spans would vanish.
+    # (Only providers made with shutdown_on_exit=False can die: the default registers atexit.)
+    gc.collect()
+    before = len(config._switches)
+    for _ in range(20):
+        exporter = InMemorySpanExporter()
+        provider = TracerProvider(shutdown_on_exit=False)
+        ragfunnel.configure(tracer_provider=provider, exporter=exporter, batch=False)
+        search("q")
+        assert len(exporter.get_finished_spans()) == 1
+    ragfunnel.configure(exporter="none", tracer_provider=TracerProvider(shutdown_on_exit=False))
+    del provider
+    gc.collect()
+    assert len(config._switches) <= before + 1
