@@ -25,3 +25,16 @@ def store(funnel_store_path: Path, request: pytest.FixtureRequest) -> Iterator[S
     name = re.sub(r"[^A-Za-z0-9_]", "_", request.node.name)[:100]
     with Store.open(f"chdb://{funnel_store_path}", database=f"t_{name}") as opened:
         yield opened
+
+
+@pytest.fixture(params=["native", "python"])
+def converter(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Run a test with each converter: the native one (ragfunnel-native), then pure Python."""
+    from ragfunnel.analyzer.ingest import _native
+
+    if request.param == "python":
+        monkeypatch.setenv(_native.NATIVE_ENV, "0")
+    else:
+        monkeypatch.delenv(_native.NATIVE_ENV, raising=False)
+        assert _native.available(), "ragfunnel-native is not installed (pip install ./native)"
+    return str(request.param)

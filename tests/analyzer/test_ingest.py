@@ -22,6 +22,8 @@ from ragfunnel.analyzer.ingest import (
 )
 from ragfunnel.analyzer.store import Store, StoreError
 
+pytestmark = pytest.mark.usefixtures("converter")
+
 T0 = 1_800_000_000_000_000_000
 
 

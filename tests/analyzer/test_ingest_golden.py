@@ -25,6 +25,8 @@ from opentelemetry.exporter.otlp.json.file.trace_exporter import FileSpanExporte
 from ragfunnel.analyzer.ingest import ingest_lines, ingest_paths, ingest_spans, spans_to_arrow
 from ragfunnel.analyzer.store import Store
 
+pytestmark = pytest.mark.usefixtures("converter")
+
 DATA = Path(__file__).parent / "data"
 _spec = importlib.util.spec_from_file_location("golden_spans", DATA / "golden_spans.py")
 assert _spec and _spec.loader

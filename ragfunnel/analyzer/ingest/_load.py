@@ -23,8 +23,9 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 import pyarrow as pa
+import pyarrow.compute as pc
 
-from ragfunnel.analyzer.ingest import jaeger, otlp
+from ragfunnel.analyzer.ingest import _native, jaeger, otlp
 from ragfunnel.analyzer.ingest._manifest import Manifest, Plan, Record, head_hash
 from ragfunnel.analyzer.ingest._model import ResourceSpans, decode_envelope
 from ragfunnel.analyzer.ingest._summary import IngestError, IngestSummary, Skip
@@ -50,7 +51,13 @@ __all__ = [
 CHUNK_SPANS = 50_000
 """Spans per insert: large enough for columnar speed, small enough to bound memory."""
 
+CHUNK_BYTES = 256 << 20
+"""A chunk of large spans ends sooner, at about this many bytes of column data."""
+
 _GLOB_CHARS = frozenset("*?[")
+
+
+_SECOND = 1_000_000_000
 
 
 class Writer:
@@ -58,12 +65,20 @@ class Writer:
 
     The embedded engine and the HTTP client both release the GIL while they work, so the next
     chunk is read and converted while this one is written. At most one chunk waits.
+
+    Only a chunk's spans that start where the store already has rows can be duplicates: within
+    a second of the time range the table held when the writer started, or of what this writer
+    has inserted. Those are looked up by trace id; the others (usually all of a new file, and
+    all but a chunk's first second in a time-ordered one) are inserted without a query.
     """
 
     def __init__(self, store: Store) -> None:
         self._store = store
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ragfunnel-insert")
         self._pending: Future[None] | None = None
+        self._stored: tuple[int, int] | None = None
+        self._inserted: tuple[int, int] | None = None
+        self._ranges_read = False
         self.inserted = 0
         self.duplicates = 0
 
@@ -89,52 +104,105 @@ class Writer:
         table = chunk.table
         known = self._known(chunk)
         if known:
-            keep = [key not in known for key in chunk.keys]
-            table = table.filter(pa.array(keep, pa.bool_()))
-            self.duplicates += len(keep) - table.num_rows
+            table = table.filter(pc.invert(pc.is_in(chunk.keys(), pa.array(known, pa.string()))))
+            self.duplicates += chunk.table.num_rows - table.num_rows
         if table.num_rows:
             self._store.insert_arrow(self._store.table, table)
+            low, high = self._inserted or (chunk.low, chunk.high)
+            self._inserted = (min(low, chunk.low), max(high, chunk.high))
         self.inserted += table.num_rows
 
-    def _known(self, chunk: Chunk) -> set[str]:
+    def _stored_range(self) -> tuple[int, int] | None:
+        # min/max of the partition column come from each part's min-max index, not the rows.
         store = self._store
-        # Spans read back from Jaeger lost their nanoseconds: widen the window by a second.
-        window = {"low": max(chunk.low - 1_000_000_000, 0), "high": chunk.high + 1_000_000_000}
-        in_window = (
-            "Timestamp >= fromUnixTimestamp64Nano({low:Int64}) "
-            "AND Timestamp <= fromUnixTimestamp64Nano({high:Int64})"
+        result = store.query_arrow(
+            "SELECT count() AS n, toUnixTimestamp64Nano(min(Timestamp)) AS low, "
+            f"toUnixTimestamp64Nano(max(Timestamp)) AS high FROM {store.traces_table}"
         )
-        # New spans usually fall where the table has nothing yet; that costs one cheap count,
-        # answered from the partition and primary-key ranges, instead of a trace id lookup.
-        if not store.command(f"SELECT count() FROM {store.traces_table} WHERE {in_window}", window):
-            return set()
+        row = result.to_pylist()[0]
+        return (int(row["low"]), int(row["high"])) if int(row["n"]) else None
+
+    def _known(self, chunk: Chunk) -> list[str]:
+        if not self._ranges_read:
+            self._stored = self._stored_range()
+            self._ranges_read = True
+        starts = pc.cast(chunk.table.column("Timestamp"), pa.int64())
+        near: pa.ChunkedArray | None = None
+        for covered in (self._stored, self._inserted):
+            if covered is None:
+                continue
+            # Spans read back from Jaeger lost their nanoseconds: widen by a second.
+            inside = pc.and_(
+                pc.greater_equal(starts, covered[0] - _SECOND),
+                pc.less_equal(starts, covered[1] + _SECOND),
+            )
+            near = inside if near is None else pc.or_(near, inside)
+        if near is None or not pc.any(near).as_py():
+            return []
+        candidates = chunk.table.filter(near)
+        low, high = pc.min_max(pc.cast(candidates.column("Timestamp"), pa.int64())).values()
+        store = self._store
         result = store.query_arrow(
             f"SELECT concat(TraceId, SpanId) AS key FROM {store.traces_table} "
-            f"WHERE {in_window} AND TraceId IN {{ids:Array(String)}}",
-            {**window, "ids": sorted(set(chunk.trace_ids))},
+            "WHERE Timestamp >= fromUnixTimestamp64Nano({low:Int64}) "
+            "AND Timestamp <= fromUnixTimestamp64Nano({high:Int64}) "
+            "AND TraceId IN {ids:Array(String)}",
+            {
+                "low": max(low.as_py() - _SECOND, 0),
+                "high": high.as_py() + _SECOND,
+                "ids": Chunk(candidates, 0, 0).trace_ids(),
+            },
         )
-        return set(result.column("key").to_pylist())
+        keys: list[str] = result.column("key").to_pylist()
+        return keys
 
 
 class Loader:
-    """Receives decoded spans from the readers and hands them to a :class:`Writer` in chunks."""
+    """Receives lines and decoded spans from the readers and hands them to a :class:`Writer` in chunks.
+
+    Lines go to the native converter first when there is one (:mod:`._native`); what it
+    declines is decoded and added by the Python :class:`RowBuilder`. Both add to the same
+    chunk and share its de-duplication keys.
+    """
 
     def __init__(
         self,
         writer: Writer | None,
         summary: IngestSummary,
         *,
-        chunk_spans: int = CHUNK_SPANS,
+        chunk_spans: int | None = None,
         on_chunk: Callable[[], None] | None = None,
     ) -> None:
         self._writer = writer
         self.summary = summary
-        self._chunk_spans = chunk_spans
+        self._chunk_spans = chunk_spans or CHUNK_SPANS
         self._on_chunk = on_chunk
         self._where = ("", 0)
-        self.builder = RowBuilder(note=self._builder_note)
+        self.native = _native.converter()
+        seen = _native.SharedSeen(self.native) if self.native is not None else None
+        self.builder = RowBuilder(note=self._builder_note, seen=seen)
         self.low = 0
         self.high = 0
+
+    def __len__(self) -> int:
+        return len(self.builder) + (len(self.native) if self.native is not None else 0)
+
+    def take_line(self, line: bytes, source: str, number: int) -> bool:
+        """Convert a whole line natively; False to have it decoded and :meth:`add`-ed instead."""
+        native = self.native
+        if native is None:
+            return False
+        status, added, duplicates = native.add_line(line)
+        if status == 2 and self._writer is not None:  # the chunk is full: write it, then retry
+            self.flush()
+            status, added, duplicates = native.add_line(line)
+        if status:
+            return False
+        self.summary.read += added + duplicates
+        self.summary.duplicates += duplicates
+        if len(self) >= self._chunk_spans or native.nbytes >= CHUNK_BYTES:
+            self.flush()
+        return True
 
     def _builder_note(self, message: str) -> None:
         self.summary.notes.append(Skip(self._where[0], self._where[1], message))
@@ -150,7 +218,7 @@ class Loader:
         added = len(self.builder) - before_rows
         self.summary.read += added + self.builder.duplicates - before_duplicates
         self.summary.duplicates += self.builder.duplicates - before_duplicates
-        if len(self.builder) >= self._chunk_spans:
+        if len(self) >= self._chunk_spans:
             self.flush()
 
     def skip(self, source: str, line: int, reason: str) -> None:
@@ -163,13 +231,35 @@ class Loader:
 
     def flush(self) -> None:
         """Hand the spans gathered so far to the writer."""
-        if len(self.builder) and self._writer is not None:
-            chunk = self.builder.chunk()
+        if len(self) and self._writer is not None:
+            chunk = self.chunk()
             self.low = min(self.low or chunk.low, chunk.low)
             self.high = max(self.high, chunk.high)
             self._writer.submit(chunk)
             if self._on_chunk:
                 self._on_chunk()
+
+    def chunk(self) -> Chunk:
+        """The spans gathered so far, from both converters, as one chunk; both are cleared."""
+        parts: list[Chunk] = []
+        native = self.native
+        if native is not None:
+            low, high = native.low, native.high
+            table = _native.table_from_parts(native.finish())
+            if table.num_rows:
+                parts.append(Chunk(table, low, high))
+        if len(self.builder) or not parts:
+            parts.append(self.builder.chunk())
+        else:
+            self.builder.clear()
+        if len(parts) == 1:
+            return parts[0]
+        return Chunk(
+            # One dictionary per column: an Arrow IPC file cannot change it between batches.
+            pa.concat_tables([part.table for part in parts]).unify_dictionaries(),
+            min(part.low for part in parts),
+            max(part.high for part in parts),
+        )
 
 
 @contextmanager
@@ -390,7 +480,7 @@ def spans_to_arrow(data: Sequence[ReadableSpan] | bytes | str | dict[str, Any]) 
         otlp.read_document(encoded, "<data>", loader)
     if summary.skipped:
         raise IngestError("; ".join(str(skip) for skip in summary.skipped[:5]))
-    return loader.builder.to_arrow()
+    return loader.chunk().table
 
 
 def pull_from_jaeger(

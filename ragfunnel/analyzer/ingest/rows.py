@@ -23,7 +23,7 @@ import base64
 import binascii
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import cast
+from typing import Protocol, cast
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -36,6 +36,7 @@ __all__ = [
     "TRACES_ARROW_SCHEMA",
     "Chunk",
     "RowBuilder",
+    "Seen",
     "SpanProblem",
 ]
 
@@ -107,16 +108,35 @@ TRACES_ARROW_SCHEMA = pa.schema(
 
 @dataclass
 class Chunk:
-    """Rows on their way to the store, with what de-duplication needs to know about them."""
+    """Rows on their way to the store, with the time range de-duplication looks in."""
 
     table: pa.Table
-    keys: list[str]
-    """``TraceId + SpanId`` per row."""
-    trace_ids: list[str]
     low: int
     """Earliest start time (ns)."""
     high: int
     """Latest start time (ns)."""
+
+    def trace_ids(self) -> list[str]:
+        """The distinct trace ids of the rows, sorted."""
+        return sorted(pc.unique(self.table.column("TraceId")).to_pylist())
+
+    def keys(self) -> pa.ChunkedArray:
+        """``TraceId + SpanId`` per row."""
+        return pc.binary_join_element_wise(
+            self.table.column("TraceId"), self.table.column("SpanId"), ""
+        )
+
+
+class Seen(Protocol):
+    """The ``TraceId + SpanId`` keys of a chunk so far (a set, or one shared with another builder)."""
+
+    def __contains__(self, key: object, /) -> bool: ...
+
+    def add(self, key: str, /) -> None:
+        """Remember ``key``."""
+
+    def clear(self) -> None:
+        """Forget every key."""
 
 
 class SpanProblem(ValueError):
@@ -182,11 +202,14 @@ class RowBuilder:
 
     Args:
         note: called with a message for each repair that kept a span (cut value, clock skew).
+        seen: the keys of the chunk so far, when another builder adds to the same chunk.
     """
 
-    def __init__(self, note: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self, note: Callable[[str], None] | None = None, *, seen: Seen | None = None
+    ) -> None:
         self._note = note or _ignore
-        self.seen: set[str] = set()
+        self.seen: Seen = set() if seen is None else seen
         self.duplicates = 0
         self._arrays: dict[bytes, str] = {}
         self._reset()
@@ -195,7 +218,6 @@ class RowBuilder:
         # One tuple per span: (start, trace, span, parent, state, name, kind, resource, scope,
         # duration, status code, status message).
         self._rows: list[tuple[int, str, str, str, str, str, str, int, int, int, str, str]] = []
-        self.trace_ids: list[str] = []
         self._resources: list[tuple[list[str], list[str], str]] = []
         self._resource_index: dict[tuple[tuple[str, ...], tuple[str, ...]], int] = {}
         self._scopes: list[tuple[str, str]] = []
@@ -223,11 +245,7 @@ class RowBuilder:
         """The rows so far as a :class:`Chunk` ready for the store; the builder is cleared."""
         starts = [row[0] for row in self._rows]
         chunk = Chunk(
-            table=self.to_arrow(),
-            keys=[row[1] + row[2] for row in self._rows],
-            trace_ids=self.trace_ids,
-            low=min(starts, default=0),
-            high=max(starts, default=0),
+            table=self.to_arrow(), low=min(starts, default=0), high=max(starts, default=0)
         )
         self.clear()
         return chunk
@@ -333,7 +351,6 @@ class RowBuilder:
                 status.message if status else "",
             )
         )
-        self.trace_ids.append(trace_id)
         self._attributes.append(keys, values)
         for time, name, event_keys, event_values in events:
             self._event_time.append(time)

@@ -1,0 +1,689 @@
+//! OTLP JSON lines to `otel_traces` columns, with the rules of
+//! `ragfunnel/analyzer/ingest/rows.py` (which documents them).
+//!
+//! One pass over the line: attribute values are written into their columns as they are parsed.
+//! A line is taken whole or not at all: anything that Python would report (a skipped span, a
+//! repaired value, a duration clamped to 0) or that this module does not handle makes the line
+//! `Outcome::Declined`, with every column cut back to where it was, and the Python path reads it.
+//! So does a resource that comes after its spans, or a scope after its spans (the SDK and the
+//! collector write them first).
+
+use std::borrow::Cow;
+
+use rustc_hash::FxHashSet;
+
+use crate::columns::{Dict, DictCol, MapCol, StrCol, MAX_BYTES};
+use crate::json::Json;
+use crate::values::{any_value, int64, Decline, Mode, Result};
+
+pub enum Outcome {
+    /// Spans added and duplicates passed over.
+    Taken(usize, usize),
+    Declined,
+    /// The chunk's columns would outgrow 32-bit offsets: end the chunk, then offer it again.
+    Full,
+}
+
+type Key = [u8; 48];
+
+pub struct Builder {
+    max_value_chars: usize,
+    pub seen: FxHashSet<Key>,
+    pub start: Vec<i64>,
+    pub trace: StrCol,
+    pub span: StrCol,
+    pub parent: StrCol,
+    pub state: StrCol,
+    pub name: DictCol,
+    pub kind: DictCol,
+    pub service: DictCol,
+    pub resource: MapCol,
+    pub scope_name: DictCol,
+    pub scope_version: DictCol,
+    pub attributes: MapCol,
+    pub duration: Vec<u64>,
+    pub code: DictCol,
+    pub message: StrCol,
+    pub event_offsets: Vec<i32>,
+    pub event_time: Vec<i64>,
+    pub event_name: StrCol,
+    pub event_attributes: MapCol,
+    pub link_offsets: Vec<i32>,
+    pub link_trace: StrCol,
+    pub link_span: StrCol,
+    pub link_state: StrCol,
+    pub link_attributes: MapCol,
+    pub low: i64,
+    pub high: i64,
+    line_keys: Vec<Key>,
+}
+
+/// Where the columns stood: rows, events and links.
+#[derive(Clone, Copy)]
+struct Mark {
+    rows: usize,
+    events: usize,
+    links: usize,
+}
+
+/// A resource's attributes, converted once for all its spans.
+#[derive(Default)]
+struct ResourceRow {
+    keys: Vec<i32>,
+    values: StrCol,
+    service: i32,
+}
+
+const KINDS: [(&str, &str); 6] = [
+    ("SPAN_KIND_UNSPECIFIED", "Unspecified"),
+    ("SPAN_KIND_INTERNAL", "Internal"),
+    ("SPAN_KIND_SERVER", "Server"),
+    ("SPAN_KIND_CLIENT", "Client"),
+    ("SPAN_KIND_PRODUCER", "Producer"),
+    ("SPAN_KIND_CONSUMER", "Consumer"),
+];
+const CODES: [(&str, &str); 3] =
+    [("STATUS_CODE_UNSET", "Unset"), ("STATUS_CODE_OK", "Ok"), ("STATUS_CODE_ERROR", "Error")];
+
+/// pdata's `String()` of a span kind or status code given as a number or as its enum name;
+/// any other number or name gives "".
+fn enum_name(p: &mut Json, names: &[(&str, &'static str)]) -> Result<&'static str> {
+    if p.peek()? == b'"' {
+        let text = p.string()?;
+        return Ok(names.iter().find(|(name, _)| *name == text).map_or("", |(_, v)| v));
+    }
+    let v = int64(p, true)?;
+    Ok(usize::try_from(v).ok().and_then(|i| names.get(i)).map_or("", |(_, v)| v))
+}
+
+/// A hex id of `N` digits in lowercase into `out`; `Ok(false)` for all zeros.
+fn hex_id<const N: usize>(text: &str, out: &mut [u8]) -> Result<bool> {
+    let bytes = text.as_bytes();
+    if bytes.len() != N {
+        return Err(Decline); // base64 ids and wrong lengths: the Python path
+    }
+    let mut nonzero = false;
+    for (slot, &b) in out.iter_mut().zip(bytes) {
+        *slot = match b {
+            b'0'..=b'9' | b'a'..=b'f' => b,
+            b'A'..=b'F' => b + 32,
+            _ => return Err(Decline),
+        };
+        nonzero |= b != b'0';
+    }
+    Ok(nonzero)
+}
+
+/// An optional id: empty or all zeros give "".
+fn optional_id<const N: usize>(text: &str, col: &mut StrCol) -> Result<()> {
+    let mut id = [0u8; N];
+    if text.is_empty() || !hex_id::<N>(text, &mut id)? {
+        col.push(b"");
+    } else {
+        col.push(&id);
+    }
+    Ok(())
+}
+
+/// Refuses a member seen twice in one object (msgspec would keep the last; the Python path).
+fn once(seen: &mut u32, bit: u32) -> Result<()> {
+    if *seen & bit != 0 {
+        return Err(Decline);
+    }
+    *seen |= bit;
+    Ok(())
+}
+
+fn string<'a>(p: &mut Json<'a>) -> Result<Cow<'a, str>> {
+    p.string()
+}
+
+/// Parse a list of `KeyValue`s into `keys` and `values` (one entry each per attribute).
+fn attributes(
+    p: &mut Json,
+    dict: &mut Dict,
+    keys: &mut Vec<i32>,
+    values: &mut StrCol,
+    max_chars: usize,
+) -> Result<()> {
+    p.array()?;
+    let mut first = true;
+    while p.item(&mut first)? {
+        p.object()?;
+        let mut first_key = true;
+        let mut seen = 0;
+        while let Some(member) = p.key(&mut first_key)? {
+            match &*member {
+                "key" => {
+                    once(&mut seen, 1)?;
+                    let key = p.string()?;
+                    keys.push(dict.code(key.as_bytes()));
+                }
+                "value" => {
+                    once(&mut seen, 2)?;
+                    if !p.null()? {
+                        let start = values.data.len();
+                        any_value(p, &mut values.data, Mode::Column)?;
+                        let written = &values.data[start..];
+                        // Cut to the limit, with a note, by the Python path.
+                        if written.len() > max_chars
+                            && std::str::from_utf8(written).map_err(|_| Decline)?.chars().count() > max_chars
+                        {
+                            return Err(Decline);
+                        }
+                    }
+                    values.end();
+                }
+                _ => p.skip()?,
+            }
+        }
+        if seen & 1 == 0 {
+            keys.push(dict.code(b""));
+        }
+        if seen & 2 == 0 {
+            values.end();
+        }
+    }
+    Ok(())
+}
+
+impl Builder {
+    pub fn new(max_value_chars: usize) -> Self {
+        Builder {
+            max_value_chars,
+            seen: FxHashSet::default(),
+            start: Vec::new(),
+            trace: StrCol::new(),
+            span: StrCol::new(),
+            parent: StrCol::new(),
+            state: StrCol::new(),
+            name: DictCol::new(),
+            kind: DictCol::new(),
+            service: DictCol::new(),
+            resource: MapCol::new(),
+            scope_name: DictCol::new(),
+            scope_version: DictCol::new(),
+            attributes: MapCol::new(),
+            duration: Vec::new(),
+            code: DictCol::new(),
+            message: StrCol::new(),
+            event_offsets: vec![0],
+            event_time: Vec::new(),
+            event_name: StrCol::new(),
+            event_attributes: MapCol::new(),
+            link_offsets: vec![0],
+            link_trace: StrCol::new(),
+            link_span: StrCol::new(),
+            link_state: StrCol::new(),
+            link_attributes: MapCol::new(),
+            low: 0,
+            high: 0,
+            line_keys: Vec::new(),
+        }
+    }
+
+    pub fn rows(&self) -> usize {
+        self.start.len()
+    }
+
+    /// Bytes held in the columns (roughly).
+    pub fn nbytes(&self) -> usize {
+        self.rows() * 120
+            + self.attributes.nbytes()
+            + self.resource.nbytes()
+            + self.event_attributes.nbytes()
+            + self.link_attributes.nbytes()
+            + self.state.data.len()
+            + self.message.data.len()
+            + self.event_name.data.len()
+    }
+
+    fn biggest_buffer(&self) -> usize {
+        [
+            self.attributes.values.data.len(),
+            self.resource.values.data.len(),
+            self.event_attributes.values.data.len(),
+            self.link_attributes.values.data.len(),
+            self.state.data.len(),
+            self.message.data.len(),
+            self.event_name.data.len(),
+            self.link_state.data.len(),
+            self.name.dict.values.data.len(),
+            self.attributes.keys.len(),
+            self.resource.keys.len(),
+        ]
+        .into_iter()
+        .max()
+        .unwrap_or(0)
+    }
+
+    /// Forget the rows and the keys seen (after the chunk was taken).
+    pub fn clear(&mut self) {
+        self.seen.clear();
+        self.truncate(Mark { rows: 0, events: 0, links: 0 });
+        for col in [&mut self.name, &mut self.kind, &mut self.service, &mut self.scope_name, &mut self.scope_version, &mut self.code] {
+            col.clear();
+        }
+        for col in [&mut self.resource, &mut self.attributes, &mut self.event_attributes, &mut self.link_attributes] {
+            col.clear();
+        }
+        self.low = 0;
+        self.high = 0;
+    }
+
+    fn mark(&self) -> Mark {
+        Mark { rows: self.rows(), events: self.event_time.len(), links: self.link_trace.len() }
+    }
+
+    /// Cut every column back to `mark` (dictionaries keep their entries: unused ones are harmless).
+    fn truncate(&mut self, mark: Mark) {
+        let rows = mark.rows;
+        self.start.truncate(rows);
+        for col in [&mut self.trace, &mut self.span, &mut self.parent, &mut self.state, &mut self.message] {
+            col.truncate(rows);
+        }
+        for col in [&mut self.name, &mut self.kind, &mut self.service, &mut self.scope_name, &mut self.scope_version, &mut self.code] {
+            col.codes.truncate(rows);
+        }
+        self.resource.truncate(rows);
+        self.attributes.truncate(rows);
+        self.duration.truncate(rows);
+        self.event_offsets.truncate(rows + 1);
+        self.link_offsets.truncate(rows + 1);
+        self.event_time.truncate(mark.events);
+        self.event_name.truncate(mark.events);
+        self.event_attributes.truncate(mark.events);
+        self.link_trace.truncate(mark.links);
+        self.link_span.truncate(mark.links);
+        self.link_state.truncate(mark.links);
+        self.link_attributes.truncate(mark.links);
+    }
+
+    pub fn add_line(&mut self, line: &[u8]) -> Outcome {
+        let mark = self.mark();
+        let (low, high) = (self.low, self.high);
+        self.line_keys.clear();
+        let mut counts = (0, 0);
+        let taken = self.line(&mut Json::new(line), &mut counts);
+        if taken.is_err() || self.biggest_buffer() >= MAX_BYTES {
+            self.truncate(mark);
+            self.low = low;
+            self.high = high;
+            for key in self.line_keys.drain(..) {
+                self.seen.remove(&key);
+            }
+            return if taken.is_ok() && mark.rows > 0 { Outcome::Full } else { Outcome::Declined };
+        }
+        Outcome::Taken(counts.0, counts.1)
+    }
+
+    /// `{"resourceSpans": [...]}` or `{"result": {"resourceSpans": [...]}}`.
+    fn line(&mut self, p: &mut Json, counts: &mut (usize, usize)) -> Result<()> {
+        p.object()?;
+        let mut first = true;
+        let mut seen = 0;
+        while let Some(key) = p.key(&mut first)? {
+            match &*key {
+                "resourceSpans" => {
+                    once(&mut seen, 1)?;
+                    self.resource_spans_list(p, counts)?;
+                }
+                "result" => {
+                    once(&mut seen, 1)?; // both, or twice: the Python path decides
+                    p.object()?;
+                    let mut first_inner = true;
+                    let mut inner = 0;
+                    while let Some(key) = p.key(&mut first_inner)? {
+                        if key == "resourceSpans" {
+                            once(&mut inner, 1)?;
+                            self.resource_spans_list(p, counts)?;
+                        } else {
+                            p.skip()?;
+                        }
+                    }
+                }
+                _ => p.skip()?,
+            }
+        }
+        if seen == 0 {
+            return Err(Decline); // not OTLP: a Jaeger export, an error answer...
+        }
+        p.end()
+    }
+
+    fn resource_spans_list(&mut self, p: &mut Json, counts: &mut (usize, usize)) -> Result<()> {
+        p.array()?;
+        let mut first = true;
+        while p.item(&mut first)? {
+            p.object()?;
+            let mut first_key = true;
+            let mut resource: Option<ResourceRow> = None;
+            let mut seen = 0;
+            while let Some(key) = p.key(&mut first_key)? {
+                match &*key {
+                    "resource" => {
+                        if resource.is_some() {
+                            return Err(Decline); // twice, or after its spans
+                        }
+                        resource = Some(self.resource_row(p)?);
+                    }
+                    "scopeSpans" => {
+                        once(&mut seen, 1)?;
+                        let resource = resource.get_or_insert_with(|| self.empty_resource());
+                        self.scope_spans_list(p, resource, counts)?;
+                    }
+                    _ => p.skip()?,
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn empty_resource(&mut self) -> ResourceRow {
+        ResourceRow { service: self.service.dict.code(b""), ..ResourceRow::default() }
+    }
+
+    fn resource_row(&mut self, p: &mut Json) -> Result<ResourceRow> {
+        let mut row = self.empty_resource();
+        if p.null()? {
+            return Ok(row);
+        }
+        p.object()?;
+        let mut first = true;
+        let mut seen = 0;
+        while let Some(key) = p.key(&mut first)? {
+            if key == "attributes" {
+                once(&mut seen, 1)?;
+                attributes(p, &mut self.resource.key_dict, &mut row.keys, &mut row.values, self.max_value_chars)?;
+            } else {
+                p.skip()?;
+            }
+        }
+        // pdata's Map.Get, which the exporter uses, finds the first entry with the key.
+        if let Some(code) = self.resource.key_dict.get(b"service.name") {
+            if let Some(i) = row.keys.iter().position(|&k| k == code) {
+                let value = &row.values.data[row.values.offsets[i] as usize..row.values.offsets[i + 1] as usize];
+                row.service = self.service.dict.code(value);
+            }
+        }
+        Ok(row)
+    }
+
+    fn scope_spans_list(&mut self, p: &mut Json, resource: &ResourceRow, counts: &mut (usize, usize)) -> Result<()> {
+        p.array()?;
+        let mut first = true;
+        while p.item(&mut first)? {
+            p.object()?;
+            let mut first_key = true;
+            let mut scope: Option<(i32, i32)> = None;
+            let mut seen = 0;
+            while let Some(key) = p.key(&mut first_key)? {
+                match &*key {
+                    "scope" => {
+                        if scope.is_some() {
+                            return Err(Decline); // twice, or after its spans
+                        }
+                        scope = Some(self.scope(p)?);
+                    }
+                    "spans" => {
+                        once(&mut seen, 1)?;
+                        let scope = *scope.get_or_insert_with(|| (self.scope_name.dict.code(b""), self.scope_version.dict.code(b"")));
+                        p.array()?;
+                        let mut first_span = true;
+                        while p.item(&mut first_span)? {
+                            if self.span(p, resource, scope)? {
+                                counts.0 += 1;
+                            } else {
+                                counts.1 += 1;
+                            }
+                        }
+                    }
+                    _ => p.skip()?,
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn scope(&mut self, p: &mut Json) -> Result<(i32, i32)> {
+        let (mut name, mut version) = (Cow::Borrowed(""), Cow::Borrowed(""));
+        if !p.null()? {
+            p.object()?;
+            let mut first = true;
+            let mut seen = 0;
+            while let Some(key) = p.key(&mut first)? {
+                match &*key {
+                    "name" => {
+                        once(&mut seen, 1)?;
+                        name = string(p)?;
+                    }
+                    "version" => {
+                        once(&mut seen, 2)?;
+                        version = string(p)?;
+                    }
+                    _ => p.skip()?,
+                }
+            }
+        }
+        Ok((self.scope_name.dict.code(name.as_bytes()), self.scope_version.dict.code(version.as_bytes())))
+    }
+
+    /// Parse and add one span; `Ok(false)` for a duplicate of a span already in this chunk.
+    fn span(&mut self, p: &mut Json, resource: &ResourceRow, scope: (i32, i32)) -> Result<bool> {
+        let before = self.mark();
+        let max = self.max_value_chars;
+        let (mut trace_id, mut span_id, mut parent, mut state, mut name) =
+            (Cow::Borrowed(""), Cow::Borrowed(""), Cow::Borrowed(""), Cow::Borrowed(""), Cow::Borrowed(""));
+        let mut kind = "Unspecified";
+        let (mut start, mut end) = (0, 0);
+        let (mut code, mut message) = ("Unset", Cow::Borrowed(""));
+        let mut seen = 0;
+        p.object()?;
+        let mut first = true;
+        while let Some(key) = p.key(&mut first)? {
+            match &*key {
+                "traceId" => {
+                    once(&mut seen, 1)?;
+                    trace_id = string(p)?;
+                }
+                "spanId" => {
+                    once(&mut seen, 2)?;
+                    span_id = string(p)?;
+                }
+                "parentSpanId" => {
+                    once(&mut seen, 4)?;
+                    parent = string(p)?;
+                }
+                "traceState" => {
+                    once(&mut seen, 8)?;
+                    state = string(p)?;
+                }
+                "name" => {
+                    once(&mut seen, 16)?;
+                    name = string(p)?;
+                }
+                "kind" => {
+                    once(&mut seen, 32)?;
+                    kind = enum_name(p, &KINDS)?;
+                }
+                "startTimeUnixNano" => {
+                    once(&mut seen, 64)?;
+                    start = int64(p, false)?;
+                }
+                "endTimeUnixNano" => {
+                    once(&mut seen, 128)?;
+                    end = int64(p, false)?;
+                }
+                "attributes" => {
+                    once(&mut seen, 256)?;
+                    let map = &mut self.attributes;
+                    attributes(p, &mut map.key_dict, &mut map.keys, &mut map.values, max)?;
+                    map.end_row();
+                }
+                "events" => {
+                    once(&mut seen, 512)?;
+                    self.events(p)?;
+                }
+                "links" => {
+                    once(&mut seen, 1024)?;
+                    self.links(p)?;
+                }
+                "status" => {
+                    once(&mut seen, 2048)?;
+                    if !p.null()? {
+                        (code, message) = self.status(p)?;
+                    }
+                }
+                _ => p.skip()?,
+            }
+        }
+        let mut key: Key = [0; 48];
+        if !hex_id::<32>(&trace_id, &mut key[..32])? || !hex_id::<16>(&span_id, &mut key[32..])? {
+            return Err(Decline); // "no traceId" / "no spanId"
+        }
+        if !self.seen.insert(key) {
+            // What this duplicate wrote of its attributes, events and links goes.
+            self.attributes.truncate(before.rows);
+            self.event_time.truncate(before.events);
+            self.event_name.truncate(before.events);
+            self.event_attributes.truncate(before.events);
+            self.link_trace.truncate(before.links);
+            self.link_span.truncate(before.links);
+            self.link_state.truncate(before.links);
+            self.link_attributes.truncate(before.links);
+            return Ok(false);
+        }
+        self.line_keys.push(key);
+        if start == 0 || end < start {
+            return Err(Decline); // skipped, or Duration set to 0 with a note
+        }
+        optional_id::<16>(&parent, &mut self.parent)?;
+        if seen & 256 == 0 {
+            self.attributes.end_row();
+        }
+        self.start.push(start);
+        self.trace.push(&key[..32]);
+        self.span.push(&key[32..]);
+        self.state.push(state.as_bytes());
+        self.name.push(name.as_bytes());
+        self.kind.push(kind.as_bytes());
+        self.service.codes.push(resource.service);
+        let base = self.resource.values.data.len() as i32;
+        self.resource.keys.extend_from_slice(&resource.keys);
+        self.resource.values.data.extend_from_slice(&resource.values.data);
+        self.resource.values.offsets.extend(resource.values.offsets[1..].iter().map(|o| o + base));
+        self.resource.end_row();
+        self.scope_name.codes.push(scope.0);
+        self.scope_version.codes.push(scope.1);
+        self.duration.push((end - start) as u64);
+        self.code.push(code.as_bytes());
+        self.message.push(message.as_bytes());
+        self.event_offsets.push(self.event_time.len() as i32);
+        self.link_offsets.push(self.link_trace.len() as i32);
+        if self.low == 0 || start < self.low {
+            self.low = start;
+        }
+        self.high = self.high.max(start);
+        Ok(true)
+    }
+
+    fn status<'a>(&mut self, p: &mut Json<'a>) -> Result<(&'static str, Cow<'a, str>)> {
+        let (mut code, mut message) = ("Unset", Cow::Borrowed(""));
+        p.object()?;
+        let mut first = true;
+        let mut seen = 0;
+        while let Some(key) = p.key(&mut first)? {
+            match &*key {
+                "code" => {
+                    once(&mut seen, 1)?;
+                    code = enum_name(p, &CODES)?;
+                }
+                "message" => {
+                    once(&mut seen, 2)?;
+                    message = string(p)?;
+                }
+                _ => p.skip()?,
+            }
+        }
+        Ok((code, message))
+    }
+
+    fn events(&mut self, p: &mut Json) -> Result<()> {
+        let max = self.max_value_chars;
+        p.array()?;
+        let mut first = true;
+        while p.item(&mut first)? {
+            let (mut time, mut name) = (0, Cow::Borrowed(""));
+            let mut seen = 0;
+            p.object()?;
+            let mut first_key = true;
+            while let Some(key) = p.key(&mut first_key)? {
+                match &*key {
+                    "timeUnixNano" => {
+                        once(&mut seen, 1)?;
+                        time = int64(p, false)?;
+                    }
+                    "name" => {
+                        once(&mut seen, 2)?;
+                        name = string(p)?;
+                    }
+                    "attributes" => {
+                        once(&mut seen, 4)?;
+                        let map = &mut self.event_attributes;
+                        attributes(p, &mut map.key_dict, &mut map.keys, &mut map.values, max)?;
+                        map.end_row();
+                    }
+                    _ => p.skip()?,
+                }
+            }
+            if seen & 4 == 0 {
+                self.event_attributes.end_row();
+            }
+            self.event_time.push(time);
+            self.event_name.push(name.as_bytes());
+        }
+        Ok(())
+    }
+
+    fn links(&mut self, p: &mut Json) -> Result<()> {
+        let max = self.max_value_chars;
+        p.array()?;
+        let mut first = true;
+        while p.item(&mut first)? {
+            let (mut trace_id, mut span_id, mut state) = (Cow::Borrowed(""), Cow::Borrowed(""), Cow::Borrowed(""));
+            let mut seen = 0;
+            p.object()?;
+            let mut first_key = true;
+            while let Some(key) = p.key(&mut first_key)? {
+                match &*key {
+                    "traceId" => {
+                        once(&mut seen, 1)?;
+                        trace_id = string(p)?;
+                    }
+                    "spanId" => {
+                        once(&mut seen, 2)?;
+                        span_id = string(p)?;
+                    }
+                    "traceState" => {
+                        once(&mut seen, 4)?;
+                        state = string(p)?;
+                    }
+                    "attributes" => {
+                        once(&mut seen, 8)?;
+                        let map = &mut self.link_attributes;
+                        attributes(p, &mut map.key_dict, &mut map.keys, &mut map.values, max)?;
+                        map.end_row();
+                    }
+                    _ => p.skip()?,
+                }
+            }
+            if seen & 8 == 0 {
+                self.link_attributes.end_row();
+            }
+            optional_id::<32>(&trace_id, &mut self.link_trace)?;
+            optional_id::<16>(&span_id, &mut self.link_span)?;
+            self.link_state.push(state.as_bytes());
+        }
+        Ok(())
+    }
+}
