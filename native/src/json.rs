@@ -43,6 +43,20 @@ pub enum Number {
     Float(f64),
 }
 
+/// The value of a number's text (see [`Json::number_text`]).
+pub fn parse_number(text: &str, integer: bool) -> Result<Number> {
+    if integer {
+        if let Ok(v) = text.parse::<i64>() {
+            return Ok(Number::Int(v));
+        }
+    }
+    let v: f64 = text.parse().map_err(|_| Decline)?;
+    if !v.is_finite() {
+        return Err(Decline); // "Number out of range"
+    }
+    Ok(Number::Float(v))
+}
+
 impl<'a> Json<'a> {
     pub fn new(b: &'a [u8]) -> Self {
         Json { b, i: 0, depth: 0 }
@@ -290,8 +304,9 @@ impl<'a> Json<'a> {
         Ok(())
     }
 
-    /// A number, checked against JSON's grammar.
-    pub fn number(&mut self) -> Result<Number> {
+    /// A number's text, checked against JSON's grammar, and whether it is an integer
+    /// (no fraction, no exponent).
+    pub fn number_text(&mut self) -> Result<(&'a str, bool)> {
         self.ws();
         let start = self.i;
         let b = self.b;
@@ -336,17 +351,13 @@ impl<'a> Json<'a> {
         }
         self.i = i;
         // SAFETY: the bytes are ASCII digits, signs, '.', 'e' and 'E'.
-        let text = unsafe { std::str::from_utf8_unchecked(&b[start..i]) };
-        if integer {
-            if let Ok(v) = text.parse::<i64>() {
-                return Ok(Number::Int(v));
-            }
-        }
-        let v: f64 = text.parse().map_err(|_| Decline)?;
-        if !v.is_finite() {
-            return Err(Decline); // "Number out of range"
-        }
-        Ok(Number::Float(v))
+        Ok((unsafe { std::str::from_utf8_unchecked(&b[start..i]) }, integer))
+    }
+
+    /// A number, checked against JSON's grammar.
+    pub fn number(&mut self) -> Result<Number> {
+        let (text, integer) = self.number_text()?;
+        parse_number(text, integer)
     }
 
     /// Pass over any value, checking it.

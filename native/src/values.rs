@@ -8,7 +8,7 @@
 //! infinity inside an array, which makes the exporter write "", can only come from a string
 //! double here, so it never reaches this module.)
 
-use crate::json::{Json, Number};
+use crate::json::{parse_number, Json, Number};
 
 /// This line is left to the Python path (it may need a message, or a rule only Python has).
 #[derive(Debug)]
@@ -89,11 +89,16 @@ pub fn any_value(p: &mut Json, out: &mut Vec<u8>, mode: Mode) -> Result<()> {
                 if p.peek()? == b'"' {
                     return Err(Decline);
                 }
-                let v = match p.number()? {
-                    Number::Int(v) => v as f64,
-                    Number::Float(v) => v,
-                };
-                go_float(v, out);
+                let (text, integer) = p.number_text()?;
+                if let Some(same) = shortest_as_written(text, integer) {
+                    out.extend_from_slice(same.as_bytes());
+                } else {
+                    let v = match parse_number(text, integer)? {
+                        Number::Int(v) => v as f64,
+                        Number::Float(v) => v,
+                    };
+                    go_float(v, out);
+                }
             }
             "boolValue" => out.extend_from_slice(if p.boolean()? { b"true" } else { b"false" }),
             _ => array_value(p, out)?,
@@ -153,6 +158,39 @@ pub fn write_int(v: i64, out: &mut Vec<u8>) {
         out.push(b'-');
     }
     out.extend_from_slice(&buf[i..]);
+}
+
+/// The text Go would write for the double a JSON number's `text` denotes, when that is the
+/// text itself (or it without a `.0`): a plain decimal of at most 15 significant digits, none
+/// of them a trailing zero, in Go's fixed-notation range. Such a decimal is the shortest that
+/// reads back as its double (two decimals of 15 digits never share a double), so formatting
+/// the parsed double would give it back. Scores are usually written so.
+fn shortest_as_written(text: &str, integer: bool) -> Option<&str> {
+    let body = text.strip_prefix('-').unwrap_or(text);
+    if integer {
+        // A JSON integer read as a double; "-0" is the double 0, written "0".
+        return (body.len() <= 15 && text != "-0").then_some(text);
+    }
+    let (whole, fraction) = body.split_once('.')?;
+    if fraction.contains(['e', 'E']) || whole.len() > 15 {
+        return None;
+    }
+    if fraction == "0" {
+        return Some(&text[..text.len() - 2]); // "2.0" is written "2", "-0.0" "-0"
+    }
+    if fraction.ends_with('0') {
+        return None;
+    }
+    let significant = if whole == "0" {
+        let zeros = fraction.len() - fraction.trim_start_matches('0').len();
+        if zeros >= 6 {
+            return None; // below 1e-6: exponent notation
+        }
+        fraction.len() - zeros
+    } else {
+        whole.len() + fraction.len()
+    };
+    (significant <= 15).then_some(text)
 }
 
 /// A finite double as Go's encoding/json writes it: shortest round-trip digits, fixed

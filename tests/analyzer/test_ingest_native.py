@@ -391,6 +391,38 @@ def test_floats_are_written_as_go_writes_them() -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("written", "expected"),
+    [
+        ("0.10", "0.1"),
+        ("1.50", "1.5"),
+        ("2.0", "2"),
+        ("-0.0", "-0"),
+        ("-0", "0"),
+        ("0.000001", "0.000001"),
+        ("0.0000001", "1e-7"),
+        ("1E2", "100"),
+        ("123456789012345", "123456789012345"),
+        ("1234567890123456789", "1234567890123456800"),
+        ("0.1234567890123456789", "0.12345678901234568"),
+        ("29.123456", "29.123456"),
+    ],
+)
+def test_doubles_are_written_as_go_writes_them_whatever_their_json_text(
+    written: str, expected: str
+) -> None:
+    span = (
+        '{"traceId": "' + "ab" * 16 + '", "spanId": "' + "cd" * 8 + '", '
+        f'"startTimeUnixNano": "{T0}", "endTimeUnixNano": "{T0 + 1}", '
+        f'"attributes": [{{"key": "d", "value": {{"doubleValue": {written}}}}}, '
+        f'{{"key": "a", "value": {{"arrayValue": {{"values": [{{"doubleValue": {written}}}]}}}}}}]}}'
+    )
+    line = ('{"resourceSpans": [{"scopeSpans": [{"spans": [' + span + "]}]}]}\n").encode()
+    native = _read([line], native=True)
+    assert native == _read([line], native=False)
+    assert dict(native[0][0]["SpanAttributes"]) == {"d": expected, "a": f"[{expected}]"}
+
+
 def test_a_store_filled_natively_equals_one_filled_by_python(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
