@@ -1,12 +1,15 @@
 """Ingest throughput: OTLP JSON lines into a fresh embedded store, against a row-by-row baseline.
 
-    python bench/ingest.py [--questions 50000] [--runs 3] [--baseline-spans 20000]
+    python bench/ingest.py [--questions 50000] [--runs 5] [--baseline-spans 20000]
 
 Generates ragfunnel-shaped traces as the SDK's JSON file exporter writes them (batches of 512
 spans per line): per question a root, a retrieve span with 50 ids and 50 scores, a rerank span
 (50 input ids, 10 ids and scores out), a cut span and a generate span; 5 spans per question,
 250,000 spans by default. Each run ingests the file into a new database of one embedded store
 with ``ingest_paths`` (what ``ragfunnel ingest`` does) and the median of the runs is reported.
+The background merges an ingest starts count in its time while it runs; its database is
+dropped afterwards, so that they do not run on into the next run's. One more run with the
+Python converter (``RAGFUNNEL_NATIVE=0``) shows what ragfunnel-native adds.
 
 The baseline, in the same process, is the plain way: ``json.loads`` per line, one Python row per
 span, ``client.insert`` (clickhouse-connect's row insert) every 1,000 rows — timed on the first
@@ -28,7 +31,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ragfunnel.analyzer.ingest import ingest_paths
+from ragfunnel.analyzer.ingest import _native, ingest_paths
 from ragfunnel.analyzer.store import Store
 
 BATCH = 512  # BatchSpanProcessor's default max_export_batch_size
@@ -271,7 +274,7 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--questions", type=int, default=50_000)
-    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--baseline-spans", type=int, default=20_000)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
@@ -283,15 +286,25 @@ def main() -> None:
             f"generated {spans:,} spans ({size / 1e6:,.0f} MB, {size / spans:,.0f} B/span) in {time.perf_counter() - started:.1f}s"
         )
         rates = []
-        for run in range(args.runs):
+        converters = ["native"] * args.runs + ["python"]
+        if not _native.available():
+            raise SystemExit("ragfunnel-native is not installed: pip install ./native")
+        python_rate = 0.0
+        for run, converter in enumerate(converters):
+            os.environ[_native.NATIVE_ENV] = "1" if converter == "native" else "0"
             with Store.open(f"chdb://{tmp}/store", database=f"bench_{run}") as store:
                 started = time.perf_counter()
                 summary = ingest_paths(store, [traces])
                 seconds = time.perf_counter() - started
-                if summary.inserted != spans or summary.skipped:
-                    raise SystemExit(f"unexpected ingest result: {summary.describe()}")
+                store.command(f"DROP DATABASE `{store.database}`")
+            if summary.inserted != spans or summary.skipped:
+                raise SystemExit(f"unexpected ingest result: {summary.describe()}")
+            if converter == "native":
                 rates.append(spans / seconds)
-                print(f"run {run + 1}: {seconds:.2f}s, {spans / seconds:,.0f} spans/s")
+            else:
+                python_rate = spans / seconds
+            print(f"run {run + 1} ({converter}): {seconds:.2f}s, {spans / seconds:,.0f} spans/s")
+        del os.environ[_native.NATIVE_ENV]
         with Store.open(f"chdb://{tmp}/store", database="bench_baseline") as store:
             per_span = baseline(store, traces, args.baseline_spans)
         median = statistics.median(rates)
@@ -299,6 +312,7 @@ def main() -> None:
             f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}"
         )
         print(f"ingest: median {median:,.0f} spans/s over {args.runs} runs of {spans:,} spans")
+        print(f"ingest with the Python converter (1 run): {python_rate:,.0f} spans/s")
         print(
             f"baseline (json + row insert, {args.baseline_spans:,} spans): {1 / per_span:,.0f} spans/s"
         )
