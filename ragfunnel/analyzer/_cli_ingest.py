@@ -13,6 +13,7 @@ from ragfunnel.analyzer.ingest import (
     DEFAULT_TRACE_DIR,
     IngestError,
     IngestSummary,
+    _native,
     ingest_paths,
     pull_from_jaeger,
 )
@@ -20,6 +21,9 @@ from ragfunnel.analyzer.store import Store, StoreError
 
 SHOWN_PROBLEMS = 20
 """Problems printed one per line; the rest are counted."""
+
+SLOW_HINT_SPANS = 100_000
+"""From this many spans on, an ingest without the native converter says how to speed it up."""
 
 INGEST_HELP = """Load spans into the store: OTLP JSON lines (the SDK's or the collector's \
 file exporter), Jaeger UI downloads and Jaeger API v3 answers, plain, gzip or zstd; or pull \
@@ -140,6 +144,12 @@ def _report(summary: IngestSummary, *, quiet: bool, unit: str) -> None:
             else ""
         )
         typer.echo(summary.describe() + files)
+        if summary.read >= SLOW_HINT_SPANS and not _native.available():
+            typer.echo(
+                "ingest: lines were converted by the Python converter; ragfunnel-native "
+                "(pip install ./native from the ragfunnel source) converts them 2-3x faster",
+                err=True,
+            )
 
 
 def _fail(message: str) -> NoReturn:

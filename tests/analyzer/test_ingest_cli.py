@@ -87,6 +87,20 @@ def test_default_folder_twice(app: typer.Typer, workdir: Path) -> None:
     assert "3 spans read: 0 inserted, 3 duplicates" in rescan.stdout
 
 
+@pytest.mark.parametrize("native", ["1", "0"])
+def test_a_large_ingest_without_the_native_converter_says_so(
+    app: typer.Typer, workdir: Path, monkeypatch: pytest.MonkeyPatch, native: str
+) -> None:
+    monkeypatch.setattr(_cli_ingest, "SLOW_HINT_SPANS", 3)
+    monkeypatch.setenv("RAGFUNNEL_NATIVE", native)
+    path = workdir / "spans.jsonl"
+    path.write_text(LINE + "\n")
+    result = runner.invoke(app, ["ingest", str(path), "--store", "chdb://st"])
+    assert result.exit_code == 0, result.output
+    hinted = "converted by the Python converter" in result.stderr
+    assert hinted == (native == "0")
+
+
 def test_problems_go_to_stderr_and_strict_fails(app: typer.Typer, workdir: Path) -> None:
     path = workdir / "mixed.jsonl"
     path.write_text(LINE + "\nnot json\n")
