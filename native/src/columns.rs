@@ -21,7 +21,10 @@ impl Default for StrCol {
 
 impl StrCol {
     pub fn new() -> Self {
-        StrCol { offsets: vec![0], data: Vec::new() }
+        StrCol {
+            offsets: vec![0],
+            data: Vec::new(),
+        }
     }
     pub fn push(&mut self, value: &[u8]) {
         self.data.extend_from_slice(value);
@@ -51,7 +54,10 @@ pub struct Dict {
 
 impl Dict {
     pub fn new() -> Self {
-        Dict { index: FxHashMap::default(), values: StrCol::new() }
+        Dict {
+            index: FxHashMap::default(),
+            values: StrCol::new(),
+        }
     }
     pub fn get(&self, value: &[u8]) -> Option<i32> {
         self.index.get(value).copied()
@@ -79,7 +85,10 @@ pub struct DictCol {
 
 impl DictCol {
     pub fn new() -> Self {
-        DictCol { codes: Vec::new(), dict: Dict::new() }
+        DictCol {
+            codes: Vec::new(),
+            dict: Dict::new(),
+        }
     }
     pub fn push(&mut self, value: &[u8]) {
         let code = self.dict.code(value);
@@ -101,7 +110,12 @@ pub struct MapCol {
 
 impl MapCol {
     pub fn new() -> Self {
-        MapCol { offsets: vec![0], keys: Vec::new(), key_dict: Dict::new(), values: StrCol::new() }
+        MapCol {
+            offsets: vec![0],
+            keys: Vec::new(),
+            key_dict: Dict::new(),
+            values: StrCol::new(),
+        }
     }
     /// Close the row whose entries were pushed since the last one.
     pub fn end_row(&mut self) {

@@ -82,18 +82,34 @@ const KINDS: [(&str, &str); 6] = [
     ("SPAN_KIND_PRODUCER", "Producer"),
     ("SPAN_KIND_CONSUMER", "Consumer"),
 ];
-const CODES: [(&str, &str); 3] =
-    [("STATUS_CODE_UNSET", "Unset"), ("STATUS_CODE_OK", "Ok"), ("STATUS_CODE_ERROR", "Error")];
+// The members of each object that may appear once (see `member`).
+const KEY_VALUE: [&str; 2] = ["key", "value"];
+const SCOPE: [&str; 2] = ["name", "version"];
+const EVENT: [&str; 3] = ["timeUnixNano", "name", "attributes"];
+const LINK: [&str; 4] = ["traceId", "spanId", "traceState", "attributes"];
+const STATUS: [&str; 2] = ["code", "message"];
+
+const CODES: [(&str, &str); 3] = [
+    ("STATUS_CODE_UNSET", "Unset"),
+    ("STATUS_CODE_OK", "Ok"),
+    ("STATUS_CODE_ERROR", "Error"),
+];
 
 /// pdata's `String()` of a span kind or status code given as a number or as its enum name;
 /// any other number or name gives "".
 fn enum_name(p: &mut Json, names: &[(&str, &'static str)]) -> Result<&'static str> {
     if p.peek()? == b'"' {
         let text = p.string()?;
-        return Ok(names.iter().find(|(name, _)| *name == text).map_or("", |(_, v)| v));
+        return Ok(names
+            .iter()
+            .find(|(name, _)| *name == text)
+            .map_or("", |(_, v)| v));
     }
     let v = int64(p, true)?;
-    Ok(usize::try_from(v).ok().and_then(|i| names.get(i)).map_or("", |(_, v)| v))
+    Ok(usize::try_from(v)
+        .ok()
+        .and_then(|i| names.get(i))
+        .map_or("", |(_, v)| v))
 }
 
 /// A hex id of `N` digits in lowercase into `out`; `Ok(false)` for all zeros.
@@ -125,17 +141,50 @@ fn optional_id<const N: usize>(text: &str, col: &mut StrCol) -> Result<()> {
     Ok(())
 }
 
-/// Refuses a member seen twice in one object (msgspec would keep the last; the Python path).
+/// Notes member number `bit` of an object; refuses one seen twice (msgspec would keep the
+/// last: the Python path decides).
 fn once(seen: &mut u32, bit: u32) -> Result<()> {
-    if *seen & bit != 0 {
+    if *seen & (1 << bit) != 0 {
         return Err(Decline);
     }
-    *seen |= bit;
+    *seen |= 1 << bit;
     Ok(())
 }
 
-fn string<'a>(p: &mut Json<'a>) -> Result<Cow<'a, str>> {
-    p.string()
+/// A span's `attributes` member number (see `once`).
+const ATTRIBUTES: u32 = 8;
+
+/// Notes that an object has the member `key`, if it is one of `names`; refuses one seen twice
+/// (msgspec would keep the last: the Python path). `seen` has a bit per name.
+fn member(seen: &mut u32, key: &str, names: &[&str]) -> Result<()> {
+    if let Some(i) = names.iter().position(|name| *name == key) {
+        let bit = 1 << i;
+        if *seen & bit != 0 {
+            return Err(Decline);
+        }
+        *seen |= bit;
+    }
+    Ok(())
+}
+
+fn has(seen: u32, name: &str, names: &[&str]) -> bool {
+    names
+        .iter()
+        .position(|n| *n == name)
+        .is_some_and(|i| seen & (1 << i) != 0)
+}
+
+/// A list of attributes as one row of `map`.
+fn attribute_row(p: &mut Json, map: &mut MapCol, max_chars: usize) -> Result<()> {
+    attributes(
+        p,
+        &mut map.key_dict,
+        &mut map.keys,
+        &mut map.values,
+        max_chars,
+    )?;
+    map.end_row();
+    Ok(())
 }
 
 /// Parse a list of `KeyValue`s into `keys` and `values` (one entry each per attribute).
@@ -152,22 +201,25 @@ fn attributes(
         p.object()?;
         let mut first_key = true;
         let mut seen = 0;
-        while let Some(member) = p.key(&mut first_key)? {
-            match &*member {
+        while let Some(name) = p.key(&mut first_key)? {
+            member(&mut seen, &name, &KEY_VALUE)?;
+            match &*name {
                 "key" => {
-                    once(&mut seen, 1)?;
                     let key = p.string()?;
                     keys.push(dict.code(key.as_bytes()));
                 }
                 "value" => {
-                    once(&mut seen, 2)?;
                     if !p.null()? {
                         let start = values.data.len();
                         any_value(p, &mut values.data, Mode::Column)?;
                         let written = &values.data[start..];
                         // Cut to the limit, with a note, by the Python path.
                         if written.len() > max_chars
-                            && std::str::from_utf8(written).map_err(|_| Decline)?.chars().count() > max_chars
+                            && std::str::from_utf8(written)
+                                .map_err(|_| Decline)?
+                                .chars()
+                                .count()
+                                > max_chars
                         {
                             return Err(Decline);
                         }
@@ -177,10 +229,10 @@ fn attributes(
                 _ => p.skip()?,
             }
         }
-        if seen & 1 == 0 {
+        if !has(seen, "key", &KEY_VALUE) {
             keys.push(dict.code(b""));
         }
-        if seen & 2 == 0 {
+        if !has(seen, "value", &KEY_VALUE) {
             values.end();
         }
     }
@@ -260,11 +312,27 @@ impl Builder {
     /// Forget the rows and the keys seen (after the chunk was taken).
     pub fn clear(&mut self) {
         self.seen.clear();
-        self.truncate(Mark { rows: 0, events: 0, links: 0 });
-        for col in [&mut self.name, &mut self.kind, &mut self.service, &mut self.scope_name, &mut self.scope_version, &mut self.code] {
+        self.truncate(Mark {
+            rows: 0,
+            events: 0,
+            links: 0,
+        });
+        for col in [
+            &mut self.name,
+            &mut self.kind,
+            &mut self.service,
+            &mut self.scope_name,
+            &mut self.scope_version,
+            &mut self.code,
+        ] {
             col.clear();
         }
-        for col in [&mut self.resource, &mut self.attributes, &mut self.event_attributes, &mut self.link_attributes] {
+        for col in [
+            &mut self.resource,
+            &mut self.attributes,
+            &mut self.event_attributes,
+            &mut self.link_attributes,
+        ] {
             col.clear();
         }
         self.low = 0;
@@ -272,17 +340,34 @@ impl Builder {
     }
 
     fn mark(&self) -> Mark {
-        Mark { rows: self.rows(), events: self.event_time.len(), links: self.link_trace.len() }
+        Mark {
+            rows: self.rows(),
+            events: self.event_time.len(),
+            links: self.link_trace.len(),
+        }
     }
 
     /// Cut every column back to `mark` (dictionaries keep their entries: unused ones are harmless).
     fn truncate(&mut self, mark: Mark) {
         let rows = mark.rows;
         self.start.truncate(rows);
-        for col in [&mut self.trace, &mut self.span, &mut self.parent, &mut self.state, &mut self.message] {
+        for col in [
+            &mut self.trace,
+            &mut self.span,
+            &mut self.parent,
+            &mut self.state,
+            &mut self.message,
+        ] {
             col.truncate(rows);
         }
-        for col in [&mut self.name, &mut self.kind, &mut self.service, &mut self.scope_name, &mut self.scope_version, &mut self.code] {
+        for col in [
+            &mut self.name,
+            &mut self.kind,
+            &mut self.service,
+            &mut self.scope_name,
+            &mut self.scope_version,
+            &mut self.code,
+        ] {
             col.codes.truncate(rows);
         }
         self.resource.truncate(rows);
@@ -312,7 +397,11 @@ impl Builder {
             for key in self.line_keys.drain(..) {
                 self.seen.remove(&key);
             }
-            return if taken.is_ok() && mark.rows > 0 { Outcome::Full } else { Outcome::Declined };
+            return if taken.is_ok() && mark.rows > 0 {
+                Outcome::Full
+            } else {
+                Outcome::Declined
+            };
         }
         Outcome::Taken(counts.0, counts.1)
     }
@@ -323,19 +412,25 @@ impl Builder {
         let mut first = true;
         let mut seen = 0;
         while let Some(key) = p.key(&mut first)? {
+            // Both, or either twice: the Python path decides.
+            member(
+                &mut seen,
+                if key == "result" {
+                    "resourceSpans"
+                } else {
+                    &key
+                },
+                &["resourceSpans"],
+            )?;
             match &*key {
-                "resourceSpans" => {
-                    once(&mut seen, 1)?;
-                    self.resource_spans_list(p, counts)?;
-                }
+                "resourceSpans" => self.resource_spans_list(p, counts)?,
                 "result" => {
-                    once(&mut seen, 1)?; // both, or twice: the Python path decides
                     p.object()?;
                     let mut first_inner = true;
                     let mut inner = 0;
                     while let Some(key) = p.key(&mut first_inner)? {
+                        member(&mut inner, &key, &["resourceSpans"])?;
                         if key == "resourceSpans" {
-                            once(&mut inner, 1)?;
                             self.resource_spans_list(p, counts)?;
                         } else {
                             p.skip()?;
@@ -360,6 +455,7 @@ impl Builder {
             let mut resource: Option<ResourceRow> = None;
             let mut seen = 0;
             while let Some(key) = p.key(&mut first_key)? {
+                member(&mut seen, &key, &["scopeSpans"])?;
                 match &*key {
                     "resource" => {
                         if resource.is_some() {
@@ -368,7 +464,6 @@ impl Builder {
                         resource = Some(self.resource_row(p)?);
                     }
                     "scopeSpans" => {
-                        once(&mut seen, 1)?;
                         let resource = resource.get_or_insert_with(|| self.empty_resource());
                         self.scope_spans_list(p, resource, counts)?;
                     }
@@ -380,7 +475,10 @@ impl Builder {
     }
 
     fn empty_resource(&mut self) -> ResourceRow {
-        ResourceRow { service: self.service.dict.code(b""), ..ResourceRow::default() }
+        ResourceRow {
+            service: self.service.dict.code(b""),
+            ..ResourceRow::default()
+        }
     }
 
     fn resource_row(&mut self, p: &mut Json) -> Result<ResourceRow> {
@@ -392,9 +490,15 @@ impl Builder {
         let mut first = true;
         let mut seen = 0;
         while let Some(key) = p.key(&mut first)? {
+            member(&mut seen, &key, &["attributes"])?;
             if key == "attributes" {
-                once(&mut seen, 1)?;
-                attributes(p, &mut self.resource.key_dict, &mut row.keys, &mut row.values, self.max_value_chars)?;
+                attributes(
+                    p,
+                    &mut self.resource.key_dict,
+                    &mut row.keys,
+                    &mut row.values,
+                    self.max_value_chars,
+                )?;
             } else {
                 p.skip()?;
             }
@@ -402,14 +506,20 @@ impl Builder {
         // pdata's Map.Get, which the exporter uses, finds the first entry with the key.
         if let Some(code) = self.resource.key_dict.get(b"service.name") {
             if let Some(i) = row.keys.iter().position(|&k| k == code) {
-                let value = &row.values.data[row.values.offsets[i] as usize..row.values.offsets[i + 1] as usize];
+                let value = &row.values.data
+                    [row.values.offsets[i] as usize..row.values.offsets[i + 1] as usize];
                 row.service = self.service.dict.code(value);
             }
         }
         Ok(row)
     }
 
-    fn scope_spans_list(&mut self, p: &mut Json, resource: &ResourceRow, counts: &mut (usize, usize)) -> Result<()> {
+    fn scope_spans_list(
+        &mut self,
+        p: &mut Json,
+        resource: &ResourceRow,
+        counts: &mut (usize, usize),
+    ) -> Result<()> {
         p.array()?;
         let mut first = true;
         while p.item(&mut first)? {
@@ -426,8 +536,13 @@ impl Builder {
                         scope = Some(self.scope(p)?);
                     }
                     "spans" => {
-                        once(&mut seen, 1)?;
-                        let scope = *scope.get_or_insert_with(|| (self.scope_name.dict.code(b""), self.scope_version.dict.code(b"")));
+                        member(&mut seen, &key, &["spans"])?;
+                        let scope = *scope.get_or_insert_with(|| {
+                            (
+                                self.scope_name.dict.code(b""),
+                                self.scope_version.dict.code(b""),
+                            )
+                        });
                         p.array()?;
                         let mut first_span = true;
                         while p.item(&mut first_span)? {
@@ -452,28 +567,31 @@ impl Builder {
             let mut first = true;
             let mut seen = 0;
             while let Some(key) = p.key(&mut first)? {
+                member(&mut seen, &key, &SCOPE)?;
                 match &*key {
-                    "name" => {
-                        once(&mut seen, 1)?;
-                        name = string(p)?;
-                    }
-                    "version" => {
-                        once(&mut seen, 2)?;
-                        version = string(p)?;
-                    }
+                    "name" => name = p.string()?,
+                    "version" => version = p.string()?,
                     _ => p.skip()?,
                 }
             }
         }
-        Ok((self.scope_name.dict.code(name.as_bytes()), self.scope_version.dict.code(version.as_bytes())))
+        Ok((
+            self.scope_name.dict.code(name.as_bytes()),
+            self.scope_version.dict.code(version.as_bytes()),
+        ))
     }
 
     /// Parse and add one span; `Ok(false)` for a duplicate of a span already in this chunk.
     fn span(&mut self, p: &mut Json, resource: &ResourceRow, scope: (i32, i32)) -> Result<bool> {
         let before = self.mark();
         let max = self.max_value_chars;
-        let (mut trace_id, mut span_id, mut parent, mut state, mut name) =
-            (Cow::Borrowed(""), Cow::Borrowed(""), Cow::Borrowed(""), Cow::Borrowed(""), Cow::Borrowed(""));
+        let (mut trace_id, mut span_id, mut parent, mut state, mut name) = (
+            Cow::Borrowed(""),
+            Cow::Borrowed(""),
+            Cow::Borrowed(""),
+            Cow::Borrowed(""),
+            Cow::Borrowed(""),
+        );
         let mut kind = "Unspecified";
         let (mut start, mut end) = (0, 0);
         let (mut code, mut message) = ("Unset", Cow::Borrowed(""));
@@ -481,61 +599,63 @@ impl Builder {
         p.object()?;
         let mut first = true;
         while let Some(key) = p.key(&mut first)? {
-            match &*key {
+            let bit = match &*key {
                 "traceId" => {
-                    once(&mut seen, 1)?;
-                    trace_id = string(p)?;
+                    trace_id = p.string()?;
+                    0
                 }
                 "spanId" => {
-                    once(&mut seen, 2)?;
-                    span_id = string(p)?;
+                    span_id = p.string()?;
+                    1
                 }
                 "parentSpanId" => {
-                    once(&mut seen, 4)?;
-                    parent = string(p)?;
+                    parent = p.string()?;
+                    2
                 }
                 "traceState" => {
-                    once(&mut seen, 8)?;
-                    state = string(p)?;
+                    state = p.string()?;
+                    3
                 }
                 "name" => {
-                    once(&mut seen, 16)?;
-                    name = string(p)?;
+                    name = p.string()?;
+                    4
                 }
                 "kind" => {
-                    once(&mut seen, 32)?;
                     kind = enum_name(p, &KINDS)?;
+                    5
                 }
                 "startTimeUnixNano" => {
-                    once(&mut seen, 64)?;
                     start = int64(p, false)?;
+                    6
                 }
                 "endTimeUnixNano" => {
-                    once(&mut seen, 128)?;
                     end = int64(p, false)?;
+                    7
                 }
                 "attributes" => {
-                    once(&mut seen, 256)?;
-                    let map = &mut self.attributes;
-                    attributes(p, &mut map.key_dict, &mut map.keys, &mut map.values, max)?;
-                    map.end_row();
+                    attribute_row(p, &mut self.attributes, max)?;
+                    ATTRIBUTES
                 }
                 "events" => {
-                    once(&mut seen, 512)?;
                     self.events(p)?;
+                    9
                 }
                 "links" => {
-                    once(&mut seen, 1024)?;
                     self.links(p)?;
+                    10
                 }
                 "status" => {
-                    once(&mut seen, 2048)?;
                     if !p.null()? {
-                        (code, message) = self.status(p)?;
+                        (code, message) = status(p)?;
                     }
+                    11
                 }
-                _ => p.skip()?,
-            }
+                _ => {
+                    p.skip()?;
+                    continue;
+                }
+            };
+            once(&mut seen, bit)?;
         }
         let mut key: Key = [0; 48];
         if !hex_id::<32>(&trace_id, &mut key[..32])? || !hex_id::<16>(&span_id, &mut key[32..])? {
@@ -544,13 +664,8 @@ impl Builder {
         if !self.seen.insert(key) {
             // What this duplicate wrote of its attributes, events and links goes.
             self.attributes.truncate(before.rows);
-            self.event_time.truncate(before.events);
-            self.event_name.truncate(before.events);
-            self.event_attributes.truncate(before.events);
-            self.link_trace.truncate(before.links);
-            self.link_span.truncate(before.links);
-            self.link_state.truncate(before.links);
-            self.link_attributes.truncate(before.links);
+            self.truncate_events(before.events);
+            self.truncate_links(before.links);
             return Ok(false);
         }
         self.line_keys.push(key);
@@ -558,7 +673,7 @@ impl Builder {
             return Err(Decline); // skipped, or Duration set to 0 with a note
         }
         optional_id::<16>(&parent, &mut self.parent)?;
-        if seen & 256 == 0 {
+        if seen & (1 << ATTRIBUTES) == 0 {
             self.attributes.end_row();
         }
         self.start.push(start);
@@ -570,8 +685,14 @@ impl Builder {
         self.service.codes.push(resource.service);
         let base = self.resource.values.data.len() as i32;
         self.resource.keys.extend_from_slice(&resource.keys);
-        self.resource.values.data.extend_from_slice(&resource.values.data);
-        self.resource.values.offsets.extend(resource.values.offsets[1..].iter().map(|o| o + base));
+        self.resource
+            .values
+            .data
+            .extend_from_slice(&resource.values.data);
+        self.resource
+            .values
+            .offsets
+            .extend(resource.values.offsets[1..].iter().map(|o| o + base));
         self.resource.end_row();
         self.scope_name.codes.push(scope.0);
         self.scope_version.codes.push(scope.1);
@@ -587,25 +708,17 @@ impl Builder {
         Ok(true)
     }
 
-    fn status<'a>(&mut self, p: &mut Json<'a>) -> Result<(&'static str, Cow<'a, str>)> {
-        let (mut code, mut message) = ("Unset", Cow::Borrowed(""));
-        p.object()?;
-        let mut first = true;
-        let mut seen = 0;
-        while let Some(key) = p.key(&mut first)? {
-            match &*key {
-                "code" => {
-                    once(&mut seen, 1)?;
-                    code = enum_name(p, &CODES)?;
-                }
-                "message" => {
-                    once(&mut seen, 2)?;
-                    message = string(p)?;
-                }
-                _ => p.skip()?,
-            }
-        }
-        Ok((code, message))
+    fn truncate_events(&mut self, events: usize) {
+        self.event_time.truncate(events);
+        self.event_name.truncate(events);
+        self.event_attributes.truncate(events);
+    }
+
+    fn truncate_links(&mut self, links: usize) {
+        self.link_trace.truncate(links);
+        self.link_span.truncate(links);
+        self.link_state.truncate(links);
+        self.link_attributes.truncate(links);
     }
 
     fn events(&mut self, p: &mut Json) -> Result<()> {
@@ -618,25 +731,15 @@ impl Builder {
             p.object()?;
             let mut first_key = true;
             while let Some(key) = p.key(&mut first_key)? {
+                member(&mut seen, &key, &EVENT)?;
                 match &*key {
-                    "timeUnixNano" => {
-                        once(&mut seen, 1)?;
-                        time = int64(p, false)?;
-                    }
-                    "name" => {
-                        once(&mut seen, 2)?;
-                        name = string(p)?;
-                    }
-                    "attributes" => {
-                        once(&mut seen, 4)?;
-                        let map = &mut self.event_attributes;
-                        attributes(p, &mut map.key_dict, &mut map.keys, &mut map.values, max)?;
-                        map.end_row();
-                    }
+                    "timeUnixNano" => time = int64(p, false)?,
+                    "name" => name = p.string()?,
+                    "attributes" => attribute_row(p, &mut self.event_attributes, max)?,
                     _ => p.skip()?,
                 }
             }
-            if seen & 4 == 0 {
+            if !has(seen, "attributes", &EVENT) {
                 self.event_attributes.end_row();
             }
             self.event_time.push(time);
@@ -650,34 +753,22 @@ impl Builder {
         p.array()?;
         let mut first = true;
         while p.item(&mut first)? {
-            let (mut trace_id, mut span_id, mut state) = (Cow::Borrowed(""), Cow::Borrowed(""), Cow::Borrowed(""));
+            let (mut trace_id, mut span_id, mut state) =
+                (Cow::Borrowed(""), Cow::Borrowed(""), Cow::Borrowed(""));
             let mut seen = 0;
             p.object()?;
             let mut first_key = true;
             while let Some(key) = p.key(&mut first_key)? {
+                member(&mut seen, &key, &LINK)?;
                 match &*key {
-                    "traceId" => {
-                        once(&mut seen, 1)?;
-                        trace_id = string(p)?;
-                    }
-                    "spanId" => {
-                        once(&mut seen, 2)?;
-                        span_id = string(p)?;
-                    }
-                    "traceState" => {
-                        once(&mut seen, 4)?;
-                        state = string(p)?;
-                    }
-                    "attributes" => {
-                        once(&mut seen, 8)?;
-                        let map = &mut self.link_attributes;
-                        attributes(p, &mut map.key_dict, &mut map.keys, &mut map.values, max)?;
-                        map.end_row();
-                    }
+                    "traceId" => trace_id = p.string()?,
+                    "spanId" => span_id = p.string()?,
+                    "traceState" => state = p.string()?,
+                    "attributes" => attribute_row(p, &mut self.link_attributes, max)?,
                     _ => p.skip()?,
                 }
             }
-            if seen & 8 == 0 {
+            if !has(seen, "attributes", &LINK) {
                 self.link_attributes.end_row();
             }
             optional_id::<32>(&trace_id, &mut self.link_trace)?;
@@ -686,4 +777,20 @@ impl Builder {
         }
         Ok(())
     }
+}
+
+fn status<'a>(p: &mut Json<'a>) -> Result<(&'static str, Cow<'a, str>)> {
+    let (mut code, mut message) = ("Unset", Cow::Borrowed(""));
+    p.object()?;
+    let mut first = true;
+    let mut seen = 0;
+    while let Some(key) = p.key(&mut first)? {
+        member(&mut seen, &key, &STATUS)?;
+        match &*key {
+            "code" => code = enum_name(p, &CODES)?,
+            "message" => message = p.string()?,
+            _ => p.skip()?,
+        }
+    }
+    Ok((code, message))
 }

@@ -43,6 +43,18 @@ pub enum Number {
     Float(f64),
 }
 
+/// Past one or more ASCII digits from `i`.
+fn digits(b: &[u8], mut i: usize) -> Result<usize> {
+    let start = i;
+    while let Some(b'0'..=b'9') = b.get(i) {
+        i += 1;
+    }
+    if i == start {
+        return Err(Decline);
+    }
+    Ok(i)
+}
+
 /// The value of a number's text (see [`Json::number_text`]).
 pub fn parse_number(text: &str, integer: bool) -> Result<Number> {
     if integer {
@@ -145,19 +157,9 @@ impl<'a> Json<'a> {
     /// The next member's key (the parser then stands at its value), or None after the `}`.
     /// `first` is true before the first member.
     pub fn key(&mut self, first: &mut bool) -> Result<Option<Cow<'a, str>>> {
-        let c = self.peek()?;
-        if c == b'}' {
-            self.i += 1;
-            self.depth -= 1;
+        if !self.next(b'}', first)? {
             return Ok(None);
         }
-        if !*first {
-            if c != b',' {
-                return Err(Decline);
-            }
-            self.i += 1;
-        }
-        *first = false;
         let key = self.string()?;
         self.eat(b':')?;
         Ok(Some(key))
@@ -165,8 +167,13 @@ impl<'a> Json<'a> {
 
     /// Whether another array item follows (the parser then stands at it), false after the `]`.
     pub fn item(&mut self, first: &mut bool) -> Result<bool> {
+        self.next(b']', first)
+    }
+
+    /// Past the `,` before the next element of a container, or past its `close` (false).
+    fn next(&mut self, close: u8, first: &mut bool) -> Result<bool> {
         let c = self.peek()?;
-        if c == b']' {
+        if c == close {
             self.i += 1;
             self.depth -= 1;
             return Ok(false);
@@ -326,14 +333,7 @@ impl<'a> Json<'a> {
         let mut integer = true;
         if b.get(i) == Some(&b'.') {
             integer = false;
-            i += 1;
-            let digits = i;
-            while let Some(b'0'..=b'9') = b.get(i) {
-                i += 1;
-            }
-            if i == digits {
-                return Err(Decline);
-            }
+            i = digits(b, i + 1)?;
         }
         if let Some(b'e' | b'E') = b.get(i) {
             integer = false;
@@ -341,17 +341,14 @@ impl<'a> Json<'a> {
             if let Some(b'+' | b'-') = b.get(i) {
                 i += 1;
             }
-            let digits = i;
-            while let Some(b'0'..=b'9') = b.get(i) {
-                i += 1;
-            }
-            if i == digits {
-                return Err(Decline);
-            }
+            i = digits(b, i)?;
         }
         self.i = i;
         // SAFETY: the bytes are ASCII digits, signs, '.', 'e' and 'E'.
-        Ok((unsafe { std::str::from_utf8_unchecked(&b[start..i]) }, integer))
+        Ok((
+            unsafe { std::str::from_utf8_unchecked(&b[start..i]) },
+            integer,
+        ))
     }
 
     /// A number, checked against JSON's grammar.

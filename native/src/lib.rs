@@ -23,7 +23,9 @@ struct Converter {
 
 fn raw<T: Copy>(values: &[T]) -> &[u8] {
     // SAFETY: plain integers, read as their little-endian bytes (Arrow's layout on x86/ARM).
-    unsafe { std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), std::mem::size_of_val(values)) }
+    unsafe {
+        std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), std::mem::size_of_val(values))
+    }
 }
 
 fn bytes<'py, T: Copy>(py: Python<'py>, values: &[T]) -> Bound<'py, PyBytes> {
@@ -35,7 +37,14 @@ fn strings<'py>(py: Python<'py>, col: &StrCol) -> PyResult<Bound<'py, PyTuple>> 
 }
 
 fn dict_parts<'py>(py: Python<'py>, codes: &[i32], dict: &Dict) -> PyResult<Bound<'py, PyTuple>> {
-    PyTuple::new(py, [bytes(py, codes), bytes(py, &dict.values.offsets), bytes(py, &dict.values.data)])
+    PyTuple::new(
+        py,
+        [
+            bytes(py, codes),
+            bytes(py, &dict.values.offsets),
+            bytes(py, &dict.values.data),
+        ],
+    )
 }
 
 fn dictionary<'py>(py: Python<'py>, col: &DictCol) -> PyResult<Bound<'py, PyTuple>> {
@@ -60,7 +69,9 @@ fn map<'py>(py: Python<'py>, col: &MapCol) -> PyResult<Bound<'py, PyTuple>> {
 impl Converter {
     #[new]
     fn new(max_value_chars: usize) -> Self {
-        Converter { builder: Builder::new(max_value_chars) }
+        Converter {
+            builder: Builder::new(max_value_chars),
+        }
     }
 
     /// Take one line: ``(0, spans added, duplicates passed over)``; ``(1, 0, 0)`` when it is
@@ -136,7 +147,10 @@ impl Converter {
         let events = bytes(py, &b.event_offsets);
         out.set_item("Events.Timestamp", (&events, bytes(py, &b.event_time)))?;
         out.set_item("Events.Name", (&events, strings(py, &b.event_name)?))?;
-        out.set_item("Events.Attributes", (&events, map(py, &b.event_attributes)?))?;
+        out.set_item(
+            "Events.Attributes",
+            (&events, map(py, &b.event_attributes)?),
+        )?;
         let links = bytes(py, &b.link_offsets);
         out.set_item("Links.TraceId", (&links, strings(py, &b.link_trace)?))?;
         out.set_item("Links.SpanId", (&links, strings(py, &b.link_span)?))?;

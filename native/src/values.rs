@@ -207,10 +207,19 @@ pub fn go_float(v: f64, out: &mut Vec<u8>) {
     }
     // Shortest digits and the decimal exponent of the first one: v = d.ddd × 10^exponent.
     let (mantissa, mut exponent) = match text.iter().position(|&b| b == b'e') {
-        Some(e) => (&text[..e], std::str::from_utf8(&text[e + 1..]).unwrap().parse::<i32>().unwrap()),
+        Some(e) => (
+            &text[..e],
+            std::str::from_utf8(&text[e + 1..])
+                .unwrap()
+                .parse::<i32>()
+                .unwrap(),
+        ),
         None => (text, 0),
     };
-    let point = mantissa.iter().position(|&b| b == b'.').unwrap_or(mantissa.len());
+    let point = mantissa
+        .iter()
+        .position(|&b| b == b'.')
+        .unwrap_or(mantissa.len());
     let mut digits = [0u8; 32];
     let mut n = 0;
     for &b in mantissa.iter().filter(|b| b.is_ascii_digit()) {
@@ -278,7 +287,14 @@ pub fn json_string(text: &str, out: &mut Vec<u8>) {
             '\u{2029}' => out.extend_from_slice(b"\\u2029"),
             c if (c as u32) < 0x20 => {
                 let b = c as u8;
-                out.extend_from_slice(&[b'\\', b'u', b'0', b'0', HEX[(b >> 4) as usize], HEX[(b & 15) as usize]]);
+                out.extend_from_slice(&[
+                    b'\\',
+                    b'u',
+                    b'0',
+                    b'0',
+                    HEX[(b >> 4) as usize],
+                    HEX[(b & 15) as usize],
+                ]);
             }
             c => out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes()),
         }

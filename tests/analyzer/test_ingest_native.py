@@ -300,6 +300,18 @@ def _sdk_lines(tmp_path: Path) -> list[bytes]:
     return path.read_bytes().splitlines(keepends=True)
 
 
+def _one_span_line(attributes: list[dict[str, Any]]) -> bytes:
+    span = {
+        "traceId": "ab" * 16,
+        "spanId": "cd" * 8,
+        "startTimeUnixNano": str(T0),
+        "endTimeUnixNano": str(T0 + 1),
+        "attributes": attributes,
+    }
+    document = {"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]}
+    return json.dumps(document).encode() + b"\n"
+
+
 def test_what_exporters_write_is_taken_natively(tmp_path: Path) -> None:
     converter = _native.converter()
     assert converter is not None, "ragfunnel-native is not installed (pip install ./native)"
@@ -314,65 +326,21 @@ def test_what_exporters_write_is_taken_natively(tmp_path: Path) -> None:
     ):
         assert converter.add_line(bad) == (1, 0, 0)
     long_value = "x" * (MAX_VALUE_CHARS + 1)
-    doc = {
-        "resourceSpans": [
-            {
-                "scopeSpans": [
-                    {
-                        "spans": [
-                            {
-                                "traceId": "ab" * 16,
-                                "spanId": "cd" * 8,
-                                "startTimeUnixNano": str(T0),
-                                "endTimeUnixNano": str(T0 + 1),
-                                "attributes": [
-                                    {"key": "big", "value": {"stringValue": long_value}}
-                                ],
-                            }
-                        ]
-                    }
-                ]
-            }
-        ]
-    }
-    assert converter.add_line(json.dumps(doc).encode()) == (1, 0, 0)
+    line = _one_span_line([{"key": "big", "value": {"stringValue": long_value}}])
+    assert converter.add_line(line) == (1, 0, 0)
 
 
 def test_floats_are_written_as_go_writes_them() -> None:
     samples = [0.1, 2.0, -0.0, 1e20, 1e21, 1e-6, 9.99e-7, 1.5e300, 5e-324, math.pi, 100.0]
-    doc = {
-        "resourceSpans": [
+    line = _one_span_line(
+        [{"key": f"f{i}", "value": {"doubleValue": v}} for i, v in enumerate(samples)]
+        + [
             {
-                "scopeSpans": [
-                    {
-                        "spans": [
-                            {
-                                "traceId": "ab" * 16,
-                                "spanId": "cd" * 8,
-                                "startTimeUnixNano": str(T0),
-                                "endTimeUnixNano": str(T0 + 1),
-                                "attributes": [
-                                    {"key": f"f{i}", "value": {"doubleValue": v}}
-                                    for i, v in enumerate(samples)
-                                ]
-                                + [
-                                    {
-                                        "key": "array",
-                                        "value": {
-                                            "arrayValue": {
-                                                "values": [{"doubleValue": v} for v in samples]
-                                            }
-                                        },
-                                    }
-                                ],
-                            }
-                        ]
-                    }
-                ]
+                "key": "array",
+                "value": {"arrayValue": {"values": [{"doubleValue": v} for v in samples]}},
             }
         ]
-    }
-    line = json.dumps(doc).encode() + b"\n"
+    )
     native = _read([line], native=True)
     assert native == _read([line], native=False)
     attributes = dict(native[0][0]["SpanAttributes"])
