@@ -22,7 +22,7 @@ struct Converter {
 }
 
 fn raw<T: Copy>(values: &[T]) -> &[u8] {
-    // SAFETY: plain integers, read as their little-endian bytes (Arrow's layout on x86/ARM).
+    // SAFETY: plain integers, read as their bytes in native order, as Arrow buffers hold them.
     unsafe {
         std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), std::mem::size_of_val(values))
     }

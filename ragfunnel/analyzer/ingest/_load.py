@@ -55,8 +55,6 @@ CHUNK_BYTES = 256 << 20
 """A chunk of large spans ends sooner, at about this many bytes of column data."""
 
 _GLOB_CHARS = frozenset("*?[")
-
-
 _SECOND = 1_000_000_000
 
 
@@ -158,7 +156,7 @@ class Writer:
 
 
 class Loader:
-    """Receives lines and decoded spans from the readers and hands them to a :class:`Writer` in chunks.
+    """Takes lines and decoded spans from the readers, and gives a :class:`Writer` chunks.
 
     Lines go to the native converter first when there is one (:mod:`._native`); what it
     declines is decoded and added by the Python :class:`RowBuilder`. Both add to the same

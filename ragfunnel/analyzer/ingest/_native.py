@@ -4,9 +4,8 @@
 compiled code, releasing the GIL: about 5 µs per 2 KB span from the file to the Arrow table,
 against about 27 µs for the Python path. It takes a line only when the Python path would take
 it without a word (no skipped span, no repaired value, no rule it lacks), and declines it
-otherwise. Both paths give the same rows: the
-tests compare them on generated documents. Without the package, or with ``RAGFUNNEL_NATIVE=0``,
-every line takes the Python path.
+otherwise. Both paths give the same rows: the tests compare them on generated documents.
+Without the package, or with ``RAGFUNNEL_NATIVE=0``, every line takes the Python path.
 """
 
 from __future__ import annotations

@@ -52,8 +52,8 @@ __all__ = [
 ]
 
 GZIP_MAGIC = b"\x1f\x8b"
-_BUFFER = 4 << 20
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+_BUFFER = 4 << 20
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _TRAILING = re.compile(r"trailing characters \(byte (\d+)\)")
 _json_encode = msgspec.json.encode
