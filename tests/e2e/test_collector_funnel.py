@@ -21,7 +21,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 
 import ragfunnel
 from ragfunnel.analyzer.funnel import analyze
-from ragfunnel.analyzer.ingest import ingest_paths
+from ragfunnel.analyzer.ingest import _native, ingest_paths
 from ragfunnel.analyzer.store import Store
 from ragfunnel.demo.hotpotqa import CUT_K, INDEX_VERSION, Pipeline, cases_jsonl, load, plan_faults
 
@@ -68,6 +68,14 @@ def test_collector_file_and_embedded_file_give_identical_records(
     wait_until(
         lambda: span_count(stack.file_path) == expected, f"{expected} spans in the collector file"
     )
+
+    # What the SDK's and the collector's file exporters write is all taken natively.
+    converter = _native.converter()
+    assert converter is not None, "ragfunnel-native is not installed (pip install ./native)"
+    for source in (embedded, stack.file_path):
+        lines = [line for line in source.read_bytes().splitlines() if line.strip()]
+        assert {converter.add_line(line)[0] for line in lines} == {0}, source
+        converter.finish()
 
     cases = tmp_path / "cases.jsonl"
     cases.write_text("\n".join(cases_jsonl(corpus, plan)) + "\n")
