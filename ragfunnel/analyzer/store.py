@@ -354,7 +354,8 @@ class Store:
         A server receives one Arrow block. The embedded engine receives the traces table's
         rows as Arrow files, one per core, read by one ``INSERT ... SELECT ... FROM file()``:
         it then sorts and compresses a part per file in parallel (ZSTD(3) compression is most
-        of an insert's cost), where one block would be written by one thread.
+        of an insert's cost), where one block would be written by one thread, and runs the
+        materialized views on the table alongside the table's own write.
         """
         _check_identifier("table", table)
         try:
@@ -380,8 +381,10 @@ class Store:
                 f"INSERT INTO {self.traces_table} ({names}) SELECT {names} "
                 "FROM file({files:String}, 'Arrow', {structure:String}) "
                 f"SETTINGS max_insert_threads = {files}, max_threads = {files}, "
-                # Keep the files' blocks apart, one part each, instead of squashing them.
-                "min_insert_block_size_rows = 0, min_insert_block_size_bytes = 0",
+                # Keep the files' blocks apart, one part each, instead of squashing them; feed
+                # the views hanging off the table (the funnel's) alongside, not after, the table.
+                "min_insert_block_size_rows = 0, min_insert_block_size_bytes = 0, "
+                "parallel_view_processing = 1",
                 parameters={
                     "files": f"{folder}/{{0..{files - 1}}}.arrow",
                     "structure": ", ".join(
