@@ -174,6 +174,9 @@ class Loader:
         self._writer = writer
         self.summary = summary
         self._chunk_spans = chunk_spans or CHUNK_SPANS
+        # Nothing is written until the first chunk is converted: a smaller first chunk (then
+        # twice as large, up to chunk_spans) sets the writer going sooner.
+        self._limit = max(self._chunk_spans // 4, 1)
         self._on_chunk = on_chunk
         self._where = ("", 0)
         self.native = _native.converter()
@@ -198,7 +201,7 @@ class Loader:
             return False
         self.summary.read += added + duplicates
         self.summary.duplicates += duplicates
-        if len(self) >= self._chunk_spans or native.nbytes >= CHUNK_BYTES:
+        if len(self) >= self._limit or native.nbytes >= CHUNK_BYTES:
             self.flush()
         return True
 
@@ -216,7 +219,7 @@ class Loader:
         added = len(self.builder) - before_rows
         self.summary.read += added + self.builder.duplicates - before_duplicates
         self.summary.duplicates += self.builder.duplicates - before_duplicates
-        if len(self) >= self._chunk_spans:
+        if len(self) >= self._limit:
             self.flush()
 
     def skip(self, source: str, line: int, reason: str) -> None:
@@ -231,6 +234,7 @@ class Loader:
         """Hand the spans gathered so far to the writer."""
         if len(self) and self._writer is not None:
             chunk = self.chunk()
+            self._limit = min(self._limit * 2, self._chunk_spans)
             self.low = min(self.low or chunk.low, chunk.low)
             self.high = max(self.high, chunk.high)
             self._writer.submit(chunk)
