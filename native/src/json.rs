@@ -230,32 +230,35 @@ impl<'a> Json<'a> {
         const HIGH: u64 = 0x8080_8080_8080_8080;
         let b = self.b;
         let mut i = from;
-        let mut high = 0u8;
-        // Eight bytes at a time while they are plain ASCII (no quote, backslash or control).
-        while let Some(word) = b.get(i..i + 8) {
-            let x = u64::from_le_bytes(word.try_into().unwrap());
-            let quote = x ^ (ONES * u64::from(b'"'));
-            let slash = x ^ (ONES * u64::from(b'\\'));
-            let special = (x.wrapping_sub(ONES * 0x20)
-                | quote.wrapping_sub(ONES)
-                | slash.wrapping_sub(ONES)
-                | x)
-                & HIGH;
-            if special != 0 {
-                break;
+        let mut ascii = true;
+        loop {
+            // Eight bytes at a time while they are plain ASCII (no quote, backslash, control
+            // or non-ASCII byte). A borrow only flags bytes above a special one, so the lowest
+            // flagged byte is the first special one.
+            while let Some(word) = b.get(i..i + 8) {
+                let x = u64::from_le_bytes(word.try_into().unwrap());
+                let quote = x ^ (ONES * u64::from(b'"'));
+                let slash = x ^ (ONES * u64::from(b'\\'));
+                let special = (x.wrapping_sub(ONES * 0x20)
+                    | quote.wrapping_sub(ONES)
+                    | slash.wrapping_sub(ONES)
+                    | x)
+                    & HIGH;
+                if special != 0 {
+                    i += (special.trailing_zeros() / 8) as usize;
+                    break;
+                }
+                i += 8;
             }
-            i += 8;
-        }
-        while let Some(&c) = b.get(i) {
+            let c = *b.get(i).ok_or(Decline)?;
             match CLASS[c as usize] {
                 0 => {}
-                1 => return Ok((i, high < 0x80)),
+                1 => return Ok((i, ascii)),
                 2 => return Err(Decline),
-                _ => high = 0x80,
+                _ => ascii = false,
             }
             i += 1;
         }
-        Err(Decline)
     }
 
     pub fn string(&mut self) -> Result<Cow<'a, str>> {
