@@ -201,31 +201,20 @@ fn attributes(
         p.object()?;
         let mut first_key = true;
         let mut seen = 0;
+        // The usual `{"key":"…","value":{…}}`, written compactly, skips the general key path.
+        if p.exactly(b"\"key\":") {
+            (first_key, seen) = (false, 1);
+            keys.push(dict.code(p.string()?.as_bytes()));
+            if p.exactly(b",\"value\":") {
+                seen |= 2;
+                attribute_value(p, values, max_chars)?;
+            }
+        }
         while let Some(name) = p.key(&mut first_key)? {
             member(&mut seen, &name, &KEY_VALUE)?;
             match &*name {
-                "key" => {
-                    let key = p.string()?;
-                    keys.push(dict.code(key.as_bytes()));
-                }
-                "value" => {
-                    if !p.null()? {
-                        let start = values.data.len();
-                        any_value(p, &mut values.data, Mode::Column)?;
-                        let written = &values.data[start..];
-                        // Cut to the limit, with a note, by the Python path.
-                        if written.len() > max_chars
-                            && std::str::from_utf8(written)
-                                .map_err(|_| Decline)?
-                                .chars()
-                                .count()
-                                > max_chars
-                        {
-                            return Err(Decline);
-                        }
-                    }
-                    values.end();
-                }
+                "key" => keys.push(dict.code(p.string()?.as_bytes())),
+                "value" => attribute_value(p, values, max_chars)?,
                 _ => p.skip()?,
             }
         }
@@ -236,6 +225,27 @@ fn attributes(
             values.end();
         }
     }
+    Ok(())
+}
+
+/// An attribute's value, as the column's next string ("" for null).
+fn attribute_value(p: &mut Json, values: &mut StrCol, max_chars: usize) -> Result<()> {
+    if !p.null()? {
+        let start = values.data.len();
+        any_value(p, &mut values.data, Mode::Column)?;
+        let written = &values.data[start..];
+        // Cut to the limit, with a note, by the Python path.
+        if written.len() > max_chars
+            && std::str::from_utf8(written)
+                .map_err(|_| Decline)?
+                .chars()
+                .count()
+                > max_chars
+        {
+            return Err(Decline);
+        }
+    }
+    values.end();
     Ok(())
 }
 

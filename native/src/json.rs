@@ -108,6 +108,17 @@ impl<'a> Json<'a> {
         }
     }
 
+    /// Whether `text` comes next, byte for byte (consumed if so). A fast path for compact JSON:
+    /// on false nothing is consumed and the general path reads on.
+    #[inline]
+    pub fn exactly(&mut self, text: &[u8]) -> bool {
+        let found = self.b[self.i..].starts_with(text);
+        if found {
+            self.i += text.len();
+        }
+        found
+    }
+
     /// Whether the next value is `null` (consumed if so).
     pub fn null(&mut self) -> Result<bool> {
         if self.peek()? == b'n' {

@@ -58,6 +58,19 @@ pub fn any_value(p: &mut Json, out: &mut Vec<u8>, mode: Mode) -> Result<()> {
     p.object()?;
     let mut first = true;
     let mut set = false;
+    // The usual cases, `{"stringValue":…}` and `{"doubleValue":…}` written compactly, skip the
+    // general key path.
+    let fast = if p.exactly(b"\"stringValue\":") {
+        Some("stringValue")
+    } else if p.exactly(b"\"doubleValue\":") {
+        Some("doubleValue")
+    } else {
+        None
+    };
+    if let Some(key) = fast {
+        (first, set) = (false, true);
+        value_field(p, key, out, mode)?;
+    }
     while let Some(key) = p.key(&mut first)? {
         match &*key {
             "stringValue" | "intValue" | "doubleValue" | "boolValue" | "arrayValue" => {}
@@ -67,45 +80,57 @@ pub fn any_value(p: &mut Json, out: &mut Vec<u8>, mode: Mode) -> Result<()> {
                 continue;
             }
         }
-        if set || p.null()? {
+        if set {
             return Err(Decline);
         }
         set = true;
-        match &*key {
-            "stringValue" => {
-                let (text, plain) = p.string_raw()?;
-                if mode == Mode::Column {
-                    out.extend_from_slice(text.as_bytes());
-                } else if plain && (text.is_ascii() || !has_line_separators(&text)) {
-                    out.push(b'"');
-                    out.extend_from_slice(text.as_bytes());
-                    out.push(b'"');
-                } else {
-                    json_string(&text, out);
-                }
-            }
-            "intValue" => write_int(int64(p, true)?, out),
-            "doubleValue" => {
-                if p.peek()? == b'"' {
-                    return Err(Decline);
-                }
-                let (text, integer) = p.number_text()?;
-                if let Some(same) = shortest_as_written(text, integer) {
-                    out.extend_from_slice(same.as_bytes());
-                } else {
-                    let v = match parse_number(text, integer)? {
-                        Number::Int(v) => v as f64,
-                        Number::Float(v) => v,
-                    };
-                    go_float(v, out);
-                }
-            }
-            "boolValue" => out.extend_from_slice(if p.boolean()? { b"true" } else { b"false" }),
-            _ => array_value(p, out)?,
-        }
+        value_field(p, &key, out, mode)?;
     }
     if !set && mode == Mode::Json {
         out.extend_from_slice(b"null");
+    }
+    Ok(())
+}
+
+/// One of `AnyValue`'s value fields, `key`, which is not null.
+fn value_field(p: &mut Json, key: &str, out: &mut Vec<u8>, mode: Mode) -> Result<()> {
+    if p.null()? {
+        return Err(Decline);
+    }
+    match key {
+        "stringValue" => string_value(p, out, mode)?,
+        "intValue" => write_int(int64(p, true)?, out),
+        "doubleValue" => {
+            if p.peek()? == b'"' {
+                return Err(Decline);
+            }
+            let (text, integer) = p.number_text()?;
+            if let Some(same) = shortest_as_written(text, integer) {
+                out.extend_from_slice(same.as_bytes());
+            } else {
+                let v = match parse_number(text, integer)? {
+                    Number::Int(v) => v as f64,
+                    Number::Float(v) => v,
+                };
+                go_float(v, out);
+            }
+        }
+        "boolValue" => out.extend_from_slice(if p.boolean()? { b"true" } else { b"false" }),
+        _ => array_value(p, out)?,
+    }
+    Ok(())
+}
+
+fn string_value(p: &mut Json, out: &mut Vec<u8>, mode: Mode) -> Result<()> {
+    let (text, plain) = p.string_raw()?;
+    if mode == Mode::Column {
+        out.extend_from_slice(text.as_bytes());
+    } else if plain && (text.is_ascii() || !has_line_separators(&text)) {
+        out.push(b'"');
+        out.extend_from_slice(text.as_bytes());
+        out.push(b'"');
+    } else {
+        json_string(&text, out);
     }
     Ok(())
 }
@@ -114,31 +139,44 @@ fn array_value(p: &mut Json, out: &mut Vec<u8>) -> Result<()> {
     p.object()?;
     let mut first = true;
     let mut found = false;
+    if p.exactly(b"\"values\":") {
+        (first, found) = (false, true);
+        array_values(p, out)?;
+    }
     while let Some(key) = p.key(&mut first)? {
         if key != "values" {
             p.skip()?;
             continue;
         }
-        if found || p.null()? {
+        if found {
             return Err(Decline);
         }
         found = true;
-        p.array()?;
-        out.push(b'[');
-        let mut first_item = true;
-        let mut count = 0;
-        while p.item(&mut first_item)? {
-            if count > 0 {
-                out.push(b',');
-            }
-            count += 1;
-            any_value(p, out, Mode::Json)?;
-        }
-        out.push(b']');
+        array_values(p, out)?;
     }
     if !found {
         out.extend_from_slice(b"[]");
     }
+    Ok(())
+}
+
+/// An `ArrayValue`'s `values` list, as JSON.
+fn array_values(p: &mut Json, out: &mut Vec<u8>) -> Result<()> {
+    if p.null()? {
+        return Err(Decline);
+    }
+    p.array()?;
+    out.push(b'[');
+    let mut first = true;
+    let mut count = 0;
+    while p.item(&mut first)? {
+        if count > 0 {
+            out.push(b',');
+        }
+        count += 1;
+        any_value(p, out, Mode::Json)?;
+    }
+    out.push(b']');
     Ok(())
 }
 
