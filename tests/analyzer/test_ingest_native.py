@@ -216,7 +216,9 @@ def documents(draw: st.DrawFn) -> str:
     document: Any = {"resourceSpans": resource_spans}
     if draw(st.booleans()):
         document = {"result": document}
-    text = json.dumps(document, ensure_ascii=draw(st.booleans()), allow_nan=True)
+    # Compact, as exporters write it (the native path's fast keys), or spaced.
+    separators = draw(st.sampled_from([(",", ":"), (", ", ": ")]))
+    text = json.dumps(document, ensure_ascii=draw(st.booleans()), separators=separators)
     mangle = draw(often(st.just("none"), st.sampled_from(["cut", "garbage", "spaces"]), odds=8))
     if mangle == "cut":
         text = text[: len(text) * 2 // 3]
