@@ -142,9 +142,6 @@ class _Arguments:
             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
         }
         self.defaults = {p.name: p.default for p in params if p.default is not p.empty}
-        # Without a named text argument, a question's text is its first string argument.
-        first = 1 if params and params[0].name in ("self", "cls") else 0
-        self.first_positional = first
 
     def getter(self, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> stages.Getter:
         sources = self.plan.sources
@@ -152,11 +149,6 @@ class _Arguments:
         def get(option: str) -> Any:
             source = sources.get(option)
             if source is None:
-                if option == "text" and self.plan.stage is c.Stage.QUESTION:
-                    candidate = (
-                        args[self.first_positional] if len(args) > self.first_positional else None
-                    )
-                    return candidate if isinstance(candidate, str) else None
                 return None
             if isinstance(source, str):
                 if source in kwargs:
@@ -447,7 +439,7 @@ def abstain(reason: str | None = None) -> None:
     """Mark the current question as abstained (the system declined to answer).
 
     Called inside a cut (a confidence gate that refuses) or generate step, the step's span is
-    marked too. Outside any question this does nothing.
+    marked too, even outside a question. Outside any question and stage this does nothing.
     """
     try:
         current = _QUESTION.get()

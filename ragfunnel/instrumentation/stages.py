@@ -9,6 +9,7 @@ The generic machinery (sync/async/generators, span lifetime, error safety) lives
 from __future__ import annotations
 
 import inspect
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -146,6 +147,21 @@ def discover_arguments(plan: Plan, signature: inspect.Signature) -> None:
             if candidate in names:
                 plan.sources[option] = candidate
                 break
+    if plan.stage is c.Stage.QUESTION and "text" not in plan.sources:
+        # Without a named text argument, a question's text is its first positional argument
+        # (after self or cls) when that is a string — unless its name looks like a secret.
+        params = list(signature.parameters)
+        first = 1 if params and params[0] in ("self", "cls") else 0
+        if len(params) <= first or not is_secret_name(params[first]):
+            plan.sources["text"] = _string_at(first)
+
+
+def _string_at(index: int) -> Callable[..., str | None]:
+    def text(*args: Any, **_kwargs: Any) -> str | None:
+        value = args[index] if len(args) > index else None
+        return value if isinstance(value, str) else None
+
+    return text
 
 
 def _content(st: State, attrs: Attributes, key: str, text: Any) -> None:
@@ -201,13 +217,14 @@ def on_call(plan: Plan, st: State, get: Getter, attrs: Attributes) -> None:
             if (top_n := _number(get("top_n"))) is not None:
                 attrs[c.TOP_N] = int(top_n)
         else:
-            for option, key in (
-                ("k", c.CUT_K),
-                ("threshold", c.CUT_THRESHOLD),
-                ("token_budget", c.CUT_TOKEN_BUDGET),
+            for option, key, kind in (
+                ("k", c.CUT_K, int),
+                ("threshold", c.CUT_THRESHOLD, float),
+                ("token_budget", c.CUT_TOKEN_BUDGET, int),
             ):
                 if (value := _number(get(option))) is not None:
-                    attrs[key] = value
+                    # The contract's types (an infinite budget stays a double).
+                    attrs[key] = kind(value) if math.isfinite(value) else float(value)
     elif stage is c.Stage.GENERATE:
         context = get("context")
         if isinstance(context, str):

@@ -214,7 +214,7 @@ def test_abstain_marks_question_and_gate(spans: CapturedSpans) -> None:
     root = spans.attributes("question")[0]
     assert root[c.ANSWER_ABSTAINED] is True
     assert root[c.ABSTAIN_REASON] == "top score below threshold"
-    ragfunnel.abstain()  # outside a question: nothing happens, nothing raises
+    ragfunnel.abstain()  # outside any question and stage: nothing happens, nothing raises
 
 
 def test_oracle_mode_and_sample_index(spans: CapturedSpans) -> None:

@@ -362,9 +362,15 @@ def test_secret_arguments_are_never_recorded(content_spans: CapturedSpans) -> No
     def search(token: str, password: str) -> list[str]:
         return ["d1"]
 
+    @ragfunnel.question
+    def leak(api_key: str) -> str:  # no text argument: the first one would stand in, but not this
+        return "ok"
+
     ask("what?", api_key=SECRET)
     search(SECRET, password=SECRET)
+    leak(SECRET)
     assert SECRET not in _all_values(content_spans)
+    assert c.question_hash(SECRET) not in _all_values(content_spans)
 
 
 def test_fifty_documents_keep_every_id_and_score_in_order(spans: CapturedSpans) -> None:
