@@ -12,7 +12,7 @@ chunks placed at random ranks (or missing), so every stage of the decision table
 exporter's ``otel_traces`` schema, attributes as the exporter stringifies them) and inserted
 directly: the materialized view parses them on insert, as it would for a collector.
 
-Timings run in child processes so that peak RSS (``ru_maxrss``) covers only the analysis:
+Timings run in child processes so that peak RSS (``VmHWM``) covers only the analysis:
 ``analyze`` with the cases rebuilt in memory from the same seed, and a naive single query that
 parses the JSON attributes of ``otel_traces`` on every read (the baseline, DESIGN §8).
 """
@@ -225,7 +225,7 @@ def generate(path: Path, n: int, n_cases: int) -> dict[str, float]:
             table = build_chunk(first, min(CHUNK, n - first), p, quoted, n_cases)
             build += time.perf_counter() - t
             t = time.perf_counter()
-            store.insert_arrow(store.table, table)
+            store.insert_traces(table)
             insert += time.perf_counter() - t
             print(f"  {min(first + CHUNK, n):>9,} questions", file=sys.stderr, end="\r")
         spans = store.query_arrow(f"SELECT count() AS n FROM {store.traces_table}")
@@ -289,7 +289,7 @@ def load_baseline_cases(store: Store, cases: CaseSet) -> None:
             "fact": [x.facts[0] if x.facts else "" for x in cases],
         }
     )
-    store.client.insert_arrow(BASELINE_CASES, table, database=store.database)
+    store.insert_arrow(BASELINE_CASES, table)
 
 
 def child(kind: str, path: Path, n: int, n_cases: int, runs: int) -> None:

@@ -15,6 +15,7 @@ import csv
 import difflib
 import io
 import json
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -104,7 +105,7 @@ class Case:
     source: str = ""
     """Where the case was read, ``file:line``, for messages."""
 
-    @property
+    @cached_property
     def question_hash(self) -> str:
         """The contract's hash of the normalised question text (how traces without ids match)."""
         return question_hash(self.question)
@@ -173,9 +174,7 @@ class CaseSet:
 
     def ambiguous_hashes(self) -> frozenset[str]:
         """Question hashes shared by several cases: traces without ids cannot match these."""
-        seen: dict[str, int] = {}
-        for case in self.cases:
-            seen[case.question_hash] = seen.get(case.question_hash, 0) + 1
+        seen = Counter(case.question_hash for case in self.cases)
         return frozenset(h for h, n in seen.items() if n > 1)
 
     @classmethod

@@ -133,7 +133,7 @@ _ROWS_PER_FILE = 10_000
 """An embedded insert uses one file (and thread) per this many rows, up to one per core."""
 
 _TMP = tempfile.gettempdir()
-_GLOB = re.compile(r"[*?{}\[\]]")  # file() reads these as a glob: such a folder is not used
+_TMP_IS_GLOB = bool(re.search(r"[*?{}\[\]]", _TMP))  # file() would read it as a glob: not used
 
 # What clickhouse-connect raises: its own errors, plus OS and Arrow errors from the transport.
 _CLIENT_ERRORS = (ClickHouseError, OSError, ValueError)
@@ -159,6 +159,11 @@ class _Target:
     username: str = ""
     password: str = ""
     database: str = ""
+
+    def scrub(self, exc: BaseException) -> str:
+        """``exc``'s message, with the password (if any) replaced by ``***``."""
+        message = str(exc).strip() or type(exc).__name__
+        return message.replace(self.password, "***") if self.password else message
 
     @property
     def redacted(self) -> str:
@@ -348,23 +353,38 @@ class Store:
         except _CLIENT_ERRORS as exc:
             raise self._error("command failed", exc) from None
 
-    def insert_arrow(self, table: str, data: pyarrow.Table) -> None:
-        """Insert ``data`` into ``table`` (a table of :attr:`database`).
+    def insert_arrow(self, table: str, data: pyarrow.Table, *, temporary: bool = False) -> None:
+        """Insert ``data`` into ``table``, a table of :attr:`database`, in one Arrow block.
 
-        A server receives one Arrow block. The embedded engine receives the traces table's
-        rows as Arrow files, one per core, read by one ``INSERT ... SELECT ... FROM file()``:
-        it then sorts and compresses a part per file in parallel (ZSTD(3) compression is most
-        of an insert's cost), where one block would be written by one thread, and runs the
-        materialized views on the table alongside the table's own write.
+        With ``temporary``, ``table`` is a temporary table of this session (it belongs to no
+        database).
         """
         _check_identifier("table", table)
+        where = _quote(table) if temporary else _quote(self.database, table)
         try:
-            if self._target.embedded and table == self.table and not _GLOB.search(_TMP):
-                self._insert_files(data)
+            if temporary:
+                self.client.insert_arrow(table, data)
             else:
                 self.client.insert_arrow(table, data, database=self.database)
         except _CLIENT_ERRORS as exc:
-            raise self._error(f"insert into {_quote(self.database, table)} failed", exc) from None
+            raise self._error(f"insert into {where} failed", exc) from None
+
+    def insert_traces(self, data: pyarrow.Table) -> None:
+        """Insert ``otel_traces`` rows (columns named as the table's, Nested ones flattened).
+
+        A server receives one Arrow block. The embedded engine receives the rows as Arrow
+        files, one per core, read by one ``INSERT ... SELECT ... FROM file()``: it then sorts
+        and compresses a part per file in parallel (ZSTD(3) compression is most of an insert's
+        cost), where one block would be written by one thread, and runs the materialized views
+        on the table alongside the table's own write.
+        """
+        if not self._target.embedded or _TMP_IS_GLOB:
+            self.insert_arrow(self.table, data)
+            return
+        try:
+            self._insert_files(data)
+        except _CLIENT_ERRORS as exc:
+            raise self._error(f"insert into {self.traces_table} failed", exc) from None
 
     def _insert_files(self, data: pyarrow.Table) -> None:
         import pyarrow as pa
@@ -394,10 +414,7 @@ class Store:
             )
 
     def _error(self, what: str, exc: BaseException) -> StoreError:
-        message = str(exc).strip() or type(exc).__name__
-        if self._target.password:
-            message = message.replace(self._target.password, "***")
-        return StoreError(f"{what} on {self.dsn_redacted}: {message}")
+        return StoreError(f"{what} on {self.dsn_redacted}: {self._target.scrub(exc)}")
 
     def _prepare(self, *, create: bool) -> None:
         found = self._columns(self.table)
@@ -475,7 +492,4 @@ def _open_server(target: _Target) -> Any:
             interface="https" if target.secure else "http",
         )
     except _CLIENT_ERRORS as exc:
-        message = str(exc)
-        if target.password:
-            message = message.replace(target.password, "***")
-        raise StoreError(f"cannot connect to {target.redacted}: {message}") from None
+        raise StoreError(f"cannot connect to {target.redacted}: {target.scrub(exc)}") from None

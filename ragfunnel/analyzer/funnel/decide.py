@@ -33,6 +33,7 @@ __all__ = [
     "STAGES",
     "item_reasons",
     "long_items",
+    "meta_field",
     "needs_scores",
     "number_text",
     "prompt_and_k",
@@ -45,20 +46,7 @@ __all__ = [
 STAGES = ("ingestion", "ingestion_or_search", "search", "rerank", "cut", "prompt")
 INGESTION, INGESTION_OR_SEARCH, SEARCH, RERANK, CUT, PROMPT = range(6)
 
-# Per-slot columns carried into the long form, with their name there.
-LONG_COLUMNS = {
-    "item": "item",
-    "in_index": "in_index",
-    "cand": "cand",
-    "rr_in": "rr_in",
-    "rr_out": "rr_out",
-    "prompt_pos": "prompt_pos",
-    "ranked": "ranked",
-    "score": "score",
-    "code": "code",
-}
-
-
+# The long form: an instance, a slot, and the slot's columns (``{name}_{j}`` in the wide form).
 LONG_SCHEMA = {
     "inst": pl.UInt32,
     "j": pl.Int32,
@@ -74,6 +62,12 @@ LONG_SCHEMA = {
 }
 
 
+def meta_field(stage: str, name: str) -> pl.Expr:
+    """One of a stage's small fields (``sql.META_FIELDS``), unpacked from ``{stage}_meta``."""
+    shift, bits = META_FIELDS[name]
+    return (pl.col(f"{stage}_meta") // (1 << shift) % (1 << bits)).cast(pl.Int64)
+
+
 def prompt_and_k(frame: pl.DataFrame) -> pl.DataFrame:
     """Unpack each stage's packed fields and add the instance-level funnel facts.
 
@@ -86,11 +80,9 @@ def prompt_and_k(frame: pl.DataFrame) -> pl.DataFrame:
     as inside k); without a cut span, k is the number of ids that reached the prompt.
     """
     frame = frame.with_columns(
-        (pl.col(f"{stage}_meta") // (1 << shift) % (1 << bits))
-        .cast(pl.Int64)
-        .alias(f"{stage}_{name}")
+        meta_field(stage, name).alias(f"{stage}_{name}")
         for stage in ("cand", "rr", "cut", "gen")
-        for name, (shift, bits) in META_FIELDS.items()
+        for name in META_FIELDS
     )
     foreign = pl.col("question_key").str.starts_with("trace:")
     has_rr = pl.col("rr_n_spans") > 0
@@ -249,7 +241,7 @@ def long_items(frame: pl.DataFrame, items: int) -> pl.DataFrame:
         frame.select(
             "inst",
             pl.lit(j, dtype=pl.Int32).alias("j"),
-            *(pl.col(f"{name}_{j}").alias(alias) for name, alias in LONG_COLUMNS.items()),
+            *(pl.col(f"{name}_{j}").alias(name) for name in list(LONG_SCHEMA)[2:]),
         )
         for j in range(items)
     ]

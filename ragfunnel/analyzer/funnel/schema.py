@@ -342,7 +342,7 @@ def ensure_views(store: Store) -> None:
         return
     for statement in view_ddl(db, store.traces_table):
         store.command(statement)
-    table = _q(db, STAGE_TABLE)
+    table = stage_table(store)
     store.command(
         f"INSERT INTO {table} {_select(store.traces_table)} "
         f"WHERE (TraceId, SpanId) NOT IN (SELECT TraceId, SpanId FROM {table})"

@@ -25,7 +25,7 @@ import polars as pl
 import pyarrow as pa
 
 from ragfunnel.analyzer.cases import CaseSet
-from ragfunnel.analyzer.funnel import sql
+from ragfunnel.analyzer.funnel import decide, sql
 from ragfunnel.analyzer.funnel.schema import BUCKETS, stage_table
 from ragfunnel.analyzer.funnel.truth import IndexTruth
 from ragfunnel.analyzer.store import Store, StoreError
@@ -53,9 +53,8 @@ class SideData:
 
 @dataclass(frozen=True)
 class Discovery:
-    """What discovery found: keys added by text match, and questions matching no case."""
+    """What discovery found: the questions matching no case."""
 
-    matched_keys: int
     unmatched_instances: int
     unmatched_examples: tuple[str, ...]
 
@@ -122,11 +121,14 @@ class Session:
             with contextlib.suppress(StoreError):
                 self.store.command(f"DROP TEMPORARY TABLE IF EXISTS `{name}`")
 
-    def _temporary(self, name: str, columns: str, data: pa.Table) -> None:
+    def _create(self, name: str, columns: str) -> None:
         self.store.command(f"CREATE TEMPORARY TABLE `{name}` ({columns}) ENGINE = Memory")
         self._created.append(name)
+
+    def _temporary(self, name: str, columns: str, data: pa.Table) -> None:
+        self._create(name, columns)
         if data.num_rows:
-            self.store.client.insert_arrow(name, data)
+            self.store.insert_arrow(name, data, temporary=True)
 
     def load_cases(self, cases: pl.DataFrame) -> None:
         """Create the key and item tables for ``cases``.
@@ -146,7 +148,7 @@ class Session:
             {"runs": list(runs)},
         )
         if found.is_empty():
-            return Discovery(0, 0, ())
+            return Discovery(0, ())
         hashes = [
             qh if source == "ragfunnel" else (question_hash(_foreign_question(t, m)) if t else "")
             for source, qh, t, m in found.select(
@@ -158,13 +160,13 @@ class Session:
         )
         hit = matched.filter(pl.col("case_idx").is_not_null())
         if hit.height:
-            self.store.client.insert_arrow(
+            self.store.insert_arrow(
                 self.keys_table,
                 hit.select("key", pl.col("case_idx").cast(pl.UInt32)).to_arrow(),
+                temporary=True,
             )
         miss = matched.filter(pl.col("case_idx").is_null())
         return Discovery(
-            hit.height,
             int(miss.get_column("instances").sum() or 0),
             tuple(miss.get_column("key").head(5).to_list()),
         )
@@ -172,10 +174,7 @@ class Session:
     def prepare_match(self, items: int) -> str:
         """Build the table the funnel query joins on (after discovery); returns its name."""
         columns, select = sql.match_sql(self.keys_table, self.items_table, items)
-        self.store.command(
-            f"CREATE TEMPORARY TABLE `{self.match_table}` ({columns}) ENGINE = Memory"
-        )
-        self._created.append(self.match_table)
+        self._create(self.match_table, columns)
         self.store.command(f"INSERT INTO `{self.match_table}` {select}")
         return self.match_table
 
@@ -235,8 +234,10 @@ class Session:
 
         Each batch holds about ``BATCH_INSTANCES`` questions, so ClickHouse's aggregation
         state (a few kilobytes per question) and the records being built stay within a few
-        hundred megabytes.
+        hundred megabytes. One question's records (``question_keys``) are one batch.
         """
+        if query.question_keys:
+            return [replace(query, buckets=None)]
         found = self.store.query_arrow(
             f"SELECT count() AS n FROM {self.stage_table} WHERE Stage = 'question'"
         )
@@ -289,8 +290,7 @@ class Session:
                 return None
             return self.store.query_df(build, self._params(query))
 
-        shift, bits = sql.META_FIELDS["n_low_confidence"]
-        low_confidence = (pl.col("gen_meta") // (1 << shift) % (1 << bits)).cast(pl.Int64)
+        low_confidence = decide.meta_field("gen", "n_low_confidence")
 
         return SideData(
             errors=fetch(pl.col("n_errors"), sql.errors_sql(query)),

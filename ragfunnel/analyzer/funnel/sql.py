@@ -351,8 +351,8 @@ def retrievers_sql(q: FunnelQuery) -> str:
 def match_sql(keys_table: str, items_table: str, items: int) -> tuple[str, str]:
     """The columns of the match table, and the SELECT that fills it.
 
-    The match table is a Join-engine table: its hash table is built once and reused by every
-    batch of the funnel query, instead of being rebuilt from a Memory table each time.
+    The match table is a temporary Memory table, filled once (ids already hashed) and joined by
+    every batch of the funnel query.
     """
     columns = ", ".join(
         ["key_hash UInt64", "case_idx UInt32", *(f"i{j} UInt64" for j in range(items))]
@@ -402,12 +402,8 @@ def index_truth_sql(stage_table: str, items_table: str) -> str:
 
 
 def ingest_versions_sql(stage_table: str) -> str:
-    """Every index version that has ingest spans, with how many documents failed in it."""
-    return (
-        f"SELECT IndexVersion AS version, count() AS spans, "
-        f"countIf(StatusCode = 'Error') AS failed FROM {stage_table} "
-        f"WHERE Stage = 'ingest' GROUP BY IndexVersion"
-    )
+    """Every index version that has ingest spans."""
+    return f"SELECT DISTINCT IndexVersion AS version FROM {stage_table} WHERE Stage = 'ingest'"
 
 
 def multi_ingested_sql(stage_table: str) -> str:

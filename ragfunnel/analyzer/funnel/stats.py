@@ -16,8 +16,6 @@ __all__ = ["BOOTSTRAP_RESAMPLES", "Interval", "bootstrap_mean", "normal_interval
 Z95 = 1.959963984540054
 BOOTSTRAP_RESAMPLES = 2000
 BOOTSTRAP_SEED = 0
-EXACT_DISTINCT_LIMIT = 5000
-"""Above this many distinct values the resampling is replaced by its normal limit."""
 EXACT_SIZE_LIMIT = 2000
 """From this many values on, the resampling is replaced by its normal limit (see below)."""
 
@@ -67,9 +65,8 @@ def bootstrap_mean(
     values, so the bootstrap runs on (value, count) pairs: exact, and cheap for ID-based
     metrics, which take few distinct values. The bootstrap distribution of a mean is the
     multinomial's, whose normal limit has the plug-in variance s²/n (s with ddof 0); from
-    ``EXACT_SIZE_LIMIT`` values, or with more than ``EXACT_DISTINCT_LIMIT`` distinct ones,
-    that limit — mean ± 1.96·s/√n — is used instead of resampling: for bounded metrics at
-    that size the two differ by less than the Monte Carlo error of the resampling itself, and
+    ``EXACT_SIZE_LIMIT`` values on, that limit — mean ± 1.96·s/√n — is used instead of
+    resampling: for bounded metrics at that size the two differ by less than the Monte Carlo error of the resampling itself, and
     a summary of a hundred runs would otherwise spend seconds drawing. ``method`` says which
     (``bootstrap`` or ``normal``). NaN values are left out; with none left, all is NaN.
     """
@@ -84,8 +81,6 @@ def bootstrap_mean(
     distinct, counts = np.unique(array, return_counts=True)
     if distinct.size == 1:
         return Interval(mean, mean, mean, n, "bootstrap")
-    if n >= EXACT_SIZE_LIMIT or distinct.size > EXACT_DISTINCT_LIMIT:
-        return normal_interval(mean, float(array.std(ddof=0)), n)
     rng = np.random.default_rng(seed)
     probabilities = counts / n
     means = np.empty(resamples)

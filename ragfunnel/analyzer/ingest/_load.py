@@ -105,7 +105,7 @@ class Writer:
             table = table.filter(pc.invert(pc.is_in(chunk.keys(), pa.array(known, pa.string()))))
             self.duplicates += chunk.table.num_rows - table.num_rows
         if table.num_rows:
-            self._store.insert_arrow(self._store.table, table)
+            self._store.insert_traces(table)
             low, high = self._inserted or (chunk.low, chunk.high)
             self._inserted = (min(low, chunk.low), max(high, chunk.high))
         self.inserted += table.num_rows
