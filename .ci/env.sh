@@ -32,7 +32,7 @@ fi
 
 # ragfunnel-native (native/, Rust): the ingest's fast converter. Its wheel is cached by a hash
 # of its sources and built with cargo (rustup) and maturin (from PyPI); without cargo the
-# ingest falls back to the Python converter (same rows, about 4x slower), except in CI.
+# ingest falls back to the Python converter (same rows, about 3x slower), except in CI.
 [ -d "$HOME/.cargo/bin" ] && export PATH="$PATH:$HOME/.cargo/bin"
 nkey="$(cd "$ROOT/native" && cat Cargo.toml Cargo.lock pyproject.toml ragfunnel_native.pyi src/*.rs | sha256sum | cut -c1-12)"
 if [ ! -f "$VENV/.native-$nkey" ]; then

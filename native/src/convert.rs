@@ -151,28 +151,27 @@ fn once(seen: &mut u32, bit: u32) -> Result<()> {
     Ok(())
 }
 
+/// Notes that an object has the member `key`, if it is one of `names` (member number = its
+/// index there; see `once`).
+fn member(seen: &mut u32, key: &str, names: &[&str]) -> Result<()> {
+    match names.iter().position(|name| *name == key) {
+        Some(i) => once(seen, i as u32),
+        None => Ok(()),
+    }
+}
+
+/// Whether member number `bit` was seen.
+fn has(seen: u32, bit: u32) -> bool {
+    seen & (1 << bit) != 0
+}
+
+// Member numbers read back after an object (indexes in the tables below).
+const KEY: u32 = 0;
+const VALUE: u32 = 1;
+const EVENT_ATTRIBUTES: u32 = 2;
+const LINK_ATTRIBUTES: u32 = 3;
 /// A span's `attributes` member number (see `once`).
 const ATTRIBUTES: u32 = 8;
-
-/// Notes that an object has the member `key`, if it is one of `names`; refuses one seen twice
-/// (msgspec would keep the last: the Python path). `seen` has a bit per name.
-fn member(seen: &mut u32, key: &str, names: &[&str]) -> Result<()> {
-    if let Some(i) = names.iter().position(|name| *name == key) {
-        let bit = 1 << i;
-        if *seen & bit != 0 {
-            return Err(Decline);
-        }
-        *seen |= bit;
-    }
-    Ok(())
-}
-
-fn has(seen: u32, name: &str, names: &[&str]) -> bool {
-    names
-        .iter()
-        .position(|n| *n == name)
-        .is_some_and(|i| seen & (1 << i) != 0)
-}
 
 /// A list of attributes as one row of `map`.
 fn attribute_row(p: &mut Json, map: &mut MapCol, max_chars: usize) -> Result<()> {
@@ -203,10 +202,10 @@ fn attributes(
         let mut seen = 0;
         // The usual `{"key":"…","value":{…}}`, written compactly, skips the general key path.
         if p.exactly(b"\"key\":") {
-            (first_key, seen) = (false, 1);
+            (first_key, seen) = (false, 1 << KEY);
             keys.push(dict.code(p.string()?.as_bytes()));
             if p.exactly(b",\"value\":") {
-                seen |= 2;
+                seen |= 1 << VALUE;
                 attribute_value(p, values, max_chars)?;
             }
         }
@@ -218,10 +217,10 @@ fn attributes(
                 _ => p.skip()?,
             }
         }
-        if !has(seen, "key", &KEY_VALUE) {
+        if !has(seen, KEY) {
             keys.push(dict.code(b""));
         }
-        if !has(seen, "value", &KEY_VALUE) {
+        if !has(seen, VALUE) {
             values.end();
         }
     }
@@ -673,9 +672,7 @@ impl Builder {
         }
         if !self.seen.insert(key) {
             // What this duplicate wrote of its attributes, events and links goes.
-            self.attributes.truncate(before.rows);
-            self.truncate_events(before.events);
-            self.truncate_links(before.links);
+            self.truncate(before);
             return Ok(false);
         }
         self.line_keys.push(key);
@@ -718,19 +715,6 @@ impl Builder {
         Ok(true)
     }
 
-    fn truncate_events(&mut self, events: usize) {
-        self.event_time.truncate(events);
-        self.event_name.truncate(events);
-        self.event_attributes.truncate(events);
-    }
-
-    fn truncate_links(&mut self, links: usize) {
-        self.link_trace.truncate(links);
-        self.link_span.truncate(links);
-        self.link_state.truncate(links);
-        self.link_attributes.truncate(links);
-    }
-
     fn events(&mut self, p: &mut Json) -> Result<()> {
         let max = self.max_value_chars;
         p.array()?;
@@ -749,7 +733,7 @@ impl Builder {
                     _ => p.skip()?,
                 }
             }
-            if !has(seen, "attributes", &EVENT) {
+            if !has(seen, EVENT_ATTRIBUTES) {
                 self.event_attributes.end_row();
             }
             self.event_time.push(time);
@@ -778,7 +762,7 @@ impl Builder {
                     _ => p.skip()?,
                 }
             }
-            if !has(seen, "attributes", &LINK) {
+            if !has(seen, LINK_ATTRIBUTES) {
                 self.link_attributes.end_row();
             }
             optional_id::<32>(&trace_id, &mut self.link_trace)?;

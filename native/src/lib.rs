@@ -12,7 +12,7 @@ mod values;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyTuple};
 
-use columns::{Dict, DictCol, MapCol, StrCol};
+use columns::{DictCol, MapCol, StrCol};
 use convert::{Builder, Outcome};
 
 /// Accumulates OTLP JSON lines as `otel_traces` columns for one chunk.
@@ -36,19 +36,16 @@ fn strings<'py>(py: Python<'py>, col: &StrCol) -> PyResult<Bound<'py, PyTuple>> 
     PyTuple::new(py, [bytes(py, &col.offsets), bytes(py, &col.data)])
 }
 
-fn dict_parts<'py>(py: Python<'py>, codes: &[i32], dict: &Dict) -> PyResult<Bound<'py, PyTuple>> {
+fn dictionary<'py>(py: Python<'py>, col: &DictCol) -> PyResult<Bound<'py, PyTuple>> {
+    let values = &col.dict.values;
     PyTuple::new(
         py,
         [
-            bytes(py, codes),
-            bytes(py, &dict.values.offsets),
-            bytes(py, &dict.values.data),
+            bytes(py, &col.codes),
+            bytes(py, &values.offsets),
+            bytes(py, &values.data),
         ],
     )
-}
-
-fn dictionary<'py>(py: Python<'py>, col: &DictCol) -> PyResult<Bound<'py, PyTuple>> {
-    dict_parts(py, &col.codes, &col.dict)
 }
 
 fn map<'py>(py: Python<'py>, col: &MapCol) -> PyResult<Bound<'py, PyTuple>> {

@@ -147,7 +147,7 @@ def _report(summary: IngestSummary, *, quiet: bool, unit: str) -> None:
         if summary.read >= SLOW_HINT_SPANS and not _native.available():
             typer.echo(
                 "ingest: lines were converted by the Python converter; ragfunnel-native "
-                "(pip install ./native from the ragfunnel source) converts them 2-3x faster",
+                "(pip install ./native from the ragfunnel source) converts them about 3x faster",
                 err=True,
             )
 

@@ -1,9 +1,8 @@
 """From readers to the store: chunking, de-duplication against the store, columnar inserts.
 
-Idempotency: before each chunk is inserted, the (TraceId, SpanId) pairs already in the store
-for the chunk's trace ids (within the chunk's time window, which prunes partitions) are fetched
-with the trace ids as a bound array parameter, and those rows are dropped; spans repeated
-within the input are dropped as they are read. Re-ingesting a file therefore adds nothing, even
+Idempotency: before each chunk is inserted, those of its spans that start where the store
+already holds rows are looked up by trace id (see :class:`Writer`), and the ones found are
+dropped; spans repeated within a chunk are dropped as they are read. Re-ingesting a file therefore adds nothing, even
 into a table the collector created (a plain MergeTree, which would keep duplicates forever).
 Two ingests running at the same moment on the same spans may both insert them: run one at a
 time.
@@ -52,7 +51,7 @@ CHUNK_SPANS = 50_000
 """Spans per insert: large enough for columnar speed, small enough to bound memory."""
 
 CHUNK_BYTES = 256 << 20
-"""A chunk of large spans ends sooner, at about this many bytes of column data."""
+"""A chunk of large spans ends sooner, at about this many bytes of native column data."""
 
 _GLOB_CHARS = frozenset("*?[")
 _SECOND = 1_000_000_000
@@ -148,7 +147,7 @@ class Writer:
             {
                 "low": max(low.as_py() - _SECOND, 0),
                 "high": high.as_py() + _SECOND,
-                "ids": Chunk(candidates, 0, 0).trace_ids(),
+                "ids": sorted(pc.unique(candidates.column("TraceId")).to_pylist()),
             },
         )
         keys: list[str] = result.column("key").to_pylist()

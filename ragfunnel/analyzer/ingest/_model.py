@@ -122,15 +122,12 @@ class _Result(msgspec.Struct, gc=False):
 class Envelope(msgspec.Struct, gc=False):
     """A top-level document: OTLP JSON, or Jaeger API v3's ``{"result": {...}}`` around it.
 
-    Any other shape (Jaeger UI ``{"data": [...]}``, an API error) decodes with no spans and
-    ``other`` set, and is handled by the generic reader.
+    Any other shape (Jaeger UI ``{"data": [...]}``, an API error) decodes with
+    :attr:`resource_spans` None, and is handled by the generic reader.
     """
 
     resourceSpans: list[ResourceSpans] | None = None
     result: _Result | None = None
-    data: msgspec.Raw = msgspec.Raw()
-    error: msgspec.Raw = msgspec.Raw()
-    traceID: msgspec.Raw = msgspec.Raw()
 
     @property
     def resource_spans(self) -> list[ResourceSpans] | None:

@@ -174,7 +174,7 @@ def opens_document(line: bytes) -> bool:
     if stripped[-1:] not in (b"}", b"]"):
         return True
     try:
-        msgspec.json.decode(stripped)
+        msgspec.json.decode(stripped, type=msgspec.Raw)  # checks it is JSON, builds nothing
     except msgspec.DecodeError:
         return stripped in (b"{", b"[")
     return False

@@ -116,10 +116,6 @@ class Chunk:
     high: int
     """Latest start time (ns)."""
 
-    def trace_ids(self) -> list[str]:
-        """The distinct trace ids of the rows, sorted."""
-        return sorted(pc.unique(self.table.column("TraceId")).to_pylist())
-
     def keys(self) -> pa.ChunkedArray:
         """``TraceId + SpanId`` per row."""
         return pc.binary_join_element_wise(
