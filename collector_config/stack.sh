@@ -64,7 +64,8 @@ pid_of() {
     pid="$(cat "$pidfile")"
     [[ "$pid" =~ ^[0-9]+$ ]] || return 1
     kill -0 "$pid" 2>/dev/null || return 1
-    # Guard against a recycled pid: the command line must name the config we gave it.
+    # Guard against a recycled pid: the command line must carry a --config= flag, as the
+    # collector and Jaeger that `up` started do.
     tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q -- "--config=" || return 1
     echo "$pid"
 }
