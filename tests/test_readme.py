@@ -75,3 +75,27 @@ def test_readme_example_writes_contract_spans_to_the_default_place(tmp_path: Pat
     assert len(scores) == len(ids) == 3
     assert root["attrs"]["ragfunnel.pipeline.index_version"] == {"stringValue": "v1"}
     assert root["attrs"][c.SCHEMA] == {"stringValue": "1"}
+
+
+def test_the_quickstart_example_gives_the_verdicts_its_cases_promise(tmp_path: Path) -> None:
+    # What scripts/demo runs: examples/toy_pipeline.py traced to files, ingested, analyzed.
+    from ragfunnel.analyzer import Store, analyze, ingest_paths
+
+    traces = tmp_path / "traces"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RAGFUNNEL_")}
+    env["RAGFUNNEL_EXPORTER"] = f"file:{traces}/spans-{{pid}}.jsonl"
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "toy_pipeline.py")],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+        env=env,
+    )
+    assert out.returncode == 0, out.stderr
+    with Store.open(f"chdb://{tmp_path / 'store'}") as store:
+        summary = ingest_paths(store, [traces])
+        assert summary.inserted and not summary.skipped
+        records = analyze(store, ROOT / "examples" / "cases.yaml").records
+    verdicts = dict(records.select("question_id", "first_failure").iter_rows())
+    assert verdicts == {"q-017": "ok", "q-031": "ok", "q-052": "ingestion"}
