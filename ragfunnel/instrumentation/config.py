@@ -37,6 +37,7 @@ from ragfunnel.instrumentation.safety import Redactor
 logger = logging.getLogger("ragfunnel")
 
 DEFAULT_TRACE_DIR = Path(".ragfunnel") / "traces"
+DEFAULT_TRACE_FILE = str(DEFAULT_TRACE_DIR / "spans-{pid}.jsonl")
 """Default destination, relative to the working directory: one OTLP-JSON file per process."""
 
 T = TypeVar("T")
@@ -68,7 +69,7 @@ def _from_env(name: str, parse: Callable[[str], T], default: T) -> T:
         return default
     try:
         return parse(raw)
-    except (ValueError, json.JSONDecodeError) as exc:
+    except ValueError as exc:  # json.JSONDecodeError included
         logger.warning("ignoring %s=%r (%s); using the default %r", name, raw, exc, default)
         return default
 
@@ -149,7 +150,6 @@ class State:
     tracer: trace.Tracer | None = None
     processor: SpanProcessor | None = None
     switch: _Switch | None = None
-    exporter_spec: str = "none"
 
 
 _lock = threading.RLock()
@@ -166,7 +166,7 @@ def _make_exporter(spec: str) -> SpanExporter | None:
     if spec.startswith("file:"):
         from opentelemetry.exporter.otlp.json.file import FileSpanExporter
 
-        raw = spec[len("file:") :] or str(DEFAULT_TRACE_DIR / "spans-{pid}.jsonl")
+        raw = spec[len("file:") :] or DEFAULT_TRACE_FILE
         path = Path(raw.replace("{pid}", str(os.getpid())))
         path.parent.mkdir(parents=True, exist_ok=True)
         return FileSpanExporter(str(path))
@@ -271,9 +271,7 @@ def configure(
     spec: str | SpanExporter = (
         exporter
         if exporter is not None
-        else os.environ.get(
-            "RAGFUNNEL_EXPORTER", "file:" + str(DEFAULT_TRACE_DIR / "spans-{pid}.jsonl")
-        )
+        else os.environ.get("RAGFUNNEL_EXPORTER", "file:" + DEFAULT_TRACE_FILE)
     )
     hook_broken = False
     if redact is None and os.environ.get("RAGFUNNEL_REDACT"):
@@ -328,7 +326,6 @@ def configure(
             )
         switch.inner = state.processor
         state.switch = switch
-        state.exporter_spec = spec if isinstance(spec, str) else type(spec).__name__
         state.tracer = provider.get_tracer(contract.INSTRUMENTATION_SCOPE, _version())
         if old is not None:
             old.shutdown()

@@ -50,6 +50,7 @@ QUESTION_TEXT = "ragfunnel.question.text"  # content
 PIPELINE_PREFIX = "ragfunnel.pipeline."
 ANSWER_ABSTAINED = "ragfunnel.answer.abstained"
 ABSTAIN_REASON = "ragfunnel.answer.abstain_reason"
+STREAM_PARTIAL = "ragfunnel.stream.partial"
 
 # Ingest.
 DOCUMENT_ID = "ragfunnel.document.id"
@@ -100,18 +101,17 @@ LOW_CONFIDENCE_PROBABILITY = 0.5
 class StageInfo:
     """How one stage presents itself to OpenTelemetry-aware tools."""
 
-    stage: Stage
     openinference_kind: str
     gen_ai_operation: str | None
 
 
 STAGES: dict[Stage, StageInfo] = {
-    Stage.QUESTION: StageInfo(Stage.QUESTION, "CHAIN", None),
-    Stage.INGEST: StageInfo(Stage.INGEST, "CHAIN", None),
-    Stage.RETRIEVE: StageInfo(Stage.RETRIEVE, "RETRIEVER", "retrieval"),
-    Stage.RERANK: StageInfo(Stage.RERANK, "RERANKER", None),
-    Stage.CUT: StageInfo(Stage.CUT, "CHAIN", None),
-    Stage.GENERATE: StageInfo(Stage.GENERATE, "LLM", "chat"),
+    Stage.QUESTION: StageInfo("CHAIN", None),
+    Stage.INGEST: StageInfo("CHAIN", None),
+    Stage.RETRIEVE: StageInfo("RETRIEVER", "retrieval"),
+    Stage.RERANK: StageInfo("RERANKER", None),
+    Stage.CUT: StageInfo("CHAIN", None),
+    Stage.GENERATE: StageInfo("LLM", "chat"),
 }
 
 _WS = re.compile(r"\s+")

@@ -66,15 +66,19 @@ class _Call:
             _QUESTION.reset(q_token)
         otel_context.detach(ctx_token)
 
-    def finish(self, result: Any) -> None:
-        """Record the result and end the span; never raises."""
+    def record(self, result: Any, attrs: stages.Attributes, where: str) -> None:
+        """Add ``result``'s attributes (and ``attrs``) to the span; never raises."""
         try:
             if self.span.is_recording():
-                attrs: stages.Attributes = {}
                 stages.on_result(self.plan, self.st, result, attrs)
                 self.span.set_attributes(attrs)
         except Exception as exc:  # noqa: BLE001 - extraction must never reach the app
-            internal_error(f"{self.plan.stage.value} result extraction", exc)
+            internal_error(where, exc)
+
+    def finish(self, result: Any) -> None:
+        """Record the result and end the span; never raises."""
+        try:
+            self.record(result, {}, f"{self.plan.stage.value} result extraction")
         finally:
             self.end()
 
@@ -162,10 +166,6 @@ class _Arguments:
             return source
 
         return get
-
-
-def _literal_getter(plan: stages.Plan) -> stages.Getter:
-    return plan.sources.get
 
 
 def _wrap(fn: Callable[..., Any], plan: stages.Plan) -> Callable[..., Any]:
@@ -295,20 +295,19 @@ def _wrap(fn: Callable[..., Any], plan: stages.Plan) -> Callable[..., Any]:
 
 def _fail_stream(call: _Call, exc: BaseException, items: list[Any]) -> None:
     """End a stream's span on error, keeping the partial output already produced."""
-    try:
-        if call.span.is_recording() and items:
-            attrs: stages.Attributes = {"ragfunnel.stream.partial": True}
-            stages.on_result(call.plan, call.st, stages.stream_result(call.plan, items), attrs)
-            call.span.set_attributes(attrs)
-    except Exception as inner:  # noqa: BLE001
-        internal_error("partial stream extraction", inner)
+    if items and call.span.is_recording():
+        try:
+            partial = stages.stream_result(call.plan, items)
+        except Exception as inner:  # noqa: BLE001 - extraction must never reach the app
+            internal_error("partial stream extraction", inner)
+        else:
+            call.record(partial, {c.STREAM_PARTIAL: True}, "partial stream extraction")
     call.fail(exc)
 
 
 def _factory(stage: c.Stage) -> Callable[..., Any]:
     def decorator(fn: Callable[..., Any] | None = None, /, **options: Any) -> Any:
-        if stage is not c.Stage.QUESTION and "text" in options:
-            options["text_of"] = options.pop("text")
+        options = stages.normalize_options(stage, options)
         if fn is not None and not callable(fn):
             raise TypeError(
                 f"@ragfunnel.{stage.value} decorates a callable; options are keyword-only"
@@ -414,11 +413,9 @@ def stage(kind: str | c.Stage, **options: Any) -> Iterator[StageHandle]:
     ``s.record(output)`` inside the block.
     """
     kind = c.Stage(kind)
-    if kind is not c.Stage.QUESTION and "text" in options:
-        options["text_of"] = options.pop("text")
-    plan = stages.make_plan(kind, options.get("name") or kind.value, options)
+    plan = stages.make_plan(kind, kind.value, stages.normalize_options(kind, options))
     st = state()
-    call = _begin(plan, st, _literal_getter(plan)) if st.enabled else None
+    call = _begin(plan, st, plan.sources.get) if st.enabled else None
     handle = StageHandle(call)
     if call is None:
         yield handle

@@ -13,6 +13,7 @@ import logging
 import os
 import threading
 import time
+import weakref
 from dataclasses import dataclass
 
 from opentelemetry.context import (
@@ -64,8 +65,26 @@ class BoundedBatchProcessor(SpanProcessor):
         self._in_flight = 0
         self._shutdown = False
         self._last_warning = 0.0
-        self._pid = os.getpid()
         self._worker = self._start_worker()
+        # A forked child gets a copy of the queue and of the lock (perhaps held by a thread it
+        # does not have) but no worker: it starts afresh, once, instead of checking every span.
+        after_fork = weakref.WeakMethod(self._after_fork)
+
+        def in_child() -> None:
+            method = after_fork()
+            if method is not None:
+                method()
+
+        os.register_at_fork(after_in_child=in_child)
+
+    def _after_fork(self) -> None:
+        self._queue = collections.deque()
+        self._lock = threading.Lock()
+        self._idle = threading.Condition(self._lock)
+        self._wake = threading.Event()
+        self._in_flight = 0
+        if not self._shutdown:
+            self._worker = self._start_worker()
 
     def _start_worker(self) -> threading.Thread:
         worker = threading.Thread(target=self._run, name="ragfunnel-export", daemon=True)
@@ -75,10 +94,6 @@ class BoundedBatchProcessor(SpanProcessor):
     def on_end(self, span: ReadableSpan) -> None:  # noqa: D102 - SpanProcessor API
         if self._shutdown or not (span.context and span.context.trace_flags.sampled):
             return
-        if self._pid != os.getpid():  # forked: the worker thread did not survive
-            self._pid = os.getpid()
-            self._queue.clear()
-            self._worker = self._start_worker()
         with self._lock:
             if len(self._queue) >= self._max_queue:
                 self.stats.dropped += 1

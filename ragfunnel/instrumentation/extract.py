@@ -38,7 +38,8 @@ class Ranked:
     texts: list[str] | None = None
 
 
-def _get(obj: Any, key: str) -> Any:
+def field_of(obj: Any, key: str) -> Any:
+    """``obj[key]`` for a mapping, else ``obj.key``; None when missing."""
     if isinstance(obj, Mapping):
         return obj.get(key)
     return getattr(obj, key, None)
@@ -57,14 +58,14 @@ def _item_id(item: Any) -> str:
         return _as_id(item)
     if isinstance(item, tuple) and item:
         return _item_id(item[0])
-    node = _get(item, "node")  # LlamaIndex NodeWithScore
+    node = field_of(item, "node")  # LlamaIndex NodeWithScore
     if node is not None and not isinstance(item, Mapping):
         return _item_id(node)
     for key in _ID_KEYS:
-        value = _get(item, key)
+        value = field_of(item, key)
         if value is not None:
             return _as_id(value)
-    metadata = _get(item, "metadata")  # LangChain Document, LlamaIndex nodes
+    metadata = field_of(item, "metadata")  # LangChain Document, LlamaIndex nodes
     if isinstance(metadata, Mapping):
         for key in _ID_KEYS:
             value = metadata.get(key)
@@ -77,10 +78,10 @@ def _item_score(item: Any) -> float | None:
     if isinstance(item, tuple) and len(item) >= 2 and isinstance(item[1], (int, float)):
         return float(item[1])
     for key in _SCORE_KEYS:
-        value = _get(item, key)
+        value = field_of(item, key)
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             return float(value)
-    metadata = _get(item, "metadata")
+    metadata = field_of(item, "metadata")
     if isinstance(metadata, Mapping):
         value = metadata.get("score")
         if isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -93,11 +94,11 @@ def _item_text(item: Any) -> str | None:
         return item
     if isinstance(item, tuple) and item:
         return _item_text(item[0]) if not isinstance(item[0], str) else None
-    node = _get(item, "node")
+    node = field_of(item, "node")
     if node is not None and not isinstance(item, Mapping):
         return _item_text(node)
     for key in _TEXT_KEYS:
-        value = _get(item, key)
+        value = field_of(item, key)
         if isinstance(value, str):
             return value
     getter = getattr(item, "get_content", None)  # LlamaIndex BaseNode
@@ -115,7 +116,7 @@ def items_of(value: Any) -> Sequence[Any]:
     if isinstance(value, (list, tuple)):
         return value
     for key in ("documents", "docs", "results", "nodes", "source_nodes", "chunks", "hits"):
-        inner = _get(value, key)
+        inner = field_of(value, key)
         if isinstance(inner, (list, tuple)):
             return inner
     if isinstance(value, Iterable) and not isinstance(value, (str, bytes, Mapping)):
@@ -256,30 +257,30 @@ def answer_of(value: Any, *, text: Callable[[Any], Any] | None = None) -> Answer
         return Answer(text=None if out is None else str(out))
     if isinstance(value, str):
         return Answer(text=value)
-    choices = _get(value, "choices")
+    choices = field_of(value, "choices")
     if isinstance(choices, Sequence) and not isinstance(choices, str) and choices:
         return _chat_completion(value, choices[0])
     for key in ("text", "content", "answer", "response", "output"):
-        found = _get(value, key)
+        found = field_of(value, key)
         if isinstance(found, str):
             return Answer(text=found)
     raise ExtractionError(f"no answer text found on {type(value).__name__}; pass text=")
 
 
 def _chat_completion(value: Any, choice: Any) -> Answer:
-    message = _get(choice, "message")
-    content = _get(message, "content") if message is not None else _get(choice, "text")
+    message = field_of(choice, "message")
+    content = field_of(message, "content") if message is not None else field_of(choice, "text")
     answer = Answer(text=content if isinstance(content, str) else None)
-    model = _get(value, "model")
+    model = field_of(value, "model")
     answer.response_model = model if isinstance(model, str) else None
-    usage = _get(value, "usage")
+    usage = field_of(value, "usage")
     if usage is not None:
-        prompt = _get(usage, "prompt_tokens")
-        completion = _get(usage, "completion_tokens")
+        prompt = field_of(usage, "prompt_tokens")
+        completion = field_of(usage, "completion_tokens")
         answer.input_tokens = prompt if isinstance(prompt, int) else None
         answer.output_tokens = completion if isinstance(completion, int) else None
-    logprobs = _get(choice, "logprobs")
-    tokens = _get(logprobs, "content") if logprobs is not None else None
+    logprobs = field_of(choice, "logprobs")
+    tokens = field_of(logprobs, "content") if logprobs is not None else None
     if isinstance(tokens, Sequence) and tokens:
         _read_logprobs(answer, tokens)
     return answer
@@ -290,8 +291,8 @@ def _read_logprobs(answer: Answer, tokens: Sequence[Any]) -> None:
     lowest: float | None = None
     low: list[str] = []
     for entry in tokens:
-        logprob = _get(entry, "logprob")
-        token = _get(entry, "token")
+        logprob = field_of(entry, "logprob")
+        token = field_of(entry, "token")
         if not _is_finite(logprob) or not isinstance(token, str):
             continue
         lp = float(logprob)

@@ -3,7 +3,7 @@
 For every stage this module says which options it takes, which argument names it looks for when
 an option is not given, and how the call's inputs and the return value become span attributes.
 The generic machinery (sync/async/generators, span lifetime, error safety) lives in
-``decorators.py`` and never mentions a stage by name.
+``decorators.py``, which names only the question stage (it scopes the others).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 
 from ragfunnel.instrumentation import contract as c
 from ragfunnel.instrumentation.config import State
-from ragfunnel.instrumentation.extract import Ranked, answer_of, ids_of, ranked
+from ragfunnel.instrumentation.extract import Ranked, answer_of, field_of, ids_of, ranked
 from ragfunnel.instrumentation.safety import is_secret_name, redact
 
 Attributes = dict[str, Any]
@@ -75,6 +75,14 @@ class Plan:
     ids: Callable[[Any], Any] | None = None
     scores: Callable[[Any], Any] | None = None
     text_of: Callable[[Any], Any] | None = None
+
+
+def normalize_options(stage: c.Stage, options: dict[str, Any]) -> dict[str, Any]:
+    """``options`` as the plan reads them: outside a question, ``text`` is ``text_of``."""
+    if stage is not c.Stage.QUESTION and "text" in options:
+        options = {**options, "text_of": options["text"]}
+        del options["text"]
+    return options
 
 
 def check_options(stage: c.Stage, options: Mapping[str, Any]) -> None:
@@ -258,9 +266,7 @@ def on_result(plan: Plan, st: State, result: Any, attrs: Attributes) -> None:
             (c.PAGES_WITHOUT_TEXT, "pages_without_text"),
             (c.PARTS_WITHOUT_TEXT, "parts_without_text"),
         ):
-            count = getattr(result, name, None)
-            if isinstance(result, Mapping):
-                count = result.get(name)
+            count = field_of(result, name)
             if isinstance(count, int):
                 attrs[key] = count
     elif stage is c.Stage.GENERATE:
@@ -292,31 +298,17 @@ def stream_result(plan: Plan, items: list[Any]) -> Any:
         if isinstance(item, str):
             text.append(item)
             continue
-        choices = getattr(item, "choices", None) or (
-            item.get("choices") if isinstance(item, Mapping) else None
-        )
+        choices = field_of(item, "choices")
         if not choices:
             continue
         choice = choices[0]
-        delta = (
-            choice.get("delta") if isinstance(choice, Mapping) else getattr(choice, "delta", None)
-        )
-        piece = (
-            delta.get("content") if isinstance(delta, Mapping) else getattr(delta, "content", None)
-        )
+        piece = field_of(field_of(choice, "delta"), "content")
         if isinstance(piece, str):
             text.append(piece)
-        lp = (
-            choice.get("logprobs")
-            if isinstance(choice, Mapping)
-            else getattr(choice, "logprobs", None)
-        )
-        content = lp.get("content") if isinstance(lp, Mapping) else getattr(lp, "content", None)
+        content = field_of(field_of(choice, "logprobs"), "content")
         if content:
             logprobs.extend(content)
-        model = model or (
-            item.get("model") if isinstance(item, Mapping) else getattr(item, "model", None)
-        )
+        model = model or field_of(item, "model")
     return {
         "model": model,
         "choices": [{"message": {"content": "".join(text)}, "logprobs": {"content": logprobs}}],
