@@ -1,6 +1,6 @@
 """Fixtures for analyzer tests: one embedded store path per session, a database per test.
 
-chdb binds one data path per process, so funnel tests share a path and isolate themselves by
+chdb binds one data path per process, so the analyzer tests share a path and isolate themselves by
 database; each store is closed at the end of its test, which frees the engine for other paths.
 """
 
@@ -16,14 +16,16 @@ from ragfunnel.analyzer.store import Store
 
 
 @pytest.fixture(scope="session")
-def funnel_store_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("funnel-store")
+def store_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("store")
 
 
 @pytest.fixture
-def store(funnel_store_path: Path, request: pytest.FixtureRequest) -> Iterator[Store]:
-    name = re.sub(r"[^A-Za-z0-9_]", "_", request.node.name)[:100]
-    with Store.open(f"chdb://{funnel_store_path}", database=f"t_{name}") as opened:
+def store(store_path: Path, request: pytest.FixtureRequest) -> Iterator[Store]:
+    # The module's name too: test names repeat across modules, databases must not.
+    module = request.module.__name__.rpartition(".")[2]
+    name = re.sub(r"[^A-Za-z0-9_]", "_", f"{module}__{request.node.name}")[:120]
+    with Store.open(f"chdb://{store_path}", database=f"t_{name}") as opened:
         yield opened
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import gc
 import gzip
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,18 +24,6 @@ from ragfunnel.analyzer.store import Store, StoreError
 pytestmark = pytest.mark.usefixtures("converter")
 
 T0 = 1_800_000_000_000_000_000
-
-
-@pytest.fixture(scope="module")
-def store_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("ingest-store")
-
-
-@pytest.fixture
-def store(store_path: Path, request: pytest.FixtureRequest) -> Iterator[Store]:
-    database = "t_" + "".join(c if c.isalnum() else "_" for c in request.node.name)[:100]
-    with Store.open(f"chdb://{store_path}", database=database) as opened:
-        yield opened
 
 
 def span(n: int, *, trace: int = 1, parent: int | None = None, **extra: Any) -> dict[str, Any]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -62,18 +62,6 @@ class FakeJaeger:
         self.server.shutdown()
         self.server.server_close()
         self.thread.join()
-
-
-@pytest.fixture(scope="module")
-def store_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("jaeger-store")
-
-
-@pytest.fixture
-def store(store_path: Path, request: pytest.FixtureRequest) -> Iterator[Store]:
-    database = "j_" + "".join(c if c.isalnum() else "_" for c in request.node.name)[:100]
-    with Store.open(f"chdb://{store_path}", database=database) as opened:
-        yield opened
 
 
 NOW = datetime(2023, 11, 14, 23, 0, tzinfo=timezone.utc)
