@@ -101,8 +101,10 @@ class Manifest:
         self._table = f"`{store.database}`.`{_TABLE}`"
         self.error = ""
         """Why the log cannot be kept (a user without CREATE TABLE rights), if it cannot."""
+        self._records: dict[str, Record] = {}
         try:
             store.command(_DDL.format(table=self._table))
+            self._records = self._latest()
         except StoreError as exc:
             self.error = str(exc)
 
@@ -111,7 +113,7 @@ class Manifest:
         if self.error:
             return Plan()
         try:
-            record = self._lookup(path)
+            record = self._records.get(str(path.resolve()))
             if record is None or not self._still_stored(record):
                 return Plan()
         except StoreError as exc:
@@ -159,27 +161,29 @@ class Manifest:
             },
         )
 
-    def _lookup(self, path: Path) -> Record | None:
+    def _latest(self) -> dict[str, Record]:
+        """The latest record of every file this host ingested into this table: one query."""
+        columns = ("Size", "MtimeNs", "Head", "Offset", "Line", "Resumable", "Spans", "Low", "High")
+        latest = ", ".join(f"argMax({name}, RecordedAt) AS {name}" for name in columns)
         rows = self._store.query_arrow(
-            f"SELECT Size, MtimeNs, Head, Offset, Line, Resumable, Spans, Low, High FROM {self._table} "
-            "WHERE TracesTable = {t:String} AND Host = {host:String} AND Path = {path:String} "
-            "ORDER BY RecordedAt DESC LIMIT 1",
-            {"t": self._store.table, "host": self._host, "path": str(path.resolve())},
+            f"SELECT Path, {latest} FROM {self._table} "
+            "WHERE TracesTable = {t:String} AND Host = {host:String} GROUP BY Path",
+            {"t": self._store.table, "host": self._host},
         ).to_pylist()
-        if not rows:
-            return None
-        row = rows[0]
-        return Record(
-            size=row["Size"],
-            mtime_ns=row["MtimeNs"],
-            head=row["Head"],
-            offset=row["Offset"],
-            line=row["Line"],
-            resumable=bool(row["Resumable"]),
-            spans=row["Spans"],
-            low=row["Low"],
-            high=row["High"],
-        )
+        return {
+            row["Path"]: Record(
+                size=row["Size"],
+                mtime_ns=row["MtimeNs"],
+                head=row["Head"],
+                offset=row["Offset"],
+                line=row["Line"],
+                resumable=bool(row["Resumable"]),
+                spans=row["Spans"],
+                low=row["Low"],
+                high=row["High"],
+            )
+            for row in rows
+        }
 
     def _still_stored(self, record: Record) -> bool:
         if not record.spans:
