@@ -19,6 +19,17 @@ def readme_example() -> str:
     return blocks[0]
 
 
+def run_script(script: Path, cwd: Path, **settings: str) -> subprocess.CompletedProcess[str]:
+    """Run ``script`` with none of the suite's RAGFUNNEL_* settings (it sets the exporter to
+    none), only ``settings``; it must succeed."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RAGFUNNEL_")} | settings
+    out = subprocess.run(
+        [sys.executable, str(script)], cwd=cwd, capture_output=True, text=True, check=False, env=env
+    )
+    assert out.returncode == 0, out.stderr
+    return out
+
+
 def otlp_spans(folder: Path) -> list[dict]:
     spans = []
     for path in sorted(folder.glob("*.jsonl")):
@@ -38,17 +49,7 @@ def otlp_spans(folder: Path) -> list[dict]:
 def test_readme_example_writes_contract_spans_to_the_default_place(tmp_path: Path) -> None:
     script = tmp_path / "example.py"
     script.write_text(readme_example())
-    env = {k: v for k, v in os.environ.items() if not k.startswith("RAGFUNNEL_")}
-    # The suite sets RAGFUNNEL_EXPORTER=none; the example must run on the real default.
-    out = subprocess.run(
-        [sys.executable, str(script)],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=False,
-        env=env,
-    )
-    assert out.returncode == 0, out.stderr
+    out = run_script(script, tmp_path)  # on the real default exporter
     assert "Firmware 4.2.0 and 4.2.1 need a manual reset." in out.stdout
     spans = otlp_spans(tmp_path / ".ragfunnel" / "traces")
     assert sorted(s["name"] for s in spans) == [
@@ -82,17 +83,8 @@ def test_the_quickstart_example_gives_the_verdicts_its_cases_promise(tmp_path: P
     from ragfunnel.analyzer import Store, analyze, ingest_paths
 
     traces = tmp_path / "traces"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("RAGFUNNEL_")}
-    env["RAGFUNNEL_EXPORTER"] = f"file:{traces}/spans-{{pid}}.jsonl"
-    out = subprocess.run(
-        [sys.executable, str(ROOT / "examples" / "toy_pipeline.py")],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=False,
-        env=env,
-    )
-    assert out.returncode == 0, out.stderr
+    exporter = f"file:{traces}/spans-{{pid}}.jsonl"
+    run_script(ROOT / "examples" / "toy_pipeline.py", tmp_path, RAGFUNNEL_EXPORTER=exporter)
     with Store.open(f"chdb://{tmp_path / 'store'}") as store:
         summary = ingest_paths(store, [traces])
         assert summary.inserted and not summary.skipped

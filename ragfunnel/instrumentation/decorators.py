@@ -82,6 +82,29 @@ class _Call:
         finally:
             self.end()
 
+    def _streamed(self, items: list[Any], attrs: stages.Attributes, where: str) -> None:
+        if not self.span.is_recording():
+            return
+        try:
+            result = stages.stream_result(self.plan, items)
+        except Exception as exc:  # noqa: BLE001 - extraction must never reach the app
+            internal_error(where, exc)
+        else:
+            self.record(result, attrs, where)
+
+    def finish_stream(self, items: list[Any]) -> None:
+        """End a stream's span with what it yielded; never raises."""
+        try:
+            self._streamed(items, {}, f"{self.plan.stage.value} result extraction")
+        finally:
+            self.end()
+
+    def fail_stream(self, exc: BaseException, items: list[Any]) -> None:
+        """End a stream's span on error, keeping the partial output already produced."""
+        if items:
+            self._streamed(items, {c.STREAM_PARTIAL: True}, "partial stream extraction")
+        self.fail(exc)
+
     def fail(self, exc: BaseException) -> None:
         """Record the app's exception on the span and end it; never raises."""
         try:
@@ -168,6 +191,14 @@ class _Arguments:
         return get
 
 
+def _start(
+    plan: stages.Plan, arguments: _Arguments, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> _Call | None:
+    """The call's span, started, when tracing is on."""
+    st = state()
+    return _begin(plan, st, arguments.getter(args, kwargs)) if st.enabled else None
+
+
 def _wrap(fn: Callable[..., Any], plan: stages.Plan) -> Callable[..., Any]:
     arguments = _Arguments(fn, plan)
 
@@ -175,9 +206,8 @@ def _wrap(fn: Callable[..., Any], plan: stages.Plan) -> Callable[..., Any]:
 
         @functools.wraps(fn)
         async def agen_wrapper(*args: Any, **kwargs: Any) -> AsyncGenerator[Any, Any]:
-            st = state()
             gen = fn(*args, **kwargs)
-            call = _begin(plan, st, arguments.getter(args, kwargs)) if st.enabled else None
+            call = _start(plan, arguments, args, kwargs)
             if call is None:
                 async for item in gen:
                     yield item
@@ -201,13 +231,13 @@ def _wrap(fn: Callable[..., Any], plan: stages.Plan) -> Callable[..., Any]:
                     except BaseException as exc:  # noqa: BLE001 - forwarded into the generator
                         thrown, sent = exc, None
             except StopAsyncIteration:
-                call.finish(stages.stream_result(plan, items))
+                call.finish_stream(items)
             except GeneratorExit:
                 await gen.aclose()
-                call.finish(stages.stream_result(plan, items))
+                call.finish_stream(items)
                 raise
             except BaseException as exc:
-                _fail_stream(call, exc, items)
+                call.fail_stream(exc, items)
                 raise
 
         return agen_wrapper
@@ -216,9 +246,8 @@ def _wrap(fn: Callable[..., Any], plan: stages.Plan) -> Callable[..., Any]:
 
         @functools.wraps(fn)
         def gen_wrapper(*args: Any, **kwargs: Any) -> Generator[Any, Any, Any]:
-            st = state()
             gen = fn(*args, **kwargs)
-            call = _begin(plan, st, arguments.getter(args, kwargs)) if st.enabled else None
+            call = _start(plan, arguments, args, kwargs)
             if call is None:
                 return (yield from gen)
             items: list[Any] = []
@@ -240,14 +269,14 @@ def _wrap(fn: Callable[..., Any], plan: stages.Plan) -> Callable[..., Any]:
                     except BaseException as exc:  # noqa: BLE001 - forwarded into the generator
                         thrown, sent = exc, None
             except StopIteration as stop:
-                call.finish(stages.stream_result(plan, items))
+                call.finish_stream(items)
                 return stop.value
             except GeneratorExit:
                 gen.close()
-                call.finish(stages.stream_result(plan, items))
+                call.finish_stream(items)
                 raise
             except BaseException as exc:
-                _fail_stream(call, exc, items)
+                call.fail_stream(exc, items)
                 raise
 
         return gen_wrapper
@@ -256,7 +285,7 @@ def _wrap(fn: Callable[..., Any], plan: stages.Plan) -> Callable[..., Any]:
 
         @functools.wraps(fn)
         async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
-            st = state()
+            st = state()  # inlined, not _start: this is the path whose cost is measured
             if not st.enabled:
                 return await fn(*args, **kwargs)
             call = _begin(plan, st, arguments.getter(args, kwargs))
@@ -275,7 +304,7 @@ def _wrap(fn: Callable[..., Any], plan: stages.Plan) -> Callable[..., Any]:
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        st = state()
+        st = state()  # inlined, not _start: this is the path whose cost is measured
         if not st.enabled:
             return fn(*args, **kwargs)
         call = _begin(plan, st, arguments.getter(args, kwargs))
@@ -291,18 +320,6 @@ def _wrap(fn: Callable[..., Any], plan: stages.Plan) -> Callable[..., Any]:
         return result
 
     return wrapper
-
-
-def _fail_stream(call: _Call, exc: BaseException, items: list[Any]) -> None:
-    """End a stream's span on error, keeping the partial output already produced."""
-    if items and call.span.is_recording():
-        try:
-            partial = stages.stream_result(call.plan, items)
-        except Exception as inner:  # noqa: BLE001 - extraction must never reach the app
-            internal_error("partial stream extraction", inner)
-        else:
-            call.record(partial, {c.STREAM_PARTIAL: True}, "partial stream extraction")
-    call.fail(exc)
 
 
 def _factory(stage: c.Stage) -> Callable[..., Any]:
