@@ -18,10 +18,10 @@ from ragfunnel.demo.hotpotqa import (
     CUT_K,
     EXPECTED,
     INDEX_VERSION,
-    Pipeline,
-    cases_jsonl,
     load,
     plan_faults,
+    trace_plan,
+    write_cases,
 )
 
 
@@ -54,15 +54,11 @@ def run_faults(workdir: Path, *, limit: int | None = None, data: Path | None = N
         pipeline={"index_version": INDEX_VERSION, "k": CUT_K},
         service_name="hotpotqa-faults",
     )
-    pipeline = Pipeline(corpus, plan)
-    pipeline.index_all()
-    for question in corpus.questions:
-        if question.id in plan.faults:
-            pipeline.ask(question)
+    trace_plan(corpus, plan)
     ragfunnel.flush()
     report = FaultReport(spans_dropped=ragfunnel.export_stats().dropped)
     cases = workdir / "cases.jsonl"
-    cases.write_text("\n".join(cases_jsonl(corpus, plan)) + "\n", encoding="utf-8")
+    write_cases(cases, corpus, plan)
     with Store.open(f"chdb://{workdir / 'store'}") as store:
         report.spans_ingested = ingest_paths(store, [traces]).inserted
         result = analyze(store, cases)

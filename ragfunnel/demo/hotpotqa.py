@@ -310,3 +310,20 @@ def cases_jsonl(corpus: Corpus, plan: Plan) -> Iterator[str]:
                     "facts": [q.answer],
                 }
             )
+
+
+def trace_plan(corpus: Corpus, plan: Plan) -> None:
+    """Index the corpus and ask each question the plan gives a fault.
+
+    The spans go wherever ragfunnel is configured to send them.
+    """
+    pipeline = Pipeline(corpus, plan)
+    pipeline.index_all()
+    for question in corpus.questions:
+        if question.id in plan.faults:
+            pipeline.ask(question)
+
+
+def write_cases(path: Path, corpus: Corpus, plan: Plan) -> None:
+    """The plan's evaluation cases, as JSON lines, in ``path``."""
+    path.write_text("\n".join(cases_jsonl(corpus, plan)) + "\n", encoding="utf-8")

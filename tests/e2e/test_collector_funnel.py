@@ -23,7 +23,7 @@ import ragfunnel
 from ragfunnel.analyzer.funnel import analyze
 from ragfunnel.analyzer.ingest import _native, ingest_paths
 from ragfunnel.analyzer.store import Store
-from ragfunnel.demo.hotpotqa import CUT_K, INDEX_VERSION, Pipeline, cases_jsonl, load, plan_faults
+from ragfunnel.demo.hotpotqa import CUT_K, INDEX_VERSION, load, plan_faults, trace_plan, write_cases
 
 
 def span_count(path: Path) -> int:
@@ -56,11 +56,7 @@ def test_collector_file_and_embedded_file_give_identical_records(
     )
     corpus = load(limit=60)
     plan = plan_faults(corpus)
-    pipeline = Pipeline(corpus, plan)
-    pipeline.index_all()
-    for question in corpus.questions:
-        if question.id in plan.faults:
-            pipeline.ask(question)
+    trace_plan(corpus, plan)
     assert ragfunnel.flush(30_000)
     assert ragfunnel.export_stats().dropped == 0
     expected = span_count(embedded)
@@ -78,7 +74,7 @@ def test_collector_file_and_embedded_file_give_identical_records(
         converter.finish()
 
     cases = tmp_path / "cases.jsonl"
-    cases.write_text("\n".join(cases_jsonl(corpus, plan)) + "\n")
+    write_cases(cases, corpus, plan)
     records = {}
     for name, source in (("embedded", embedded), ("collector", stack.file_path)):
         with Store.open(f"chdb://{tmp_path / 'store'}", database=name) as store:
