@@ -24,7 +24,8 @@ from opentelemetry.trace import Span, Status, StatusCode
 from ragfunnel.instrumentation import contract as c
 from ragfunnel.instrumentation import stages
 from ragfunnel.instrumentation.config import State, state
-from ragfunnel.instrumentation.safety import internal_error
+from ragfunnel.instrumentation.extract import Unread
+from ragfunnel.instrumentation.safety import internal_error, not_read
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -72,8 +73,17 @@ class _Call:
             if self.span.is_recording():
                 stages.on_result(self.plan, self.st, result, attrs)
                 self.span.set_attributes(attrs)
+        except Unread as unread:
+            not_read(f"{self.plan.stage.value} result", unread)
+            self._set_attributes(attrs)
         except Exception as exc:  # noqa: BLE001 - extraction must never reach the app
             internal_error(where, exc)
+
+    def _set_attributes(self, attrs: stages.Attributes) -> None:
+        try:
+            self.span.set_attributes(attrs)
+        except Exception as exc:  # noqa: BLE001
+            internal_error("setting attributes", exc)
 
     def finish(self, result: Any) -> None:
         """Record the result and end the span; never raises."""

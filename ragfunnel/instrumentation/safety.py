@@ -48,11 +48,38 @@ def internal_error_counts() -> dict[str, int]:
         return dict(_counts)
 
 
+_unread: Counter[str] = Counter()
+_unread_logged: set[str] = set()
+
+
+def not_read(where: str, reason: Exception) -> None:
+    """Count a value left unread at ``where`` (an iterator, say): not an error, never raised."""
+    with _lock:
+        _unread[where] += 1
+        first = where not in _unread_logged
+        _unread_logged.add(where)
+    if first:
+        logger.warning(
+            "ragfunnel did not record the %s: it is %s; pass or return a list to have it "
+            "recorded (further cases here are counted, not logged)",
+            where,
+            reason,
+        )
+
+
+def unread_counts() -> dict[str, int]:
+    """How many values were left unread (not recorded) because reading them could consume them."""
+    with _lock:
+        return dict(_unread)
+
+
 def reset_internal_errors() -> None:
     """Forget counts and the logged-once memory (for tests)."""
     with _lock:
         _counts.clear()
         _logged.clear()
+        _unread.clear()
+        _unread_logged.clear()
 
 
 SECRET_NAME = re.compile(

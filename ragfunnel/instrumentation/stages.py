@@ -16,8 +16,15 @@ from typing import Any
 
 from ragfunnel.instrumentation import contract as c
 from ragfunnel.instrumentation.config import State
-from ragfunnel.instrumentation.extract import Ranked, answer_of, field_of, ids_of, ranked
-from ragfunnel.instrumentation.safety import is_secret_name, redact
+from ragfunnel.instrumentation.extract import (
+    Ranked,
+    Unread,
+    answer_of,
+    field_of,
+    ids_of,
+    ranked,
+)
+from ragfunnel.instrumentation.safety import is_secret_name, not_read, redact
 
 Attributes = dict[str, Any]
 Getter = Callable[[str], Any]
@@ -220,7 +227,10 @@ def on_call(plan: Plan, st: State, get: Getter, attrs: Attributes) -> None:
     elif stage in (c.Stage.RERANK, c.Stage.CUT):
         given = get("input")
         if given is not None:
-            attrs[c.INPUT_IDS] = ids_of(given)
+            try:
+                attrs[c.INPUT_IDS] = ids_of(given)
+            except Unread as unread:
+                not_read(f"{stage.value} input", unread)
         if stage is c.Stage.RERANK:
             if (top_n := _number(get("top_n"))) is not None:
                 attrs[c.TOP_N] = int(top_n)
@@ -238,9 +248,13 @@ def on_call(plan: Plan, st: State, get: Getter, attrs: Attributes) -> None:
         if isinstance(context, str):
             _content_list(st, attrs, c.CONTEXT_TEXTS, [context])
         elif context is not None:
-            found = ranked(context, texts=st.capture_content)
-            attrs[c.CONTEXT_IDS] = found.ids
-            _content_list(st, attrs, c.CONTEXT_TEXTS, found.texts)
+            try:
+                found = ranked(context, texts=st.capture_content)
+            except Unread as unread:
+                not_read("generate context", unread)
+            else:
+                attrs[c.CONTEXT_IDS] = found.ids
+                _content_list(st, attrs, c.CONTEXT_TEXTS, found.texts)
         mode = get("mode")
         attrs[c.MODE] = str(getattr(mode, "value", mode) or c.Mode.PIPELINE.value)
         if (sample := _number(get("sample_index"))) is not None:

@@ -48,7 +48,6 @@ class NodeWithScore:  # LlamaIndex's wrapper: .node and .score
         ([NodeWithScore(TextNode("n1", "t"), 0.7)], ["n1"], [0.7]),
         ([{"id": "a", "score": 1.0}, {"id": "b"}], ["a", "b"], None),  # partial scores: dropped
         ([{"id": "a", "score": float("nan")}], ["a"], None),
-        ((x for x in ["g1", "g2"]), ["g1", "g2"], None),
     ],
 )
 def test_ranked_shapes(value: Any, ids: list[str], scores: list[float] | None) -> None:
@@ -144,3 +143,17 @@ def test_answer_shapes() -> None:
     assert answer_of(Hit("x", 1.0), text=lambda h: h.id).text == "x"
     with pytest.raises(ExtractionError):
         answer_of(12)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [(x for x in ["g1"]), iter(["g1"]), map(str, [1]), {"documents": iter(["g1"])}],
+    ids=["generator", "iterator", "map", "mapping-of-iterator"],
+)
+def test_one_shot_values_are_refused_not_consumed(value: Any) -> None:
+    from ragfunnel.instrumentation.extract import Unread
+
+    with pytest.raises(Unread, match="one-shot or lazy"):
+        ranked(value)
+    inner = value["documents"] if isinstance(value, dict) else value
+    assert list(inner)  # still holds its item
