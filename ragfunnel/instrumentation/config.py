@@ -32,7 +32,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter
 
 from ragfunnel.instrumentation import contract
 from ragfunnel.instrumentation.export import BoundedBatchProcessor, ExportStats
-from ragfunnel.instrumentation.safety import Redactor
+from ragfunnel.instrumentation.safety import Redactor, internal_error
 
 logger = logging.getLogger("ragfunnel")
 
@@ -168,8 +168,11 @@ def _make_exporter(spec: str) -> SpanExporter | None:
 
         raw = spec[len("file:") :] or DEFAULT_TRACE_FILE
         path = Path(raw.replace("{pid}", str(os.getpid())))
-        path.parent.mkdir(parents=True, exist_ok=True)
-        return FileSpanExporter(str(path))
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            return FileSpanExporter(str(path))
+        except OSError as exc:  # a read-only directory, a path under /proc, a full disk
+            raise ConfigError(f"cannot write traces to {path}: {exc.strerror or exc}") from None
     protocol = spec.partition("+")[2] or os.environ.get(
         "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", os.environ.get("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")
     )
@@ -307,10 +310,13 @@ def configure(
         provider = _provider_for(name, tracer_provider, explicit=explicit)
         try:
             span_exporter = spec if isinstance(spec, SpanExporter) else _make_exporter(spec)
-        except ConfigError:
+        except ConfigError as exc:
             if exporter is not None:
                 raise
-            logger.warning("ignoring RAGFUNNEL_EXPORTER=%r; exporting nothing", spec)
+            # The environment's (or the default) destination is unusable: the app keeps
+            # running, its spans go nowhere, and the log says why.
+            source = "RAGFUNNEL_EXPORTER" if "RAGFUNNEL_EXPORTER" in os.environ else "exporter"
+            logger.warning("ignoring %s=%r (%s); exporting nothing", source, spec, exc)
             span_exporter = None
         switch = _switch_for(provider)
         old = switch.inner
@@ -348,7 +354,19 @@ def state() -> State:
     if current is not None:
         return current
     with _lock:
-        return _state if _state is not None else configure()
+        if _state is not None:
+            return _state
+        try:
+            return configure()
+        except Exception as exc:  # noqa: BLE001 - the first decorated call must not fail
+            internal_error("configuring from the environment", exc)
+            return _install(State(enabled=False))
+
+
+def _install(new: State) -> State:
+    global _state  # noqa: PLW0603 - the process-wide configuration
+    _state = new
+    return new
 
 
 def restore(previous: State | None) -> None:
