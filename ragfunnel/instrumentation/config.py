@@ -271,6 +271,10 @@ def configure(
         raise ConfigError("pipeline must be a mapping of setting name to value")
     if redact is not None and not callable(redact):
         raise ConfigError("redact must be a callable (attribute, text) -> text | None")
+    if enabled is None:
+        enabled = _from_env("RAGFUNNEL_ENABLED", _parse_bool, True)
+    if not enabled:  # before any hook import, provider, exporter or file
+        return _disable()
     spec: str | SpanExporter = (
         exporter
         if exporter is not None
@@ -282,9 +286,7 @@ def configure(
         hook_broken = redact is None
     with _lock:
         state = State(
-            enabled=enabled
-            if enabled is not None
-            else _from_env("RAGFUNNEL_ENABLED", _parse_bool, True),
+            enabled=True,
             capture_content=(
                 capture_content
                 if capture_content is not None
@@ -361,6 +363,17 @@ def state() -> State:
         except Exception as exc:  # noqa: BLE001 - the first decorated call must not fail
             internal_error("configuring from the environment", exc)
             return _install(State(enabled=False))
+
+
+def _disable() -> State:
+    """Turn ragfunnel off before any provider, exporter or file exists (or stop the current one)."""
+    with _lock:
+        current = _state
+        if current is not None and current.switch is not None:
+            current.switch.inner = None
+        if current is not None and current.processor is not None:
+            current.processor.shutdown()
+        return _install(State(enabled=False))
 
 
 def _install(new: State) -> State:

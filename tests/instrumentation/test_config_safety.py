@@ -84,3 +84,48 @@ def _run(code: str, cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
         check=False,
         timeout=60,
     )
+
+
+def test_disabled_leaves_no_file_and_no_provider_behind(tmp_path: Path) -> None:
+    out = _run(
+        """
+        import logging, warnings
+        from pathlib import Path
+        import ragfunnel
+        from opentelemetry import trace
+        from opentelemetry.sdk.trace import TracerProvider
+
+        @ragfunnel.retrieve
+        def search(query):
+            return ["a"]
+
+        assert search("q") == ["a"]
+        assert not Path(".ragfunnel").exists(), "a trace file was created"
+        assert not isinstance(trace.get_tracer_provider(), TracerProvider)
+        mine = TracerProvider()
+        trace.set_tracer_provider(mine)  # the app sets up OpenTelemetry afterwards
+        assert trace.get_tracer_provider() is mine
+        print("ok")
+        """,
+        tmp_path,
+        RAGFUNNEL_ENABLED="false",
+        RAGFUNNEL_REDACT="module_that_does_not_exist:hook",
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "ok"
+    assert "Overriding" not in out.stderr
+    assert "RAGFUNNEL_REDACT" not in out.stderr  # not even imported when disabled
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_disabling_stops_the_current_exporter() -> None:
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    exporter = InMemorySpanExporter()
+    ragfunnel.configure(exporter=exporter, batch=False)
+    search("q")
+    ragfunnel.configure(enabled=False)
+    search("q")
+    assert len(exporter.get_finished_spans()) == 1
+    st = config.current_state()
+    assert st is not None and st.processor is None and st.tracer is None
