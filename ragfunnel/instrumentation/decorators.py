@@ -187,7 +187,7 @@ class _Arguments:
             source = sources.get(option)
             if source is None:
                 return None
-            if isinstance(source, str):
+            if type(source) is str:  # an argument name (a Mode member is a literal)
                 if source in kwargs:
                     return kwargs[source]
                 pos = self.positions.get(source)
