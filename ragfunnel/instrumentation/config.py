@@ -20,10 +20,9 @@ import os
 import secrets
 import threading
 import weakref
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from opentelemetry import trace
 from opentelemetry.sdk.resources import Resource
@@ -32,62 +31,35 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter
 
 from ragfunnel.instrumentation import contract
 from ragfunnel.instrumentation.export import BoundedBatchProcessor, ExportStats
+from ragfunnel.instrumentation.exporters import DEFAULT_TRACE_DIR, DEFAULT_TRACE_FILE, make_exporter
 from ragfunnel.instrumentation.safety import Redactor, internal_error
+from ragfunnel.instrumentation.settings import (
+    DEFAULT_EXPORT_DELAY_S,
+    DEFAULT_MAX_QUEUE_SIZE,
+    ConfigError,
+    check_arguments,
+    from_env,
+    parse_bool,
+    parse_hook,
+    parse_pipeline,
+    positive_int,
+    positive_seconds,
+)
+
+__all__ = [
+    "DEFAULT_TRACE_DIR",
+    "DEFAULT_TRACE_FILE",
+    "ConfigError",
+    "State",
+    "configure",
+    "current_state",
+    "export_stats",
+    "flush",
+    "restore",
+    "state",
+]
 
 logger = logging.getLogger("ragfunnel")
-
-DEFAULT_TRACE_DIR = Path(".ragfunnel") / "traces"
-DEFAULT_TRACE_FILE = str(DEFAULT_TRACE_DIR / "spans-{pid}.jsonl")
-"""Default destination, relative to the working directory: one OTLP-JSON file per process."""
-
-T = TypeVar("T")
-
-
-class ConfigError(ValueError):
-    """An explicit configuration value is invalid."""
-
-
-def _parse_bool(text: str) -> bool:
-    low = text.strip().lower()
-    if low in {"1", "true", "yes", "on"}:
-        return True
-    if low in {"0", "false", "no", "off", ""}:
-        return False
-    raise ValueError(f"not a boolean: {text!r}")
-
-
-def _parse_pipeline(text: str) -> dict[str, Any]:
-    value = json.loads(text)
-    if not isinstance(value, dict):
-        raise ValueError("must be a JSON object")
-    return value
-
-
-def _from_env(name: str, parse: Callable[[str], T], default: T) -> T:
-    raw = os.environ.get(name)
-    if raw is None:
-        return default
-    try:
-        return parse(raw)
-    except ValueError as exc:  # json.JSONDecodeError included
-        logger.warning("ignoring %s=%r (%s); using the default %r", name, raw, exc, default)
-        return default
-
-
-def _parse_hook(text: str) -> Redactor:
-    """``package.module:function`` → that callable (how ``RAGFUNNEL_REDACT`` names a hook)."""
-    module_name, sep, attribute = text.strip().partition(":")
-    if not sep or not module_name or not attribute:
-        raise ValueError("expected 'package.module:function'")
-    import importlib
-
-    try:
-        hook = getattr(importlib.import_module(module_name), attribute)
-    except (ImportError, AttributeError) as exc:
-        raise ValueError(str(exc)) from None
-    if not callable(hook):
-        raise ValueError(f"{text} is not callable")
-    return hook  # type: ignore[no-any-return]
 
 
 def _default_run_id() -> str:
@@ -160,39 +132,6 @@ _switches: weakref.WeakKeyDictionary[TracerProvider, _Switch] = weakref.WeakKeyD
 _own_provider: TracerProvider | None = None
 
 
-def _make_exporter(spec: str) -> SpanExporter | None:
-    if spec == "none":
-        return None
-    if spec.startswith("file:"):
-        from opentelemetry.exporter.otlp.json.file import FileSpanExporter
-
-        raw = spec[len("file:") :] or DEFAULT_TRACE_FILE
-        path = Path(raw.replace("{pid}", str(os.getpid())))
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            return FileSpanExporter(str(path))
-        except OSError as exc:  # a read-only directory, a path under /proc, a full disk
-            raise ConfigError(f"cannot write traces to {path}: {exc.strerror or exc}") from None
-    protocol = spec.partition("+")[2] or os.environ.get(
-        "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", os.environ.get("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")
-    )
-    if spec.split("+", maxsplit=1)[0] != "otlp":
-        raise ConfigError(
-            f"unknown exporter {spec!r}: use 'file:PATH', 'otlp', 'otlp+http' or 'none'"
-        )
-    if protocol == "grpc":
-        from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter
-
-        return OTLPSpanExporter()
-    if protocol in {"http", "http/protobuf"}:
-        from opentelemetry.exporter.otlp.proto.http.trace_exporter import (
-            OTLPSpanExporter as HTTPSpanExporter,
-        )
-
-        return HTTPSpanExporter()
-    raise ConfigError(f"unsupported OTLP protocol {protocol!r}: use grpc or http/protobuf")
-
-
 def _provider_for(
     service_name: str, tracer_provider: TracerProvider | None, *, explicit: bool
 ) -> TracerProvider:
@@ -263,16 +202,21 @@ def configure(
         batch: export on a background thread (default); ``False`` exports synchronously (tests).
     """
     global _state  # noqa: PLW0603 - the process-wide configuration
-    if exporter is not None and not isinstance(exporter, (str, SpanExporter)):
-        raise ConfigError(
-            f"exporter must be a string or a SpanExporter, not {type(exporter).__name__}"
-        )
-    if pipeline is not None and not isinstance(pipeline, Mapping):
-        raise ConfigError("pipeline must be a mapping of setting name to value")
-    if redact is not None and not callable(redact):
-        raise ConfigError("redact must be a callable (attribute, text) -> text | None")
+    check_arguments(
+        service_name=service_name,
+        exporter=exporter,
+        capture_content=capture_content,
+        redact=redact,
+        run_id=run_id,
+        pipeline=pipeline,
+        enabled=enabled,
+        tracer_provider=tracer_provider,
+        batch=batch,
+        span_exporter_type=SpanExporter,
+        provider_type=TracerProvider,
+    )
     if enabled is None:
-        enabled = _from_env("RAGFUNNEL_ENABLED", _parse_bool, True)
+        enabled = from_env("RAGFUNNEL_ENABLED", parse_bool, True)
     if not enabled:  # before any hook import, provider, exporter or file
         return _disable()
     spec: str | SpanExporter = (
@@ -282,7 +226,7 @@ def configure(
     )
     hook_broken = False
     if redact is None and os.environ.get("RAGFUNNEL_REDACT"):
-        redact = _from_env("RAGFUNNEL_REDACT", _parse_hook, None)
+        redact = from_env("RAGFUNNEL_REDACT", parse_hook, None)
         hook_broken = redact is None
     with _lock:
         state = State(
@@ -290,14 +234,14 @@ def configure(
             capture_content=(
                 capture_content
                 if capture_content is not None
-                else _from_env("RAGFUNNEL_CAPTURE_CONTENT", _parse_bool, False)
+                else from_env("RAGFUNNEL_CAPTURE_CONTENT", parse_bool, False)
             ),
             redact=redact,
             run_id=run_id or os.environ.get("RAGFUNNEL_RUN_ID") or _default_run_id(),
             pipeline_attributes=flatten_pipeline(
                 pipeline
                 if pipeline is not None
-                else _from_env("RAGFUNNEL_PIPELINE", _parse_pipeline, {})
+                else from_env("RAGFUNNEL_PIPELINE", parse_pipeline, {})
             ),
         )
         if hook_broken and state.capture_content:
@@ -311,7 +255,7 @@ def configure(
         explicit = bool(service_name or os.environ.get("RAGFUNNEL_SERVICE_NAME"))
         provider = _provider_for(name, tracer_provider, explicit=explicit)
         try:
-            span_exporter = spec if isinstance(spec, SpanExporter) else _make_exporter(spec)
+            span_exporter = spec if isinstance(spec, SpanExporter) else make_exporter(spec)
         except ConfigError as exc:
             if exporter is not None:
                 raise
@@ -326,8 +270,12 @@ def configure(
             state.processor = (
                 BoundedBatchProcessor(
                     span_exporter,
-                    max_queue_size=_from_env("RAGFUNNEL_MAX_QUEUE_SIZE", int, 2048),
-                    schedule_delay_s=_from_env("RAGFUNNEL_EXPORT_DELAY_S", float, 1.0),
+                    max_queue_size=from_env(
+                        "RAGFUNNEL_MAX_QUEUE_SIZE", positive_int, DEFAULT_MAX_QUEUE_SIZE
+                    ),
+                    schedule_delay_s=from_env(
+                        "RAGFUNNEL_EXPORT_DELAY_S", positive_seconds, DEFAULT_EXPORT_DELAY_S
+                    ),
                 )
                 if batch
                 else SimpleSpanProcessor(span_exporter)

@@ -129,3 +129,86 @@ def test_disabling_stops_the_current_exporter() -> None:
     assert len(exporter.get_finished_spans()) == 1
     st = config.current_state()
     assert st is not None and st.processor is None and st.tracer is None
+
+
+@pytest.mark.parametrize(
+    ("variable", "raw"),
+    [
+        ("RAGFUNNEL_EXPORT_DELAY_S", "0"),
+        ("RAGFUNNEL_EXPORT_DELAY_S", "-1"),
+        ("RAGFUNNEL_EXPORT_DELAY_S", "nan"),
+        ("RAGFUNNEL_EXPORT_DELAY_S", "inf"),
+        ("RAGFUNNEL_EXPORT_DELAY_S", "soon"),
+        ("RAGFUNNEL_MAX_QUEUE_SIZE", "0"),
+        ("RAGFUNNEL_MAX_QUEUE_SIZE", "-5"),
+        ("RAGFUNNEL_MAX_QUEUE_SIZE", "1.5"),
+    ],
+)
+def test_bad_export_settings_in_the_environment_warn_and_fall_back(
+    variable: str, raw: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    from ragfunnel.instrumentation.export import BoundedBatchProcessor
+
+    monkeypatch.setenv(variable, raw)
+    with caplog.at_level(logging.WARNING, logger="ragfunnel"):
+        st = ragfunnel.configure(exporter=InMemorySpanExporter())
+    processor = st.processor
+    assert isinstance(processor, BoundedBatchProcessor)
+    assert processor._delay == 1.0 and processor._max_queue == 2048
+    assert f"ignoring {variable}={raw!r}" in caplog.text
+
+
+def test_the_export_worker_sleeps_between_batches(monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+    import time
+
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    monkeypatch.setenv("RAGFUNNEL_EXPORT_DELAY_S", "0")  # used to busy-loop the worker
+    ragfunnel.configure(exporter=InMemorySpanExporter())
+    (worker,) = [t for t in threading.enumerate() if t.name == "ragfunnel-export" and t.is_alive()]
+    assert worker.native_id is not None
+    clock = time.pthread_getcpuclockid(worker.ident or 0)
+    before = time.clock_gettime(clock)
+    time.sleep(0.5)
+    assert time.clock_gettime(clock) - before < 0.05  # idle: well under a tenth of a core
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"enabled": "false"}, "enabled must be True or False"),
+        ({"capture_content": "yes"}, "capture_content must be True or False"),
+        ({"batch": 0}, "batch must be True or False"),
+        ({"run_id": ""}, "run_id must be a non-empty string"),
+        ({"service_name": 42}, "service_name must be a non-empty string"),
+        ({"tracer_provider": object()}, "tracer_provider must be an opentelemetry"),
+        ({"exporter": 3}, "exporter must be a string or a SpanExporter"),
+        ({"exporter": "kafka:topic"}, "unknown exporter 'kafka:topic'"),
+        ({"pipeline": ["k", 10]}, "pipeline must be a mapping"),
+        ({"redact": "my.module:hook"}, "redact must be a callable"),
+    ],
+)
+def test_bad_explicit_arguments_raise_config_error(kwargs: dict[str, object], message: str) -> None:
+    with pytest.raises(ragfunnel.ConfigError, match=message):
+        ragfunnel.configure(**kwargs)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"max_queue_size": 0},
+        {"max_batch_size": 0},
+        {"schedule_delay_s": 0},
+        {"schedule_delay_s": -1},
+    ],
+)
+def test_the_processor_refuses_what_the_sdk_refuses(kwargs: dict[str, float]) -> None:
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    from ragfunnel.instrumentation.export import BoundedBatchProcessor
+
+    with pytest.raises(ValueError, match="must be"):
+        BoundedBatchProcessor(InMemorySpanExporter(), **kwargs)  # type: ignore[arg-type]
