@@ -183,10 +183,11 @@ def configure(
         service_name: ``service.name`` of a provider ragfunnel creates (``RAGFUNNEL_SERVICE_NAME``,
             then ``OTEL_SERVICE_NAME``; default ``ragfunnel-app``).
         exporter: ``"file:PATH"`` (OTLP-JSON lines; ``{pid}`` in PATH is replaced; the default is
-            ``file:.ragfunnel/traces/spans-{pid}.jsonl``), ``"otlp"`` (gRPC unless
-            ``OTEL_EXPORTER_OTLP_PROTOCOL`` says ``http/protobuf``), ``"otlp+http"``,
-            ``"otlp+grpc"``, ``"none"`` (only the app's own processors), or a ``SpanExporter``.
-            Env: ``RAGFUNNEL_EXPORTER``.
+            ``file:.ragfunnel/traces/spans-{pid}.jsonl``), ``"otlp"`` (the protocol of
+            ``OTEL_EXPORTER_OTLP_TRACES_PROTOCOL`` / ``OTEL_EXPORTER_OTLP_PROTOCOL``; unset: gRPC
+            with the ``ragfunnel[grpc]`` extra, ``http/protobuf`` without), ``"otlp+http"``,
+            ``"otlp+grpc"`` (needs the extra), ``"none"`` (only the app's own processors), or a
+            ``SpanExporter``. Env: ``RAGFUNNEL_EXPORTER`` (unusable: a warning, nothing exported).
         capture_content: record question, query, chunk and answer text (``RAGFUNNEL_CAPTURE_CONTENT``;
             default off).
         redact: ``(attribute, text) -> text | None`` applied to every captured text first
