@@ -355,9 +355,11 @@ def _factory(stage: c.Stage) -> Callable[..., Any]:
 
 _COMMON_DOC = """
     Works on functions, methods, coroutines and (async) generators; use bare or with keyword
-    options. Common options: ``name`` (span name suffix), ``attributes`` (extra static attributes),
-    ``ids=`` / ``scores=`` / ``text=`` callables that read the return value when its shape is
-    unusual. The return value and exceptions pass through unchanged.
+    options. Every stage takes ``name`` (span name suffix) and ``attributes`` (extra static
+    attributes); the ranking stages and ingest take ``ids=`` (and ranking stages ``scores=``)
+    callables that read the return value when its shape is unusual. The return value and
+    exceptions pass through unchanged; iterators are passed on unread. All options:
+    docs/span-contract.md, "Decorator options".
 """
 
 _DOCS = {
@@ -375,8 +377,8 @@ _DOCS = {
     + _COMMON_DOC,
     c.Stage.GENERATE: "Trace the LLM call: ``context=`` (argument holding the prompt's chunks),"
     " ``model=``, ``mode=`` ('pipeline' or 'oracle'), ``sample_index=``; the answer is read from"
-    " the return value (str, ``.text``, an OpenAI ChatCompletion with logprobs, or a stream)."
-    + _COMMON_DOC,
+    " the return value (str, ``.text``, an OpenAI ChatCompletion with logprobs, or a stream);"
+    " ``text=`` is a callable reading it from other shapes." + _COMMON_DOC,
 }
 
 

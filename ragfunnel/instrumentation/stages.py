@@ -68,7 +68,21 @@ LITERAL_OPTIONS: dict[c.Stage, frozenset[str]] = {
     c.Stage.CUT: frozenset(),
     c.Stage.GENERATE: frozenset({"model"}),
 }
-COMMON_OPTIONS = frozenset({"name", "ids", "scores", "text_of", "attributes"})
+COMMON_OPTIONS = frozenset({"name", "attributes"})
+# Callables that read the return value when its shape is unusual: only where a value is read.
+READER_OPTIONS: dict[c.Stage, frozenset[str]] = {
+    c.Stage.QUESTION: frozenset(),
+    c.Stage.INGEST: frozenset({"ids"}),
+    c.Stage.RETRIEVE: frozenset({"ids", "scores"}),
+    c.Stage.RERANK: frozenset({"ids", "scores"}),
+    c.Stage.CUT: frozenset({"ids", "scores"}),
+    c.Stage.GENERATE: frozenset({"text_of"}),
+}
+
+
+def allowed_options(stage: c.Stage) -> frozenset[str]:
+    """Every option ``@ragfunnel.<stage>`` accepts (``text_of`` is spelt ``text`` by users)."""
+    return COMMON_OPTIONS | READER_OPTIONS[stage] | set(ARG_OPTIONS[stage]) | LITERAL_OPTIONS[stage]
 
 
 @dataclass
@@ -94,12 +108,13 @@ def normalize_options(stage: c.Stage, options: dict[str, Any]) -> dict[str, Any]
 
 def check_options(stage: c.Stage, options: Mapping[str, Any]) -> None:
     """Reject options the stage does not know, naming the ones it does."""
-    allowed = COMMON_OPTIONS | set(ARG_OPTIONS[stage]) | LITERAL_OPTIONS[stage]
+    allowed = allowed_options(stage)
     unknown = sorted(set(options) - allowed)
     if unknown:
+        shown = sorted("text" if o == "text_of" else o for o in allowed)
         raise TypeError(
             f"@ragfunnel.{stage.value} got unknown option(s) {', '.join(unknown)}; "
-            f"allowed: {', '.join(sorted(allowed))}"
+            f"allowed: {', '.join(shown)} (see docs/span-contract.md, 'Decorator options')"
         )
 
 

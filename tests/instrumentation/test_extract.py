@@ -67,6 +67,29 @@ def test_langchain_documents_use_metadata_id_and_page_content() -> None:
     assert found.texts == ["alpha", "beta"]
 
 
+def test_a_langchain_rerankers_relevance_score_is_the_rerank_score(spans: CapturedSpans) -> None:
+    # LangChain document compressors (CohereRerank, FlashrankRerank, CrossEncoderReranker)
+    # return the documents they keep with the score in metadata["relevance_score"].
+    candidates = [
+        Document(page_content="alpha", metadata={"id": "kb-1"}),
+        Document(page_content="beta", metadata={"id": "kb-2"}),
+    ]
+
+    @ragfunnel.rerank(model="cross-encoder")
+    def compress_documents(documents: list[Document], query: str) -> list[Document]:
+        return [
+            Document(page_content=d.page_content, metadata={**d.metadata, "relevance_score": s})
+            for d, s in zip(reversed(documents), (0.93, 0.12), strict=True)
+        ]
+
+    kept = compress_documents(candidates, "q")
+    assert [d.metadata["relevance_score"] for d in kept] == [0.93, 0.12]
+    (span,) = spans.attributes("rerank")
+    assert list(span[c.INPUT_IDS]) == ["kb-1", "kb-2"]
+    assert list(span[c.DOCUMENTS_IDS]) == ["kb-2", "kb-1"]
+    assert list(span[c.DOCUMENTS_SCORES]) == [0.93, 0.12]
+
+
 def test_user_callables_take_over() -> None:
     value = {"rows": [["x", 3], ["y", 1]]}
     found = ranked(
