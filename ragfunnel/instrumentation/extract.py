@@ -192,6 +192,9 @@ def _fast_ranked(items: Sequence[Any]) -> Ranked | None:
         if set(map(type, scores)) == _NONE:
             return Ranked(list(ids)) if _all_str(ids) else None
     elif first is tuple or first is list:
+        # Only plain tuples/lists are indexed: an arbitrary item's __getitem__ is app code.
+        if not set(map(type, items)) <= _PAIRS:
+            return None
         try:  # (id, score, ...) or [id, score, ...]; a stray str fails the score check below
             ids, scores = list(map(_first, items)), list(map(_second, items))
         except (TypeError, IndexError, KeyError):
@@ -221,7 +224,7 @@ def _all_str(values: Sequence[Any]) -> bool:
     return True
 
 
-_DICT, _NONE = {dict}, {type(None)}
+_DICT, _NONE, _PAIRS = {dict}, {type(None)}, {tuple, list}
 _get_id = operator.itemgetter("id")
 _first, _second = operator.itemgetter(0), operator.itemgetter(1)
 

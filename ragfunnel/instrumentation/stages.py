@@ -310,7 +310,8 @@ def on_call(plan: Plan, st: State, get: Getter, attrs: Attributes) -> None:
                 attrs[c.CONTEXT_IDS] = found.ids
                 _content_list(st, attrs, c.CONTEXT_TEXTS, found.texts)
         mode = get("mode")
-        attrs[c.MODE] = str(getattr(mode, "value", mode) or c.Mode.PIPELINE.value)
+        mode = getattr(mode, "value", mode)  # a Mode member, or its value
+        attrs[c.MODE] = mode if isinstance(mode, str) and mode else c.Mode.PIPELINE.value
         if (sample := _number(get("sample_index"))) is not None:
             attrs[c.SAMPLE_INDEX] = int(sample)
     elif stage is c.Stage.INGEST:
