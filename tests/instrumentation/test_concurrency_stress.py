@@ -35,8 +35,7 @@ async def aretrieve(query: str) -> list[str]:
 
 @ragfunnel.generate
 def stream(question: str, context: list[str]) -> Iterator[str]:
-    for word in ("one", "two", "three"):
-        yield word
+    yield from ("one", "two", "three")
 
 
 @ragfunnel.generate
@@ -102,7 +101,7 @@ def _run_chunk(start: int, pool: ragfunnel.ContextThreadPoolExecutor) -> list[st
 def _expected_answer(i: int) -> str:
     async_chunk = (i // CHUNK) % 2 == 0
     pattern = i % 2 if async_chunk else 2 + i % 6
-    full = async_chunk and pattern == 0 or not async_chunk and pattern in (2, 3, 4)
+    full = (async_chunk and pattern == 0) or (not async_chunk and pattern in (2, 3, 4))
     return "onetwothree" if full else "one"
 
 
@@ -129,7 +128,7 @@ def test_ten_thousand_mixed_questions_keep_every_span_under_its_own_question(
         qid = attrs.get(c.QUESTION_ID)
         if qid is None:  # the plain-thread retrieval of pattern 4
             assert span.parent is None
-            assert list(attrs[c.DOCUMENTS_IDS])[0].startswith("loose-q")
+            assert attrs[c.DOCUMENTS_IDS][0].startswith("loose-q")
             kinds["loose"] += 1
             continue
         root = roots[span.parent.span_id]
