@@ -25,10 +25,10 @@ import polars as pl
 import pyarrow as pa
 
 from ragfunnel.analyzer.cases import CaseSet
-from ragfunnel.analyzer.funnel import decide, sql
-from ragfunnel.analyzer.funnel.schema import BUCKETS, stage_table
-from ragfunnel.analyzer.funnel.truth import IndexTruth
+from ragfunnel.analyzer.funnel import decision_table, sql
+from ragfunnel.analyzer.funnel.index_truth import IndexTruth
 from ragfunnel.analyzer.store import Store, StoreError
+from ragfunnel.analyzer.store.stage_table import BUCKETS, stage_table
 from ragfunnel.instrumentation.contract import question_hash
 
 __all__ = ["Discovery", "Session", "SideData"]
@@ -290,7 +290,7 @@ class Session:
                 return None
             return self.store.query_df(build, self._params(query))
 
-        low_confidence = decide.meta_field("gen", "n_low_confidence")
+        low_confidence = decision_table.meta_field("gen", "n_low_confidence")
 
         return SideData(
             errors=fetch(pl.col("n_errors"), sql.errors_sql(query)),

@@ -14,12 +14,12 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from ragfunnel.analyzer.funnel.decide import prompt_and_k
-from ragfunnel.analyzer.funnel.schema import ensure_views
+from ragfunnel.analyzer.funnel.decision_table import prompt_and_k
+from ragfunnel.analyzer.funnel.intervals import bootstrap_mean, wilson
 from ragfunnel.analyzer.funnel.session import Session, SideData
 from ragfunnel.analyzer.funnel.sql import FunnelQuery
-from ragfunnel.analyzer.funnel.stats import bootstrap_mean, wilson
 from ragfunnel.analyzer.store import Store
+from ragfunnel.analyzer.store.migrations import migrate
 
 __all__ = ["Shapes", "shapes"]
 
@@ -127,7 +127,7 @@ def shapes(
     """
     runs = (run,) if isinstance(run, str) else tuple(run or ())
     keys = (question,) if question is not None else ()
-    ensure_views(store)
+    migrate(store)
     with Session(store) as session:
         query = FunnelQuery(session.stage_table, runs=runs, question_keys=keys)
         raws = [session.funnel(batch, []) for batch in session.batches(query)]
