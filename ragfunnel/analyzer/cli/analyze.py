@@ -10,12 +10,13 @@ import typer
 
 from ragfunnel.analyzer.cases import load_cases
 from ragfunnel.analyzer.cli.app import app
-from ragfunnel.analyzer.cli.errors import fail, reported
+from ragfunnel.analyzer.cli.errors import fail, reported, show_notices
 from ragfunnel.analyzer.cli.options import (
     CasesOption,
     IndexManifestOption,
     JsonOption,
     ParquetOption,
+    ReadOnlyOption,
     RunOption,
     StoreOption,
 )
@@ -61,22 +62,26 @@ def analyze_command(
     ] = None,
     json_out: JsonOption = None,
     parquet_out: ParquetOption = None,
+    read_only: ReadOnlyOption = False,
 ) -> None:
     """Attribute each question's failure to a funnel stage (see ANALYZE_HELP)."""
     if json_out and parquet_out:
         fail("analyze", "give either --json or --parquet, not both")
     with reported("analyze"):
         case_set = load_cases(cases) if cases is not None else None
-        with Store.open(store, create=False) as opened:
+        with Store.open_for_analysis(store, read_only=read_only or None) as opened:
             if case_set is None:
                 found = shapes(opened, run=run or None)
                 records, text = found.records, shapes_text(found, source=opened.dsn_redacted)
+                notices = found.notices
             else:
                 result = analyze(
                     opened, case_set, run=run or None, index_manifest=index_manifest, k=k or None
                 )
                 records = result.records
                 text = summary_text(result, source=opened.dsn_redacted)
+                notices = result.notices
+    show_notices("analyze", notices)
     typer.echo(text)
     _write(records, json_out, parquet_out)
 

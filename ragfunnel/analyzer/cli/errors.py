@@ -1,9 +1,10 @@
-"""The one mapping from library errors to what the command line shows: one line and exit 1.
+"""The one mapping from library errors (and notices) to what the command line shows.
 
 Every command runs its library calls inside :func:`reported`. An :class:`AnalyzerError` (bad
 input, an unreachable store, a missing file) becomes ``ragfunnel COMMAND: message``, followed
 by the flag that sets the argument the error names. Anything else is a bug and keeps its
-traceback: this module must never catch a bare ``ValueError`` or ``Exception``.
+traceback: this module must never catch a bare ``ValueError`` or ``Exception``. A library
+notice (how an analysis ran) is shown by :func:`show_notices`, in the CLI's terms.
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ import typer
 
 from ragfunnel.analyzer.cases import CaseError
 from ragfunnel.analyzer.errors import AnalyzerError
+from ragfunnel.analyzer.funnel.stage_source import READ_TIME_NOTICE
 
-__all__ = ["FLAGS", "fail", "reported"]
+__all__ = ["FLAGS", "describe", "fail", "reported", "show_notices"]
 
 FLAGS: Mapping[str, str] = {
     "dsn": "--store or RAGFUNNEL_STORE",
@@ -54,3 +56,17 @@ def reported(command: str, *, flags: Mapping[str, str] | None = None) -> Iterato
         yield
     except _USER_ERRORS as exc:
         fail(command, describe(exc, flags))
+
+
+NOTICES: Mapping[str, str] = {
+    READ_TIME_NOTICE: "otel_traces was parsed at read time, as the store has no current stage "
+    "table: `ragfunnel store migrate` creates it, once, and makes every later analysis faster "
+    "(it needs CREATE rights: docs/deployment.md)",
+}
+"""Library notices → the command line's wording of them."""
+
+
+def show_notices(command: str, notices: tuple[str, ...]) -> None:
+    """Print each notice once, on stderr, as ``ragfunnel COMMAND: note: ...``."""
+    for notice in dict.fromkeys(notices):
+        typer.echo(f"ragfunnel {command}: note: {NOTICES.get(notice, notice)}", err=True)

@@ -8,11 +8,12 @@ import typer
 
 from ragfunnel.analyzer.cases import load_cases
 from ragfunnel.analyzer.cli.app import app
-from ragfunnel.analyzer.cli.errors import fail, reported
+from ragfunnel.analyzer.cli.errors import fail, reported, show_notices
 from ragfunnel.analyzer.cli.options import (
     CasesOption,
     IndexManifestOption,
     JaegerUrlOption,
+    ReadOnlyOption,
     RunOption,
     StoreOption,
 )
@@ -43,14 +44,16 @@ def funnel_command(
     run: RunOption = None,
     index_manifest: IndexManifestOption = None,
     jaeger: JaegerUrlOption = None,
+    read_only: ReadOnlyOption = False,
 ) -> None:
     """Print one question's funnel record (see FUNNEL_HELP)."""
     with reported("funnel"):
         case_set = load_cases(cases) if cases is not None else None
-        with Store.open(store, create=False) as opened:
+        with Store.open_for_analysis(store, read_only=read_only or None) as opened:
             if case_set is None:
                 found = shapes(opened, run=run or None, question=question_id)
                 blocks = [describe_shape(r) for r in found.records.iter_rows(named=True)]
+                notices = found.notices
             else:
                 result = analyze(
                     opened, case_set, run=run or None, index_manifest=index_manifest,
@@ -62,6 +65,8 @@ def funnel_command(
                     describe_record(r, question=text, jaeger=jaeger or "")
                     for r in result.records.sort("run_id", "started").iter_rows(named=True)
                 ]
+                notices = result.notices
+    show_notices("funnel", notices)
     if not blocks:
         fail(
             "funnel", f"no question {question_id!r} in the store" + (" for that run" if run else "")

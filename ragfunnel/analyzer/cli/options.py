@@ -17,6 +17,7 @@ __all__ = [
     "JaegerUrlOption",
     "JsonOption",
     "ParquetOption",
+    "ReadOnlyOption",
     "RunOption",
     "StoreOption",
 ]
@@ -62,5 +63,13 @@ JaegerUrlOption = Annotated[
         metavar="URL",
         envvar="RAGFUNNEL_JAEGER_URL",
         help="Jaeger UI base URL, to print a link to the trace.",
+    ),
+]
+ReadOnlyOption = Annotated[
+    bool,
+    typer.Option(
+        "--read-only",
+        help="Never write to the store, not even to prepare an embedded one "
+        "(a server store is always opened read-only by the reading commands).",
     ),
 ]

@@ -21,7 +21,7 @@ from ragfunnel.instrumentation import contract as c
 __all__ = ["BUCKETS", "stage_select_sql"]
 
 BUCKETS = 16
-"""Question instances are spread over this many buckets (``InstanceKey % BUCKETS``)."""
+"""Question instances are spread over this many buckets (``modulo(InstanceKey, BUCKETS)``)."""
 
 # Attribute names of the conventions the analyzer reads but ragfunnel does not write. Kept here,
 # once: OpenInference semantic conventions 0.1.x and OpenTelemetry GenAI (development status).
@@ -189,7 +189,9 @@ _EXPRESSIONS: dict[str, str] = {
     "Stage": _STAGE,
     "QuestionKey": f"if(Source = 'ragfunnel', {_a(c.QUESTION_ID)}, concat('trace:', TraceId))",
     "InstanceKey": "cityHash64(TraceId, QuestionKey)",
-    "Bucket": f"toUInt8(InstanceKey % {BUCKETS})",
+    # modulo(), not %: run at read time, the SELECT goes through clickhouse-connect's
+    # client-side parameter binding, which would read a % as a format character.
+    "Bucket": f"toUInt8(modulo(InstanceKey, {BUCKETS}))",
     "StatusCode": "StatusCode",
     "StatusMessage": "StatusMessage",
     "RunId": _a(c.RUN_ID),
@@ -230,6 +232,8 @@ _EXPRESSIONS: dict[str, str] = {
 
 def stage_select_sql(source_table: str) -> str:
     """The SELECT that turns ``source_table``'s ``otel_traces`` rows into stage-span rows.
+
+    It must hold no ``%``: the analysis runs it as a subquery of queries with bound parameters.
 
     Its columns are the stage table's (``ragfunnel.analyzer.store.stage_table``), named, in
     dependency order; wrap it to fix another order. ``source_table`` is a quoted qualified

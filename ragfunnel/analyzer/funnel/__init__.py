@@ -26,12 +26,14 @@ from ragfunnel.analyzer.funnel.metrics import (
     reciprocal_rank,
 )
 from ragfunnel.analyzer.funnel.shapes import Shapes, shapes
+from ragfunnel.analyzer.funnel.stage_source import READ_TIME_NOTICE
 from ragfunnel.analyzer.store.migrations import migrate as ensure_views
 from ragfunnel.analyzer.store.migrations import view_ddl
 
 __all__ = [
     "DEFAULT_K",
     "FIRST_FAILURES",
+    "READ_TIME_NOTICE",
     "FunnelResult",
     "ManifestError",
     "MetricValue",

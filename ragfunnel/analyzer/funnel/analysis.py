@@ -23,9 +23,9 @@ from ragfunnel.analyzer.funnel.index_truth import IndexTruth, load_manifest
 from ragfunnel.analyzer.funnel.question_records import build_batch, finish
 from ragfunnel.analyzer.funnel.session import Session
 from ragfunnel.analyzer.funnel.sql import FunnelQuery
+from ragfunnel.analyzer.funnel.stage_source import stage_source
 from ragfunnel.analyzer.funnel.summary import failure_table, metric_table
 from ragfunnel.analyzer.store import Store
-from ragfunnel.analyzer.store.migrations import migrate
 
 __all__ = ["DEFAULT_K", "FunnelResult", "analyze", "case_tables"]
 
@@ -46,6 +46,8 @@ class FunnelResult:
         unmatched_questions: question instances in the store that match no case.
         unmatched_examples: a few of their question keys.
         cases_without_trace: ids of cases no analysed trace asked.
+        notices: what the user should know about how the analysis ran, e.g. that it parsed
+            ``otel_traces`` at read time because the store has no current stage table.
     """
 
     records: pl.DataFrame
@@ -56,6 +58,7 @@ class FunnelResult:
     unmatched_questions: int = 0
     unmatched_examples: tuple[str, ...] = ()
     cases_without_trace: tuple[str, ...] = field(default_factory=tuple)
+    notices: tuple[str, ...] = ()
 
     def record(self, question_id: str) -> pl.DataFrame:
         """The records of one case (every run and occurrence)."""
@@ -183,8 +186,8 @@ def analyze(
         manifest = index_manifest
     frame, nodes = case_tables(case_set)
     items = int(frame.select(pl.col("n_items").max()).item() or 0)
-    migrate(store)
-    with Session(store) as session:
+    source = stage_source(store)
+    with Session(store, source) as session:
         session.load_cases(frame)
         found = session.discover(case_set, runs)
         keys: tuple[str, ...] = ()
@@ -234,4 +237,5 @@ def analyze(
         unmatched_questions=found.unmatched_instances if question is None else 0,
         unmatched_examples=found.unmatched_examples if question is None else (),
         cases_without_trace=tuple(q for q in wanted if q not in asked),
+        notices=source.notices,
     )

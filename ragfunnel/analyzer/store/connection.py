@@ -72,6 +72,7 @@ class Store:
         database: the database holding the traces table.
         table: the traces table's name.
         traces_table: the quoted qualified table name, e.g. ```otel`.`otel_traces```.
+        read_only: the session may only read (see :meth:`open`).
     """
 
     dsn_redacted: str
@@ -79,9 +80,13 @@ class Store:
     database: str
     table: str
     traces_table: str
+    read_only: bool
 
-    def __init__(self, target: Target, client: Any, database: str, table: str) -> None:
+    def __init__(
+        self, target: Target, client: Any, database: str, table: str, *, read_only: bool = False
+    ) -> None:
         self._target = target
+        self.read_only = read_only
         self._closed = False
         self.client = client
         self.dsn_redacted = target.redacted
@@ -97,12 +102,18 @@ class Store:
         database: str = "otel",
         table: str = "otel_traces",
         create: bool = True,
+        read_only: bool = False,
     ) -> Store:
         """Open the store at ``dsn`` (else ``$RAGFUNNEL_STORE``, else :data:`DEFAULT_DSN`).
 
         With ``create`` the database and the exporter's tables are created when missing; an
         existing table is checked column by column and never recreated. A database named in an
         HTTP DSN's path takes precedence over ``database``.
+
+        With ``read_only`` nothing is created and the session runs with ClickHouse's
+        ``readonly = 2``: the engine itself refuses every write to a database (INSERT, CREATE,
+        ALTER, DROP), while the session's own temporary tables, which the analysis keeps its
+        case data in, still work (docs/deployment.md).
 
         Raises:
             StoreError: bad DSN, unreachable server, failed login, or a table whose columns
@@ -111,14 +122,47 @@ class Store:
         target = parse_dsn(dsn or os.environ.get(ENV_STORE) or DEFAULT_DSN)
         database = check_identifier("database", target.database or database)
         table = check_identifier("table", table)
-        client = _open_embedded(target, create=create) if target.embedded else _open_server(target)
-        store = cls(target, client, database, table)
+        create = create and not read_only
+        settings = {"readonly": 2} if read_only else {}
+        client = (
+            _open_embedded(target, create=create, settings=settings)
+            if target.embedded
+            else _open_server(target, settings=settings)
+        )
+        store = cls(target, client, database, table, read_only=read_only)
         try:
             store._prepare(create=create)
         except BaseException:
             store.close()
             raise
         return store
+
+    @classmethod
+    def open_for_analysis(
+        cls,
+        dsn: str | None = None,
+        *,
+        database: str = "otel",
+        table: str = "otel_traces",
+        read_only: bool | None = None,
+    ) -> Store:
+        """Open a store to analyse: never created, and read-only unless it is embedded.
+
+        A server store is opened read-only (:meth:`open`): an analysis must not write to a
+        production cluster. The embedded store is the user's own and stays writable unless
+        ``read_only`` is true, so that its first analysis may prepare the stage table.
+
+        Raises:
+            StoreError: as :meth:`open`; also when there is no store or traces table.
+        """
+        if read_only is None:
+            read_only = not parse_dsn(dsn or os.environ.get(ENV_STORE) or DEFAULT_DSN).embedded
+        return cls.open(dsn, database=database, table=table, create=False, read_only=read_only)
+
+    @property
+    def embedded(self) -> bool:
+        """Whether this is the embedded engine (chdb), which the user owns, not a server."""
+        return self._target.embedded
 
     def __enter__(self) -> Store:
         return self
@@ -132,7 +176,8 @@ class Store:
         self.close()
 
     def __repr__(self) -> str:
-        return f"Store({self.dsn_redacted!r}, table={self.traces_table})"
+        mode = ", read_only=True" if self.read_only else ""
+        return f"Store({self.dsn_redacted!r}, table={self.traces_table}{mode})"
 
     def close(self) -> None:
         """Close the client; for an embedded store, release the engine when no store uses it."""
@@ -275,7 +320,7 @@ class Store:
         self.command(traces_ddl(self.traces_table))
 
 
-def _open_embedded(target: Target, *, create: bool) -> Any:
+def _open_embedded(target: Target, *, create: bool, settings: dict[str, Any]) -> Any:
     import clickhouse_connect
 
     if not create and not Path(target.path).is_dir():
@@ -290,14 +335,16 @@ def _open_embedded(target: Target, *, create: bool) -> Any:
             )
         Path(target.path).mkdir(parents=True, exist_ok=True)
         try:
-            client = clickhouse_connect.get_client(interface="chdb", path=target.path)
+            client = clickhouse_connect.get_client(
+                interface="chdb", path=target.path, settings=settings
+            )
         except _CLIENT_ERRORS as exc:
             raise StoreError(f"cannot open the embedded store {target.redacted}: {exc}") from None
         _engine_users[target.path] = _engine_users.get(target.path, 0) + 1
     return client
 
 
-def _open_server(target: Target) -> Any:
+def _open_server(target: Target, *, settings: dict[str, Any]) -> Any:
     import clickhouse_connect
 
     try:
@@ -308,6 +355,7 @@ def _open_server(target: Target) -> Any:
             password=target.password,
             secure=target.secure,
             interface="https" if target.secure else "http",
+            settings=settings,
         )
     except _CLIENT_ERRORS as exc:
         raise StoreError(f"cannot connect to {target.redacted}: {target.scrub(exc)}") from None

@@ -6,7 +6,7 @@ The analyzer owns, next to the exporter's ``otel_traces``:
   (:mod:`.stage_table`; the view parses each stage span once, when it is inserted);
 - the schema marker ``ragfunnel_schema``: one row per revision applied;
 - the ingest log ``ragfunnel_ingest_log`` (what earlier ingests read of each file), which
-  ``ingest`` creates on its own when it first needs it.
+  ``ingest`` also creates on its own (:func:`ensure_ingest_log`) when it first needs it.
 
 A revision is applied once, in order, and its marker row is written only when it finished, so an
 interrupted revision is run again (each is written to resume, not to repeat). A revision that
@@ -128,6 +128,7 @@ def view_ddl(database: str, traces_table: str) -> list[str]:
 def _stage_spans(store: Store) -> None:
     # The view feeds the table from now on; the backfill copies what was stored before, skipping
     # rows already copied, so an interrupted backfill resumes.
+    ensure_ingest_log(store)
     for statement in view_ddl(store.database, store.traces_table):
         store.command(statement)
     table = quote(store.database, STAGE_TABLE)
@@ -142,7 +143,7 @@ REVISIONS: tuple[Revision, ...] = (
         number=1,
         marker=STAGE_TABLE,
         summary=f"stage-span table {STAGE_TABLE}, filled from otel_traces by the view {VIEW_NAME}",
-        creates=(("TABLE", STAGE_TABLE), ("VIEW", VIEW_NAME)),
+        creates=(("TABLE", STAGE_TABLE), ("VIEW", VIEW_NAME), ("TABLE", INGEST_LOG_TABLE)),
         apply=_stage_spans,
     ),
 )
