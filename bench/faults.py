@@ -1,4 +1,4 @@
-"""Attribution accuracy on injected faults (DESIGN §8 target: 100 % on deterministic faults).
+"""Attribution accuracy on injected faults (target: 100 % on deterministic faults; bench/RESULTS.md).
 
 Builds a BM25 pipeline over the pooled HotpotQA paragraphs (../shared/data/hotpotqa), picks the
 questions whose unfaulted funnel is healthy, injects one deterministic fault per question (a gold

@@ -1,4 +1,4 @@
-"""Attribution on injected faults over real HotpotQA data (DESIGN §8: 100 % on deterministic faults)."""
+"""Attribution on injected faults over real HotpotQA data (100 % on deterministic faults: bench/RESULTS.md)."""
 
 from __future__ import annotations
 
