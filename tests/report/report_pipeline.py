@@ -85,8 +85,14 @@ PLAN_B: dict[str, Plan] = {
 }  # fmt: skip
 """Run B: q-05 and q-06 move search → ok, q-09 cut → ok, q-02 ok → generation."""
 
+PLAN_C: dict[str, Plan] = {
+    q.id: (SEARCH if q.answerable and q.id != "q-08" else PLAN_A[q.id]) for q in QUESTIONS
+}
+"""Run C: every indexed gold chunk falls out of search — a clear regression from A."""
+
 CONFIG_A = {"index_version": "v1", "retriever": {"top_k": CANDIDATES}, "prompt_version": "p1"}
 CONFIG_B = {"index_version": "v1", "retriever": {"top_k": CANDIDATES}, "prompt_version": "p2"}
+CONFIG_C = {"index_version": "v1", "retriever": {"top_k": CANDIDATES}, "prompt_version": "p1"}
 
 
 def cases() -> CaseSet:

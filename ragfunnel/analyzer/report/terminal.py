@@ -148,7 +148,7 @@ def report_text(report: Report, *, width: int = 110) -> str:
 def render_diff(diff: RunDiff, console: Console) -> None:
     """Print a run diff: transitions, McNemar, metric deltas, settings."""
     for line in diff_lines(diff):
-        console.print(Text(line))
+        console.print(Text(line), soft_wrap=True)
 
 
 def diff_text(diff: RunDiff, *, width: int = 110) -> str:
