@@ -72,5 +72,5 @@ def test_summary_json_is_versioned_and_complete(runs: Fixture, tmp_path: Path) -
 
 def test_unwritable_export_is_a_clear_error(runs: Fixture, tmp_path: Path) -> None:
     target = tmp_path / "missing-dir" / "records.parquet"
-    with pytest.raises(ReportError, match="records.parquet: cannot write the records"):
+    with pytest.raises(ReportError, match=r"records\.parquet: cannot write the records"):
         write_parquet(runs.result.records, runs.result.k, target)

@@ -48,8 +48,7 @@ def test_no_script_no_external_resource(page: str) -> None:
     assert handlers == []
     links = {v for _, attrs in tags for a, v in attrs.items() if a in ("href", "src", "xlink:href")}
     assert links and all(
-        v is not None and (v.startswith("#") or v.startswith("http://127.0.0.1:16686/trace/"))
-        for v in links
+        v is not None and (v.startswith(("#", "http://127.0.0.1:16686/trace/"))) for v in links
     ), links
     csp = next(
         a for tag, a in tags if tag == "meta" and a.get("http-equiv") == "Content-Security-Policy"
@@ -89,5 +88,5 @@ def test_write_html_and_bad_jaeger_url(runs: Fixture, tmp_path: Path) -> None:
     assert path.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
     with pytest.raises(ReportError, match="jaeger_url: expected http"):
         report_of(runs, jaeger_url="javascript:alert(1)")
-    with pytest.raises(ReportError, match="report.html: cannot write the HTML report"):
+    with pytest.raises(ReportError, match=r"report\.html: cannot write the HTML report"):
         write_html(report_of(runs), tmp_path / "nowhere" / "report.html")
