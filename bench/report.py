@@ -10,7 +10,8 @@ faithfulness, claims and answer correctness as the judges add them, first failur
 with realistic shares and reasons in the exact texts the analyzer writes. The failure and
 metric tables come from the funnel's own ``failure_table`` and ``metric_table``. Timed: the
 report model (``build_report``), the HTML (``render_html`` and the write), each repeated;
-the baseline, timed in the same run, is writing the same records as Parquet — the cheapest
+question texts come from a stand-in for the store (a question, an answer and five 1 kB chunks
+per question shown, as content capture records them); the baseline, timed in the same run, is writing the same records as Parquet — the cheapest
 way to hand every question on — so the ratio says what the report costs beyond an export.
 """
 
@@ -33,6 +34,7 @@ from ragfunnel.analyzer.funnel.verdict import FIRST_FAILURES
 from ragfunnel.analyzer.report import build_report
 from ragfunnel.analyzer.report.exports import write_parquet
 from ragfunnel.analyzer.report.html import render_html
+from ragfunnel.analyzer.report.sources import QuestionTexts
 
 SEED = 20240601
 STAGES = ["ok", "ok_without_evidence", "ingestion", "search", "rerank", "cut", "generation",
@@ -92,9 +94,11 @@ def records(n: int, runs: int) -> pl.DataFrame:
         retriever_ranks=pl.concat_list(pl.struct(retriever=pl.lit("bm25"), rank=pl.lit(2, pl.Int64)),
                                        pl.struct(retriever=pl.lit("dense"), rank=pl.lit(3, pl.Int64))),
     )  # fmt: skip
-    first_failure = pl.when(~pl.col("answerable")).then(
-        pl.when(pl.col("score") > 0.3).then(pl.lit("ok")).otherwise(pl.lit("cut"))
-    ).otherwise(pl.col("n"))
+    first_failure = (
+        pl.when(~pl.col("answerable"))
+        .then(pl.when(pl.col("score") > 0.3).then(pl.lit("ok")).otherwise(pl.lit("cut")))
+        .otherwise(pl.col("n"))
+    )
     failure_reason = (
         pl.when(~pl.col("answerable") & (pl.col("score") > 0.3)).then(pl.lit("abstained on an unanswerable question"))
         .when(~pl.col("answerable")).then(pl.format("the confidence gate let an unanswerable question through (top score {}, threshold 0.5)", "score"))
@@ -174,6 +178,20 @@ def result(n: int, runs: int) -> FunnelResult:
     )  # fmt: skip
 
 
+def texts(keys: list[tuple[str, str]]) -> dict[tuple[str, str], QuestionTexts]:
+    """Texts as a store with content capture would give them: a question, an answer, 5 chunks."""
+    chunk = "A passage of a policy document, long enough to be realistic. " * 16  # ~1 kB
+    return {
+        (trace, key): QuestionTexts(
+            question=f"Question {key}: which firmware versions need a manual reset?",
+            answer="Firmware 4.2.0 and 4.2.1 need a manual reset. " * 10,
+            context_ids=tuple(f"doc{j}#section-{j}" for j in range(5)),
+            context_texts=(chunk,) * 5,
+        )
+        for trace, key in keys
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--questions", type=int, default=1_000_000)
@@ -190,7 +208,9 @@ def main() -> None:
     size = 0
     for _ in range(args.repeats):
         t0 = time.perf_counter()
-        report = build_report(synthetic, jaeger_url="http://127.0.0.1:16686", top=20, sample=50)
+        report = build_report(
+            synthetic, texts=texts, jaeger_url="http://127.0.0.1:16686", top=20, sample=50
+        )
         t1 = time.perf_counter()
         path = out / "report.html"
         path.write_text(render_html(report), encoding="utf-8")
@@ -207,7 +227,9 @@ def main() -> None:
     print(f"machine: {os.cpu_count()} cores ({cpu}), Python {platform.python_version()}, "
           f"polars {pl.__version__}")  # fmt: skip
     print(f"questions {args.questions:,} in {args.runs} run(s), repeats {args.repeats}")
-    print(f"report model:   median {med(model):.2f} s   (runs: {', '.join(f'{t:.2f}' for t in model)})")
+    print(
+        f"report model:   median {med(model):.2f} s   (runs: {', '.join(f'{t:.2f}' for t in model)})"
+    )
     print(f"HTML render+write: median {med(html):.2f} s")
     print(f"total:          median {med(total):.2f} s   (target < 30 s)")
     print(f"HTML size:      {size / 1e6:.2f} MB   (target < 5 MB)")

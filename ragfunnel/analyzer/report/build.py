@@ -22,7 +22,12 @@ from ragfunnel.analyzer.report.distributions import (
     rank_bins,
 )
 from ragfunnel.analyzer.report.drilldown import check_jaeger_url, entry
-from ragfunnel.analyzer.report.findings import STAGE_ORDER, diagnosis_text, group_reasons
+from ragfunnel.analyzer.report.findings import (
+    DETAIL_PREFIXES,
+    STAGE_ORDER,
+    diagnosis_text,
+    group_reasons,
+)
 from ragfunnel.analyzer.report.model import (
     FAILED_STAGES,
     Finding,
@@ -35,7 +40,7 @@ from ragfunnel.analyzer.report.model import (
 )
 from ragfunnel.analyzer.report.sources import QuestionTexts
 
-__all__ = ["TextFetcher", "build_report", "report_frame"]
+__all__ = ["TextFetcher", "build_report", "item_frame", "question_frame", "report_frame"]
 
 TextFetcher = Callable[[Sequence[tuple[str, str]]], Mapping[tuple[str, str], QuestionTexts]]
 """Given ``(trace_id, question_key)`` pairs, their texts (``sources.question_texts``)."""
@@ -49,35 +54,91 @@ def report_frame(result: FunnelResult) -> pl.DataFrame:
     return result.records.filter(pl.col("latest"), pl.col("mode") == "pipeline")
 
 
-def _failure(column: str = "first_failure") -> pl.Expr:
-    return pl.col(column).cast(pl.String)
+def _counted() -> pl.Expr:
+    return pl.col("latest") & (pl.col("mode") == "pipeline")
+
+
+def question_frame(records: pl.DataFrame) -> pl.DataFrame:
+    """One slim row per counted question: what the aggregates read, and ``_row`` to fetch it.
+
+    Selecting before filtering keeps the copy small: the records' evidence and claim lists,
+    most of their memory, are not copied here.
+    """
+    columns = [
+        pl.int_range(pl.len(), dtype=pl.UInt32).alias("_row"),
+        pl.col("run_id").cast(pl.String), "question_id", "trace_id", "question_key",
+        *(pl.col(c).cast(pl.String) for c in ("first_failure", "failure_reason", "answer_verdict")),
+        "flags", "k_prompt", "top_score",
+        "abstained", pl.col("recall_at_cut").fill_nan(None),
+        pl.col("evidence").list.len().fill_null(0).alias("n_evidence"),
+    ]  # fmt: skip
+    if "faithfulness" in records.columns:
+        columns.append(pl.col("faithfulness").cast(pl.Float64).fill_nan(None))
+    if "answer_correctness" in records.columns:
+        columns.append(pl.col("answer_correctness").cast(pl.String))
+    if "claims" in records.columns:
+        label = pl.element().struct.field("label") == "unsupported"
+        columns.append(
+            pl.col("claims").list.eval(label).list.sum().fill_null(0).alias("unsupported")
+        )
+    return records.lazy().filter(_counted()).select(columns).collect()
+
+
+def item_frame(records: pl.DataFrame) -> pl.DataFrame:
+    """One row per evidence item of each counted question: run, id, where it went."""
+    return (
+        records.lazy()
+        .filter(_counted())
+        .select(pl.col("run_id").cast(pl.String), "evidence")
+        .explode("evidence")
+        .filter(pl.col("evidence").is_not_null())
+        .select(
+            "run_id",
+            pl.col("evidence").struct.field("id"),
+            pl.col("evidence").struct.field("lost_at").cast(pl.String),
+            pl.col("evidence").struct.field("candidate_rank"),
+            pl.col("evidence").struct.field("rerank_rank"),
+        )
+        .collect()
+    )
 
 
 def _findings(run: pl.DataFrame) -> list[Finding]:
-    failed = run.filter(_failure().is_in(FAILED_STAGES))
+    failed = run.filter(pl.col("first_failure").is_in(FAILED_STAGES))
+    has_faith = "faithfulness" in run.columns
+    reason = pl.col("failure_reason")
+    # Reasons that name a fact or an error message group by their head: collapse them here,
+    # where a million distinct texts cost little, rather than in Python.
+    collapse = pl.any_horizontal(reason.str.starts_with(p) for p in DETAIL_PREFIXES)
     counts = failed.group_by(
-        _failure().alias("stage"), pl.col("failure_reason").cast(pl.String).alias("reason")
+        pl.col("first_failure").alias("stage"),
+        pl.when(collapse)
+        .then(reason.str.split(":").list.first())
+        .otherwise(reason)
+        .alias("reason"),
     ).agg(pl.len().alias("n"))
+    flags = failed.group_by(pl.col("first_failure").alias("stage")).agg(
+        pl.col("flags").list.contains("conflicting_sources").sum().alias("conflicting"),
+        pl.col("flags").list.contains("low_confidence").sum().alias("low"),
+        (pl.col("faithfulness") < 1.0).sum().alias("unfaithful") if has_faith else pl.lit(0),
+    )
+    by_stage = {row["stage"]: row for row in flags.iter_rows(named=True)}
     out = []
     for stage in FAILED_STAGES:
         rows = counts.filter(pl.col("stage") == stage)
         if rows.is_empty():
             continue
-        reasons = dict(zip(rows.get_column("reason"), rows.get_column("n"), strict=True))
-        details = group_reasons(reasons)
-        stage_rows = failed.filter(_failure() == stage)
-        flags = stage_rows.get_column("flags")
-        conflicting = int(flags.list.contains("conflicting_sources").sum())
-        if conflicting:
-            details.append(f"{conflicting} of them with two versions of one document in the prompt")
-        low = int(flags.list.contains("low_confidence").sum())
-        if low:
-            details.append(f"{low} with low-confidence tokens in the answer")
-        if stage == "generation" and "faithfulness" in stage_rows.columns:
-            unfaithful = int((stage_rows.get_column("faithfulness") < 1.0).sum())
-            if unfaithful:
-                details.append(f"{unfaithful} with unsupported claims")
-        out.append(Finding(stage, int(rows.get_column("n").sum()), tuple(details)))
+        details = group_reasons(dict(zip(rows["reason"], rows["n"], strict=True)))
+        extra = by_stage[stage]
+        if extra["conflicting"]:
+            details.append(
+                f"{extra['conflicting']} of them with two versions of one document in the prompt"
+            )
+        if extra["low"]:
+            details.append(f"{extra['low']} with low-confidence tokens in the answer")
+        if stage == "generation" and has_faith and extra["unfaithful"]:
+            details.append(f"{extra['unfaithful']} with unsupported claims")
+        out.append(Finding(stage, int(rows["n"].sum()), tuple(details)))
     return out
 
 
@@ -98,18 +159,15 @@ def _metrics(result: FunnelResult, run_id: str) -> tuple[MetricValue, ...]:
     )  # fmt: skip
 
 
-def _lost_evidence(run: pl.DataFrame) -> tuple[LostEvidence, ...]:
-    items = (
-        run.select(pl.col("evidence").list.explode(keep_nulls=False))
-        .unnest("evidence")
-        .select("id", pl.col("lost_at").cast(pl.String))
-        .filter(pl.col("lost_at").is_in(_UPSTREAM_LOSS))
+def _lost_evidence(items: pl.DataFrame) -> tuple[LostEvidence, ...]:
+    lost = (
+        items.filter(pl.col("lost_at").is_in(_UPSTREAM_LOSS))
         .group_by("id", "lost_at")
         .agg(pl.len().alias("n"))
         .sort(["n", "id"], descending=[True, False])
         .head(LOST_SHOWN)
     )
-    return tuple(LostEvidence(i, lost, int(n)) for i, lost, n in items.iter_rows())
+    return tuple(LostEvidence(i, where, int(n)) for i, where, n in lost.iter_rows())
 
 
 def _generation(run: pl.DataFrame) -> Generation | None:
@@ -121,9 +179,9 @@ def _generation(run: pl.DataFrame) -> Generation | None:
     bins: tuple[int, ...] = ()
     judged = 0
     if has_faith:
-        values = run.get_column("faithfulness").cast(pl.Float64)
-        judged = int(values.drop_nulls().drop_nans().len())
-        ci = bootstrap_mean(values.drop_nulls().to_numpy())
+        values = run.get_column("faithfulness").drop_nulls()
+        judged = values.len()
+        ci = bootstrap_mean(values.to_numpy())
         faith_value = MetricValue(
             "faithfulness", "answer", ci.estimate, ci.low, ci.high, ci.n,
             run.height - ci.n, ci.method,
@@ -133,32 +191,28 @@ def _generation(run: pl.DataFrame) -> Generation | None:
     if has_correct:
         counts = run.get_column("answer_correctness").drop_nulls().value_counts()
         correctness = {str(v): int(n) for v, n in counts.iter_rows()}
-    unsupported = 0
-    if "claims" in run.columns:
-        labels = run.select(pl.col("claims").list.explode(keep_nulls=False).struct.field("label"))
-        unsupported = int((labels.to_series() == "unsupported").sum())
+    unsupported = int(run.get_column("unsupported").sum()) if "unsupported" in run.columns else 0
     return Generation(judged, faith_value, bins, correctness, unsupported)
 
 
-def _worst_rows(run: pl.DataFrame, top: int) -> list[dict[str, Any]]:
+def _worst_rows(run: pl.DataFrame, top: int) -> list[int]:
+    """The ``_row`` of the run's worst questions, worst first (docs/report.md §1)."""
     if top <= 0:
         return []
-    severity = (
-        pl.when(_failure().is_in(FAILED_STAGES)).then(0)
-        .when(_failure() == "incomplete_trace").then(1)
-        .otherwise(2)
-    )  # fmt: skip
-    order = [severity.alias("_severity"), pl.col("recall_at_cut").fill_nan(None).alias("_recall")]
+    failure = pl.col("first_failure")
+    severity = pl.when(failure.is_in(FAILED_STAGES)).then(0).otherwise(1)
+    keys = [severity.alias("_severity"), pl.col("recall_at_cut").alias("_recall")]
     if "faithfulness" in run.columns:
-        order.append(pl.col("faithfulness").fill_nan(None).alias("_faith"))
-    order.append(_failure().replace_strict(STAGE_ORDER, default=99).alias("_stage"))
+        keys.append(pl.col("faithfulness").alias("_faith"))
+    keys.append(failure.cast(pl.String).replace_strict(STAGE_ORDER, default=99).alias("_stage"))
+    keys.append(pl.col("question_id").cast(pl.String).alias("_id"))
     ranked = (
-        run.with_columns(order)
-        .filter(pl.col("_severity") < 2)
-        .sort([c.meta.output_name() for c in order] + ["question_id"], nulls_last=True)
+        run.filter(failure.is_in([*FAILED_STAGES, "incomplete_trace"]))
+        .select("_row", *keys)
+        .sort([k.meta.output_name() for k in keys], nulls_last=True)
         .head(top)
     )
-    return list(ranked.drop(c.meta.output_name() for c in order).iter_rows(named=True))
+    return ranked.get_column("_row").to_list()
 
 
 def build_report(
@@ -192,24 +246,29 @@ def build_report(
     jaeger = check_jaeger_url(jaeger_url)
     step = progress or (lambda _label: None)
     step("aggregating runs")
-    frame = report_frame(result)
-    oracle = result.records.filter(pl.col("latest"), pl.col("mode") == "oracle")
-    oracle_counts = dict(oracle.group_by("run_id").len().iter_rows()) if oracle.height else {}
-    partitions = frame.partition_by("run_id", as_dict=True, maintain_order=True)
-    parts = sorted(((str(key[0]), part) for key, part in partitions.items()), key=lambda p: p[0])
-    plans: list[tuple[dict[str, Any], list[dict[str, Any]]]] = []
-    for run_id, run in parts:
+    records = result.records
+    questions = question_frame(records)
+    items = item_frame(records)
+    oracle = records.lazy().filter(pl.col("latest"), pl.col("mode") == "oracle")
+    oracle_counts = dict(
+        oracle.group_by(pl.col("run_id").cast(pl.String)).len().collect().iter_rows()
+    )
+    by_run, items_by_run = _by_run(questions), _by_run(items)
+    plans: list[tuple[dict[str, Any], list[int]]] = []
+    for (run_id,) in sorted(by_run, key=lambda key: str(key[0])):
+        run = by_run[(run_id,)]
+        run_items = items_by_run.get((run_id,), items.clear())
         findings = _findings(run)
-        counts = dict(run.group_by(_failure()).len().iter_rows())
+        counts = dict(run.group_by(pl.col("first_failure").cast(pl.String)).len().iter_rows())
         plans.append(
             (
                 {
-                    "run_id": run_id,
+                    "run_id": str(run_id),
                     "questions": run.height,
                     "failed": sum(f.count for f in findings),
                     "unjudged": int(counts.get("unjudged", 0)),
                     "incomplete": int(counts.get("incomplete_trace", 0)),
-                    "shares": _shares(result, run_id),
+                    "shares": _shares(result, str(run_id)),
                     "findings": tuple(findings),
                     "diagnosis": diagnosis_text(
                         questions=run.height,
@@ -218,38 +277,41 @@ def build_report(
                         unjudged=int(counts.get("unjudged", 0)),
                         incomplete=int(counts.get("incomplete_trace", 0)),
                     ),
-                    "metrics": _metrics(result, run_id),
-                    "lost_evidence": _lost_evidence(run),
+                    "metrics": _metrics(result, str(run_id)),
+                    "lost_evidence": _lost_evidence(run_items),
                     "funnel": evidence_funnel(run),
-                    "ranks": rank_bins(run),
+                    "ranks": rank_bins(run_items),
                     "cut_k": _mode_int(run.get_column("k_prompt")),
                     "generation": _generation(run),
                     "abstention": abstention(run),
-                    "config": dict((snapshots or {}).get(run_id, {})),
-                    "oracle_questions": int(oracle_counts.get(run_id, 0)),
+                    "config": dict((snapshots or {}).get(str(run_id), {})),
+                    "oracle_questions": int(oracle_counts.get(str(run_id), 0)),
                 },
                 _worst_rows(run, top),
             )
         )
     step("drawing a sample")
-    shown = {(r["trace_id"], r["question_key"]) for _, rows in plans for r in rows}
-    sampled: list[dict[str, Any]] = []
-    if sample > 0 and frame.height:
-        pool = frame.sample(min(frame.height, sample + len(shown)), seed=seed, shuffle=True)
-        sampled = [
-            r for r in pool.iter_rows(named=True) if (r["trace_id"], r["question_key"]) not in shown
-        ][:sample]
+    shown = {row for _, rows in plans for row in rows}
+    sampled: list[int] = []
+    if sample > 0 and questions.height:
+        pool = questions.select("_row").sample(
+            min(questions.height, sample + len(shown)), seed=seed, shuffle=True
+        )
+        sampled = [r for r in pool.get_column("_row").to_list() if r not in shown][:sample]
+    chosen = sorted(shown | set(sampled))
+    full = dict(zip(chosen, records[chosen].iter_rows(named=True), strict=True))
     step("reading question texts")
-    wanted = sorted(shown | {(r["trace_id"], r["question_key"]) for r in sampled})
+    wanted = sorted({(r["trace_id"], r["question_key"]) for r in full.values()})
     found = texts(wanted) if texts is not None and wanted else {}
-    metric_columns = [c for c in frame.columns if c.endswith("_at_cut") and "note" not in c]
+    metric_columns = [c for c in records.columns if c.endswith("_at_cut") and "note" not in c]
 
-    def make(row: dict[str, Any]) -> dict[str, Any]:
-        case = cases.by_id(row["question_id"]) if cases is not None else None
+    def make(row: int) -> dict[str, Any]:
+        record = full[row]
+        case = cases.by_id(record["question_id"]) if cases is not None else None
         return entry(
-            row,
+            record,
             question=case.question if case is not None else None,
-            texts=found.get((row["trace_id"], row["question_key"])),
+            texts=found.get((record["trace_id"], record["question_key"])),
             jaeger_url=jaeger,
             metric_columns=metric_columns,
         )
@@ -259,12 +321,19 @@ def build_report(
         runs=runs,
         index_truth=result.index_truth,
         k=result.k,
-        total_records=result.records.height,
+        total_records=records.height,
         unmatched_questions=result.unmatched_questions,
         cases_without_trace=result.cases_without_trace,
         sample=tuple(make(r) for r in sampled),
         jaeger_url=jaeger,
     )
+
+
+def _by_run(frame: pl.DataFrame) -> dict[tuple[Any, ...], pl.DataFrame]:
+    runs = frame.get_column("run_id").unique()
+    if runs.len() == 1:  # the usual report: one run, no need to copy it into a partition
+        return {(runs[0],): frame}
+    return frame.partition_by("run_id", as_dict=True)
 
 
 def _mode_int(values: pl.Series) -> int | None:

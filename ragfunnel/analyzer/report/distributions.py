@@ -6,6 +6,8 @@ numbers whatever the number of questions. Nothing here renders or queries a stor
 
 from __future__ import annotations
 
+import math
+
 import polars as pl
 
 from ragfunnel.analyzer.report.model import Abstention
@@ -42,55 +44,51 @@ _LOST_BEFORE = {
 }
 
 
-def evidence_funnel(records: pl.DataFrame) -> tuple[tuple[str, int], ...]:
+def evidence_funnel(questions: pl.DataFrame) -> tuple[tuple[str, int], ...]:
     """How many answerable questions with a complete trace kept their evidence to each step.
 
-    A question answered correctly although evidence was lost (``ok_without_evidence``) counts as
-    lost where the record says it was lost, and as answered correctly.
+    ``questions`` is ``build.question_frame``'s. A question answered correctly although
+    evidence was lost (``ok_without_evidence``) counts as lost where the record says it was
+    lost, and as answered correctly.
     """
-    rows = records.filter(
-        pl.col("evidence").list.len().fill_null(0) > 0,
-        pl.col("first_failure").cast(pl.String) != "incomplete_trace",
-    ).select(
-        failure=pl.col("first_failure").cast(pl.String),
-        lost=pl.when(pl.col("first_failure").cast(pl.String) == "ok_without_evidence")
-        .then(pl.col("failure_reason").cast(pl.String).str.extract(_LOST_AT))
-        .otherwise(pl.col("first_failure").cast(pl.String)),
+    failure = pl.col("first_failure")
+    lost = (
+        pl.when(failure == "ok_without_evidence")
+        .then(pl.col("failure_reason").str.extract(_LOST_AT))
+        .otherwise(failure)
     )
-    total = rows.height
+    counted = (pl.col("n_evidence") > 0) & (failure != "incomplete_trace")
+    sums = questions.select(
+        counted.sum().alias("asked"),
+        *(
+            (counted & lost.is_in(before)).sum().alias(step)
+            for step, before in _LOST_BEFORE.items()
+        ),
+        (counted & failure.is_in(["ok", "ok_without_evidence"])).sum().alias("answered correctly"),
+    ).row(0, named=True)
+    total = int(sums["asked"])
     out = [("asked", total)]
-    for step, before in _LOST_BEFORE.items():
-        out.append((step, total - int(rows.filter(pl.col("lost").is_in(before)).height)))
-    ok = rows.filter(pl.col("failure").is_in(["ok", "ok_without_evidence"])).height
-    out.append(("answered correctly", int(ok)))
+    out += [(step, total - int(sums[step])) for step in _LOST_BEFORE]
+    out.append(("answered correctly", int(sums["answered correctly"])))
     return tuple(out)
 
 
-def rank_bins(records: pl.DataFrame) -> tuple[tuple[str, int], ...]:
+def rank_bins(items: pl.DataFrame) -> tuple[tuple[str, int], ...]:
     """Gold evidence items by their rank after the last ranking stage.
 
     The reranker's rank when it ranked the item, else the candidate rank (no reranker, or an
     item beyond the reranker's depth); items the reranker dropped and items never retrieved
-    have their own bins.
+    have their own bins. ``items`` is ``build.item_frame``'s.
     """
-    items = (
-        records.select(pl.col("evidence").list.explode(keep_nulls=False))
-        .unnest("evidence")
-        .select(
-            rank=pl.coalesce(
-                "rerank_rank",
-                pl.when(pl.col("lost_at").cast(pl.String) != "rerank").then("candidate_rank"),
-            ),
-            dropped=(pl.col("lost_at").cast(pl.String) == "rerank")
-            & pl.col("rerank_rank").is_null(),
-        )
-    )
-    ranks = items.get_column("rank")
-    out = [(label, int(((ranks >= low) & (ranks <= high)).sum())) for label, low, high in RANK_BINS]
-    dropped = int(items.get_column("dropped").sum())
-    out.append((DROPPED, dropped))
-    out.append((NOT_RANKED, int(ranks.null_count()) - dropped))
-    return tuple(out)
+    dropped = (pl.col("lost_at") == "rerank") & pl.col("rerank_rank").is_null()
+    rank = pl.coalesce("rerank_rank", pl.when(pl.col("lost_at") != "rerank").then("candidate_rank"))
+    sums = items.select(
+        *(rank.is_between(low, high).sum().alias(label) for label, low, high in RANK_BINS),
+        dropped.sum().alias(DROPPED),
+        (rank.is_null() & ~dropped.fill_null(False)).sum().alias(NOT_RANKED),
+    ).row(0, named=True)
+    labels = [label for label, _, _ in RANK_BINS] + [DROPPED, NOT_RANKED]
+    return tuple((label, int(sums[label] or 0)) for label in labels)
 
 
 def faithfulness_bins(values: pl.Series) -> tuple[int, ...]:
@@ -102,7 +100,7 @@ def faithfulness_bins(values: pl.Series) -> tuple[int, ...]:
     return tuple(int(found.get(i, 0)) for i in range(10))
 
 
-def abstention(records: pl.DataFrame, *, points: int = 101) -> Abstention:
+def abstention(questions: pl.DataFrame, *, points: int = 101) -> Abstention:
     """The abstention confusion, and the risk–coverage curve of the last ranking stage's top score.
 
     Sweeping a gate threshold t over the top scores: coverage is the share of questions with a
@@ -110,18 +108,18 @@ def abstention(records: pl.DataFrame, *, points: int = 101) -> Abstention:
     as wrong, an answerable one as right only when its answer was checked correct. Answerable
     questions whose answer could not be checked (abstained, unknown, missing) are left out.
     """
-    answerable = pl.col("evidence").list.len().fill_null(0) > 0
-    flags = records.select(answerable=answerable, abstained=pl.col("abstained").fill_null(False))
-    confusion = {
-        f"{'answerable' if a else 'unanswerable'}_{'abstained' if b else 'answered'}": int(
-            flags.filter((pl.col("answerable") == a) & (pl.col("abstained") == b)).height
-        )
-        for a in (True, False)
-        for b in (False, True)
-    }
-    verdict = pl.col("answer_verdict").cast(pl.String)
+    answerable = pl.col("n_evidence") > 0
+    abstained = pl.col("abstained").fill_null(False)
+    sums = questions.select(
+        (answerable & ~abstained).sum().alias("answerable_answered"),
+        (answerable & abstained).sum().alias("answerable_abstained"),
+        (~answerable & ~abstained).sum().alias("unanswerable_answered"),
+        (~answerable & abstained).sum().alias("unanswerable_abstained"),
+    ).row(0, named=True)
+    confusion = {name: int(value) for name, value in sums.items()}
+    verdict = pl.col("answer_verdict")
     scored = (
-        records.filter(
+        questions.filter(
             pl.col("top_score").is_not_null(),
             pl.col("top_score").is_finite(),
             ~answerable | verdict.is_in(["correct", "incorrect", "failed"]),
@@ -135,9 +133,9 @@ def abstention(records: pl.DataFrame, *, points: int = 101) -> Abstention:
     n = scored.height
     if n == 0:
         return Abstention(confusion, ())
-    scored = scored.with_columns(errors=pl.col("wrong").cum_sum(), covered=pl.int_range(1, n + 1))
     # The last row of each distinct score: a threshold admits all questions tied at it.
-    steps = scored.group_by("score", maintain_order=True).agg(pl.col("errors", "covered").last())
+    steps = scored.with_columns(errors=pl.col("wrong").cum_sum(), covered=pl.int_range(1, n + 1))
+    steps = steps.filter(pl.col("score") != pl.col("score").shift(-1, fill_value=-math.inf))
     if steps.height > points:
         picks = sorted({round(i * (steps.height - 1) / (points - 1)) for i in range(points)})
         steps = steps[picks]

@@ -14,11 +14,11 @@ from dataclasses import dataclass
 
 from ragfunnel.analyzer.report.model import FAILED_STAGES, UPSTREAM, Finding
 
-__all__ = ["diagnosis_text", "group_reasons", "work_order"]
+__all__ = ["DETAIL_PREFIXES", "STAGE_ORDER", "diagnosis_text", "group_reasons", "work_order"]
 
 _SINGLE_RANK = re.compile(r"ranks (≥?\d+)(?![–\d])")
 _NUMBER = re.compile(r"≥?\d+(?:\.\d+)?")
-_DETAIL_AFTER_COLON = (
+DETAIL_PREFIXES = (
     "answer misses fact",
     "generate failed",
     "retrieve failed",
@@ -53,7 +53,7 @@ def _numbers(text: str) -> list[str]:
 
 
 def _key(reason: str) -> str:
-    for prefix in _DETAIL_AFTER_COLON:
+    for prefix in DETAIL_PREFIXES:
         if reason.startswith(prefix):
             return reason.split(":", 1)[0]
     return _NUMBER.sub("#", reason)

@@ -32,6 +32,21 @@ _ENV = jinja2.Environment(
     trim_blocks=True,
     lstrip_blocks=True,
 )
+CLIP = {"question": 2000, "answer": 4000, "chunk": 1000}
+"""Characters of each text the page shows (the JSON summary keeps them whole): with 10 runs'
+worst questions and the sample, the page stays far below 5 MB whatever the chunks weigh."""
+
+
+def _clip(text: str | None, kind: str) -> str:
+    if not text:
+        return ""
+    limit = CLIP[kind]
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… (+{len(text) - limit:,} characters)"
+
+
+_ENV.filters["clip"] = _clip
 _ENV.filters["fmt"] = fmt
 _ENV.filters["interval"] = interval
 _ENV.filters["percent"] = lambda v: "—" if v is None else f"{100 * v:.1f}%"
