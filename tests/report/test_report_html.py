@@ -90,3 +90,12 @@ def test_write_html_and_bad_jaeger_url(runs: Fixture, tmp_path: Path) -> None:
         report_of(runs, jaeger_url="javascript:alert(1)")
     with pytest.raises(ReportError, match=r"report\.html: cannot write the HTML report"):
         write_html(report_of(runs), tmp_path / "nowhere" / "report.html")
+
+
+def test_long_texts_are_clipped_in_the_page_only(runs: Fixture) -> None:
+    report = report_of(runs)
+    worst = report.run("A").worst[0]
+    worst["answer"] = "<b>" + "x" * 9000  # entries are plain dicts: the JSON keeps them whole
+    page = render_html(report)
+    assert "&lt;b&gt;" + "x" * 3997 + "… (+5,003 characters)" in page
+    assert "x" * 4000 not in page
