@@ -29,8 +29,8 @@ import numpy as np
 import polars as pl
 
 from ragfunnel.analyzer.funnel.analysis import DEFAULT_K, FunnelResult
+from ragfunnel.analyzer.funnel.first_failure import FIRST_FAILURES
 from ragfunnel.analyzer.funnel.summary import METRICS, failure_table, metric_table
-from ragfunnel.analyzer.funnel.verdict import FIRST_FAILURES
 from ragfunnel.analyzer.report import build_report
 from ragfunnel.analyzer.report.exports import write_parquet
 from ragfunnel.analyzer.report.html import render_html

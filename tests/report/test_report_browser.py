@@ -13,9 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Fixture, with_verdicts
 from playwright.sync_api import Page, Route, sync_playwright
-from test_report_build import report_of
+from report_fixtures import Fixture, report_of, with_verdicts
 
 from ragfunnel.analyzer.report.diff import diff_runs
 from ragfunnel.analyzer.report.html import write_html

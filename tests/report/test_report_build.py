@@ -2,19 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+from report_fixtures import Fixture, report_of, with_verdicts
 
-from conftest import Fixture, with_verdicts
-
-from ragfunnel.analyzer.funnel import FunnelResult
-from ragfunnel.analyzer.report import Report, build_report, report_text
-
-
-def report_of(runs: Fixture, result: FunnelResult | None = None, **options: Any) -> Report:
-    return build_report(
-        result or runs.result, cases=runs.cases, snapshots=runs.snapshots,
-        texts=lambda keys: {k: runs.texts[k] for k in keys if k in runs.texts}, **options,
-    )  # fmt: skip
+from ragfunnel.analyzer.report import build_report, report_text
 
 
 def test_diagnosis_reads_like_an_engineer_wrote_it(runs: Fixture) -> None:

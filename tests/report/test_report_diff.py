@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from conftest import Fixture, with_verdicts
+from report_fixtures import Fixture, with_verdicts
 
 from ragfunnel.analyzer.report import ReportError
 from ragfunnel.analyzer.report.diff import diff_runs

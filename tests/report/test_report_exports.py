@@ -7,9 +7,8 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from conftest import Fixture, with_verdicts
 from polars.testing import assert_frame_equal
-from test_report_build import report_of
+from report_fixtures import Fixture, report_of, with_verdicts
 
 from ragfunnel.analyzer.report import ReportError
 from ragfunnel.analyzer.report.diff import diff_runs
@@ -40,9 +39,12 @@ def test_records_round_trip_through_jsonl_and_parquet(
     assert_frame_equal(pl.read_parquet(parquet), expected)
     assert_frame_equal(pl.read_ndjson(jsonl, schema=schema), expected)
     assert_frame_equal(read_records(jsonl, result.k, verdicts=verdicts), expected)
-    first = json.loads(jsonl.read_text(encoding="utf-8").splitlines()[0])
-    assert first["schema_version"] == 1 and isinstance(first["evidence"], list)
+    lines = [json.loads(line) for line in jsonl.read_text(encoding="utf-8").splitlines()]
+    first = next(line for line in lines if line["question_id"] == "q-05")
+    assert first["schema_version"] == 1 and first["evidence"][0]["lost_at"] in ("search", None)
     assert isinstance(first["first_failure"], str) and "T" in first["started"]
+    unanswerable = next(line for line in lines if line["question_id"] == "q-11")
+    assert unanswerable["evidence"] is None and unanswerable["hit_at_cut"] is None
 
 
 def test_records_missing_a_metric_column_are_refused(runs: Fixture) -> None:

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import Fixture, with_verdicts
-from test_report_build import report_of
+from report_fixtures import Fixture, report_of, with_verdicts
 
 from ragfunnel.analyzer.report import ReportError
 from ragfunnel.analyzer.report.gate import check_limits, parse_limits

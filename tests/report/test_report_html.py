@@ -10,8 +10,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from conftest import Fixture, with_verdicts
-from test_report_build import report_of
+from report_fixtures import Fixture, report_of, with_verdicts
 
 from ragfunnel.analyzer.report import ReportError
 from ragfunnel.analyzer.report.diff import diff_runs

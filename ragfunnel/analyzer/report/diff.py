@@ -17,7 +17,7 @@ import numpy as np
 import polars as pl
 
 from ragfunnel.analyzer.funnel.analysis import FunnelResult
-from ragfunnel.analyzer.funnel.stats import bootstrap_mean
+from ragfunnel.analyzer.funnel.intervals import bootstrap_mean
 from ragfunnel.analyzer.funnel.summary import METRICS
 from ragfunnel.analyzer.report.build import report_frame
 from ragfunnel.analyzer.report.errors import ReportError

@@ -32,7 +32,9 @@ def check_jaeger_url(url: str | None) -> str | None:
         return None
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise ReportError(f"jaeger_url: expected http(s)://host[:port][/path], got {url!r}")
+        raise ReportError(
+            f"jaeger_url: expected http(s)://host[:port][/path], got {url!r}", argument="jaeger_url"
+        )
     return url.rstrip("/")
 
 

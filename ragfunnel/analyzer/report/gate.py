@@ -12,8 +12,8 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from ragfunnel.analyzer.funnel.first_failure import FIRST_FAILURES
 from ragfunnel.analyzer.funnel.summary import METRICS
-from ragfunnel.analyzer.funnel.verdict import FIRST_FAILURES
 from ragfunnel.analyzer.report.errors import ReportError
 from ragfunnel.analyzer.report.model import FAILED_STAGES, Report, RunReport
 
