@@ -40,8 +40,7 @@ class Limit:
 
 def _known() -> str:
     return ", ".join(
-        [*(f"share.{s}" for s in _SHARES), *METRICS, *(f"{m}@K" for m in METRICS[:1]),
-         *GENERATION_MEASURES]
+        [*(f"share.{s}" for s in _SHARES), *METRICS, "METRIC@K", *GENERATION_MEASURES]
     )  # fmt: skip
 
 
