@@ -26,7 +26,7 @@ FAULTS: dict[str, Fault] = {
     for f in (
         Fault("dropped_document", "ingestion", "the parser fails on a document: it never reaches the index"),
         Fault("empty_ocr", "ingestion", "OCR returns no text for the scanned page: its sections are never indexed"),
-        Fault("small_k", "search", "the first-stage retrievers return their top 2 instead of their top 20"),
+        Fault("small_k", "search", "the first-stage retrievers return their top 1 instead of their top 20"),
         Fault("inverted_reranker", "rerank", "a weak reranker: its scores are inverted, the best chunks sink"),
         Fault("shuffled_reranker", "rerank", "a broken reranker: a seeded shuffle of the candidates"),
         Fault("threshold_high", "cut", "the confidence threshold is 0.95: the gate abstains on a good answer"),
@@ -46,7 +46,7 @@ superseded version (``ok`` when it quoted the current one); the flag is expected
 INDEX_FAULTS = frozenset({"dropped_document", "empty_ocr"})
 DEFAULT_FAULTS = tuple(FAULTS)
 
-SMALL_K = 2
+SMALL_K = 1
 HIGH_THRESHOLD = 0.95
 LOW_THRESHOLD = 0.0
 DROPPED_DOCUMENTS = ("vpn-runbook",)

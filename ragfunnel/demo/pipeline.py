@@ -73,6 +73,7 @@ class Outcome:
 
     case_id: str
     fault: str | None = None
+    retrieved: dict[str, list[str]] = field(default_factory=dict)
     candidates: list[str] = field(default_factory=list)
     reranked: list[str] = field(default_factory=list)
     prompt: list[str] = field(default_factory=list)
@@ -179,6 +180,7 @@ class Pipeline:
         try:
             top_k = SMALL_K if outcome.fault == "small_k" else self.settings.top_k
             rankings = [self.bm25(question, top_k), self.lsa(question, top_k)]
+            outcome.retrieved = {name: [h.id for h in r] for name, r in zip(("bm25", "lsa"), rankings, strict=True)}
             fused = self.fuse(question, rankings, top_k=self.settings.depth)
             outcome.candidates = [h.id for h in fused]
             reranked = self.rerank(question, fused)
@@ -228,7 +230,6 @@ class Pipeline:
     @ragfunnel.cut()
     def gate(self, documents: list[Hit], k: int, threshold: float) -> list[Hit]:
         """The top ``k``, or nothing (abstain) when the best score is below ``threshold``."""
-        self._last_top = documents[0].score if documents else 0.0
         if not documents or documents[0].score < threshold:
             top = documents[0].score if documents else 0.0
             ragfunnel.abstain(f"top rerank score {top:.2f} below the confidence threshold {threshold}")
