@@ -87,7 +87,8 @@ def best_quotes(
     kept: list[Quote] = []
     while pool and len(kept) < MAX_SENTENCES:
         quote, shared = max(
-            pool, key=lambda item: (weight(item[1] - covered), item[0].weight, -item[0].source.number)
+            pool,
+            key=lambda item: (weight(item[1] - covered), item[0].weight, -item[0].source.number),
         )
         if not shared - covered:
             break

@@ -1,5 +1,7 @@
-"""The demo's closing words: what the analysis found, whether it named each injected fault, where
-the files are, and what to run next. Text only (the CLI prints it); never runs anything.
+"""The demo's closing words: the diagnosis, the injected faults against it, files, next steps.
+
+What the analysis found, whether it named each injected fault, where the files are, and what to
+run next. Text only (the CLI prints it); never runs anything.
 """
 
 from __future__ import annotations
@@ -38,10 +40,14 @@ def closing_text(result: DemoResult) -> str:
         *fault_table(result),
         f"  the analysis names the injected stage for {agreed} of {len(result.truths)} faulted cases",
     ]
-    for truth, got, reason in result.disagreements:
-        lines.append(f"  ✗ {truth.case_id}: {truth.fault} should be {truth.stage}, got {got} ({reason})")
-    for truth in result.missed_flags:
-        lines.append(f"  ! {truth.case_id}: {truth.fault} expected the {truth.flag} flag; not raised")
+    lines.extend(
+        f"  ✗ {truth.case_id}: {truth.fault} should be {truth.stage}, got {got} ({reason})"
+        for truth, got, reason in result.disagreements
+    )
+    lines.extend(
+        f"  ! {truth.case_id}: {truth.fault} expected the {truth.flag} flag; not raised"
+        for truth in result.missed_flags
+    )
     example = _example(result)
     lines += [
         "",

@@ -24,13 +24,39 @@ class Fault:
 FAULTS: dict[str, Fault] = {
     f.name: f
     for f in (
-        Fault("dropped_document", "ingestion", "the parser fails on a document: it never reaches the index"),
-        Fault("empty_ocr", "ingestion", "OCR returns no text for the scanned page: its sections are never indexed"),
-        Fault("small_k", "search", "the first-stage retrievers return their top 1 instead of their top 20"),
-        Fault("inverted_reranker", "rerank", "a weak reranker: its scores are inverted, the best chunks sink"),
-        Fault("shuffled_reranker", "rerank", "a broken reranker: a seeded shuffle of the candidates"),
-        Fault("threshold_high", "cut", "the confidence threshold is 0.95: the gate abstains on a good answer"),
-        Fault("threshold_low", "cut", "the confidence threshold is 0: the gate lets an unanswerable question through"),
+        Fault(
+            "dropped_document",
+            "ingestion",
+            "the parser fails on a document: it never reaches the index",
+        ),
+        Fault(
+            "empty_ocr",
+            "ingestion",
+            "OCR returns no text for the scanned page: its sections are never indexed",
+        ),
+        Fault(
+            "small_k",
+            "search",
+            "the first-stage retrievers return their top 1 instead of their top 20",
+        ),
+        Fault(
+            "inverted_reranker",
+            "rerank",
+            "a weak reranker: its scores are inverted, the best chunks sink",
+        ),
+        Fault(
+            "shuffled_reranker", "rerank", "a broken reranker: a seeded shuffle of the candidates"
+        ),
+        Fault(
+            "threshold_high",
+            "cut",
+            "the confidence threshold is 0.95: the gate abstains on a good answer",
+        ),
+        Fault(
+            "threshold_low",
+            "cut",
+            "the confidence threshold is 0: the gate lets an unanswerable question through",
+        ),
         Fault("changed_numbers", "generation", "the generator changes the numbers it quotes"),
         Fault(
             "stale_version",

@@ -162,7 +162,9 @@ class Pipeline:
     @staticmethod
     def _build(chunks: list[Chunk]) -> _Index:
         dense = DenseIndex(chunks)
-        return _Index(chunks, BM25Index(chunks), dense, CrossFeatureScorer(chunks, dense.similarity))
+        return _Index(
+            chunks, BM25Index(chunks), dense, CrossFeatureScorer(chunks, dense.similarity)
+        )
 
     def _index(self) -> _Index:
         assert self._main is not None, "build_index() first"
@@ -180,7 +182,9 @@ class Pipeline:
         try:
             top_k = SMALL_K if outcome.fault == "small_k" else self.settings.top_k
             rankings = [self.bm25(question, top_k), self.lsa(question, top_k)]
-            outcome.retrieved = {name: [h.id for h in r] for name, r in zip(("bm25", "lsa"), rankings, strict=True)}
+            outcome.retrieved = {
+                name: [h.id for h in r] for name, r in zip(("bm25", "lsa"), rankings, strict=True)
+            }
             fused = self.fuse(question, rankings, top_k=self.settings.depth)
             outcome.candidates = [h.id for h in fused]
             reranked = self.rerank(question, fused)
@@ -222,7 +226,8 @@ class Pipeline:
             return sorted(flipped, key=lambda h: -h.score)
         if fault == "shuffled_reranker":
             order = list(ranked)
-            random.Random(self._current.case_id if self._current else "").shuffle(order)
+            seed = self._current.case_id if self._current else ""
+            random.Random(seed).shuffle(order)  # noqa: S311 - reproducible, not cryptographic
             scores = sorted((h.score for h in ranked), reverse=True)
             return [Hit(h.id, s, h.chunk) for h, s in zip(order, scores, strict=True)]
         return ranked
@@ -232,7 +237,9 @@ class Pipeline:
         """The top ``k``, or nothing (abstain) when the best score is below ``threshold``."""
         if not documents or documents[0].score < threshold:
             top = documents[0].score if documents else 0.0
-            ragfunnel.abstain(f"top rerank score {top:.2f} below the confidence threshold {threshold}")
+            ragfunnel.abstain(
+                f"top rerank score {top:.2f} below the confidence threshold {threshold}"
+            )
             return []
         return documents[:k]
 
@@ -282,5 +289,7 @@ def _openai_client(llm: LLM) -> Any:
     try:
         import openai
     except ImportError as exc:  # the judge extra brings it
-        raise RuntimeError("an LLM generator needs the openai package: pip install 'ragfunnel[judge]'") from exc
+        raise RuntimeError(
+            "an LLM generator needs the openai package: pip install 'ragfunnel[judge]'"
+        ) from exc
     return openai.OpenAI(base_url=llm.base_url, api_key=llm.api_key)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import polars as pl
 
-from ragfunnel.analyzer.cases import AllOf, AnyOf, Case, Evidence, Leaf
+from ragfunnel.analyzer.cases import AllOf, Case, Evidence, Leaf
 from ragfunnel.analyzer.funnel.answers import normalize_texts
 from ragfunnel.demo.corpus import Chunk, Document, chunk_id, split_sections
 from ragfunnel.demo.faults import (
@@ -52,8 +52,10 @@ def facts_present(case: Case, answer: str) -> bool:
 
 
 def healthy(case: Case, outcome: Outcome | None) -> bool:
-    """The clean pipeline got this case right: evidence in the prompt and the facts said, or an
-    abstention on an unanswerable question."""
+    """The clean pipeline got this case right.
+
+    Evidence in the prompt and every fact said, or an abstention on an unanswerable question.
+    """
     if outcome is None:
         return False
     if not case.answerable:
@@ -98,23 +100,30 @@ def plan_faults(
         injection.empty_ocr = True
     for fault, doc_ids in lost_docs.items():
         gone = {c.id for d in documents if d.id in doc_ids for c in split_sections(d, d.body)}
+        survives = _outside(gone)
         for case in cases:  # every case these documents break, healthy or not
-            if case.answerable and not holds(case.evidence, lambda cid: cid not in gone):
+            if case.answerable and not holds(case.evidence, survives):
                 planned.append(Planned(case.id, fault, doc_ids))
                 taken.add(case.id)
 
     stale_twins = _stale_twins(documents)
     eligible: dict[str, Callable[[Case, Outcome], bool]] = {
-        "small_k": lambda c, o: c.answerable
-        and not holds(c.evidence, set(sum((r[:SMALL_K] for r in o.retrieved.values()), [])).__contains__),
+        "small_k": lambda c, o: (
+            c.answerable
+            and not holds(
+                c.evidence, {cid for r in o.retrieved.values() for cid in r[:SMALL_K]}.__contains__
+            )
+        ),
         "inverted_reranker": lambda c, o: c.answerable and len(o.candidates) >= 2 * settings.k,
         "shuffled_reranker": lambda c, o: c.answerable and len(o.candidates) >= 2 * settings.k,
         "threshold_high": lambda c, o: c.answerable,
         "threshold_low": lambda c, o: not c.answerable,
-        "changed_numbers": lambda c, o: c.answerable and any(ch.isdigit() for f in c.facts for ch in f),
-        "stale_version": lambda c, o: c.answerable
-        and isinstance(c.evidence, Leaf)
-        and c.evidence.id in stale_twins,
+        "changed_numbers": lambda c, o: (
+            c.answerable and any(ch.isdigit() for f in c.facts for ch in f)
+        ),
+        "stale_version": lambda c, o: (
+            c.answerable and isinstance(c.evidence, Leaf) and c.evidence.id in stale_twins
+        ),
     }
     # Round robin, the fault with the fewest candidates choosing first, so each gets its share.
     pools = {
@@ -125,12 +134,16 @@ def plan_faults(
     order = sorted(pools, key=lambda f: len(pools[f]))
     for _round in range(PER_FAULT):
         for fault in order:
-            case = next((c for c in pools[fault] if c.id not in taken), None)
-            if case is not None:
-                planned.append(Planned(case.id, fault))
-                taken.add(case.id)
-                injection.questions[case.id] = fault
+            pick = next((c for c in pools[fault] if c.id not in taken), None)
+            if pick is not None:
+                planned.append(Planned(pick.id, fault))
+                taken.add(pick.id)
+                injection.questions[pick.id] = fault
     return injection, planned
+
+
+def _outside(gone: set[str]) -> Callable[[str], bool]:
+    return lambda chunk: chunk not in gone
 
 
 def _stale_twins(documents: Sequence[Document]) -> dict[str, str]:
@@ -175,7 +188,9 @@ def truths(
         fault = FAULTS[plan.fault]
         stage, effect = _effect(plan.fault, fault.stage, case, before, after)
         flag = fault.flag if plan.fault == "stale_version" and _both_versions(after) else None
-        found.append(Truth(run_id, case.id, plan.fault, stage, effect, fault.what, flag, plan.documents))
+        found.append(
+            Truth(run_id, case.id, plan.fault, stage, effect, fault.what, flag, plan.documents)
+        )
     return found
 
 
@@ -192,7 +207,11 @@ def _effect(
             return "ok", "the gate abstained anyway"
         return stage, "the gate let the unanswerable question through"
     if after.abstained:
-        return (stage, "the gate abstained") if name == "threshold_high" else ("cut", "the gate abstained")
+        return (
+            (stage, "the gate abstained")
+            if name == "threshold_high"
+            else ("cut", "the gate abstained")
+        )
     if name == "stale_version":
         if any("@" + STALE_DOCUMENT[1] + "#" in q for q in after.quoted):
             return stage, "the answer quoted the superseded version"
@@ -201,7 +220,11 @@ def _effect(
         return "ok", "the answer quoted the current version"
     if not holds(case.evidence, prompt.__contains__):
         return stage, "required evidence did not reach the prompt"
-    if before is not None and after.answer != before.answer and not facts_present(case, after.answer):
+    if (
+        before is not None
+        and after.answer != before.answer
+        and not facts_present(case, after.answer)
+    ):
         # The evidence survived to the prompt: whatever upset the answer, the answer decides.
         return "generation", "the evidence reached the prompt but the answer lost a fact"
     return "ok", "the fault changed nothing the case depends on"

@@ -22,7 +22,9 @@ WEIGHTS = {"coverage": 0.55, "heading": 0.15, "codes": 0.2, "dense": 0.1}
 class CrossFeatureScorer:
     """Scores candidates against a question; idf weights come from the indexed chunks."""
 
-    def __init__(self, chunks: Sequence[Chunk], dense: Callable[[str, Sequence[str]], dict[str, float]]):
+    def __init__(
+        self, chunks: Sequence[Chunk], dense: Callable[[str, Sequence[str]], dict[str, float]]
+    ):
         document_frequency: Counter[str] = Counter()
         for chunk in chunks:
             document_frequency.update(set(stems(f"{chunk.heading} {chunk.text}")))
@@ -59,5 +61,8 @@ class CrossFeatureScorer:
     def rerank(self, question: str, candidates: Sequence[Hit]) -> list[Hit]:
         """``candidates`` re-scored and sorted, best first (ties keep the fused order)."""
         dense = self._dense(question, [h.id for h in candidates])
-        scored = [Hit(h.id, self.score(question, h.chunk, dense.get(h.id, 0.0)), h.chunk) for h in candidates]
+        scored = [
+            Hit(h.id, self.score(question, h.chunk, dense.get(h.id, 0.0)), h.chunk)
+            for h in candidates
+        ]
         return sorted(scored, key=lambda h: -h.score)

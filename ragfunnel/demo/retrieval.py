@@ -21,6 +21,8 @@ from sklearn.preprocessing import normalize
 from ragfunnel.demo.corpus import Chunk
 from ragfunnel.demo.text import tokens
 
+_WORDS_ONLY = r"(?u)\b[^\W\d_]{3,}\b"
+
 RRF_K = 60
 """The rank offset of reciprocal-rank fusion (the value of Cormack et al., 2009)."""
 
@@ -59,17 +61,21 @@ class BM25Index:
             return []
         scores = self._index.get_scores(terms)
         order = np.argsort(-scores, kind="stable")[:top_k]
-        return [Hit(self.chunks[i].id, float(scores[i]), self.chunks[i]) for i in order if scores[i] > 0]
+        return [
+            Hit(self.chunks[i].id, float(scores[i]), self.chunks[i]) for i in order if scores[i] > 0
+        ]
 
 
 class DenseIndex:
     """Cosine similarity in an LSA space learned from the indexed chunks."""
 
-    def __init__(self, chunks: Sequence[Chunk], *, dimensions: int = 48, min_similarity: float = 0.1):
+    def __init__(
+        self, chunks: Sequence[Chunk], *, dimensions: int = 48, min_similarity: float = 0.1
+    ):
         self.chunks = list(chunks)
         self.min_similarity = min_similarity
         # Words only (letters, at least three): identifiers are not in an embedding's vocabulary.
-        self._tfidf = TfidfVectorizer(token_pattern=r"(?u)\b[^\W\d_]{3,}\b", sublinear_tf=True)
+        self._tfidf = TfidfVectorizer(token_pattern=_WORDS_ONLY, sublinear_tf=True)
         matrix = self._tfidf.fit_transform([_searchable(c) for c in self.chunks])
         self._svd = TruncatedSVD(n_components=min(dimensions, len(self.chunks) - 1), random_state=0)
         self._vectors = normalize(self._svd.fit_transform(matrix))
@@ -93,7 +99,11 @@ class DenseIndex:
         """Cosine similarity of ``query`` to each of ``chunk_ids`` that is indexed."""
         position = {c.id: i for i, c in enumerate(self.chunks)}
         vector = self.embed(query)
-        return {cid: float(self._vectors[position[cid]] @ vector) for cid in chunk_ids if cid in position}
+        return {
+            cid: float(self._vectors[position[cid]] @ vector)
+            for cid in chunk_ids
+            if cid in position
+        }
 
 
 def reciprocal_rank_fusion(rankings: Sequence[Sequence[Hit]], top_k: int) -> list[Hit]:

@@ -101,9 +101,27 @@ def run_demo(
     _write_cases(cases_path, case_list)
     documents = load_documents()
 
-    clean = _traced_run(CLEAN_RUN, traces, documents, case_list, settings, llm, None, report)
+    clean = _traced_run(
+        CLEAN_RUN,
+        traces,
+        documents=documents,
+        cases=case_list,
+        settings=settings,
+        llm=llm,
+        injection=None,
+        report=report,
+    )
     injection, planned = plan_faults(case_list, clean, documents, chosen, settings)
-    faulty = _traced_run(FAULTY_RUN, traces, documents, case_list, settings, llm, injection, report)
+    faulty = _traced_run(
+        FAULTY_RUN,
+        traces,
+        documents=documents,
+        cases=case_list,
+        settings=settings,
+        llm=llm,
+        injection=injection,
+        report=report,
+    )
     dropped = ragfunnel.export_stats().dropped
     found = truths(planned, case_list, clean, faulty, FAULTY_RUN)
     log = root / "injections.jsonl"
@@ -118,7 +136,15 @@ def run_demo(
     if dropped:
         raise RuntimeError(f"{dropped} spans were dropped at export; the analysis would be wrong")
     result = DemoResult(
-        root, store, cases_path, log, found, analysis, clean, faulty, spans,
+        root,
+        store,
+        cases_path,
+        log,
+        found,
+        analysis,
+        clean,
+        faulty,
+        spans,
         time.perf_counter() - started,
     )
     result.disagreements = compare(found, analysis.records)
@@ -188,6 +214,7 @@ def run_pipeline(
 def _traced_run(
     run_id: str,
     traces: Path,
+    *,
     documents: Sequence[Document],
     cases: Sequence[Case],
     settings: Settings,
@@ -222,4 +249,6 @@ def _write_cases(path: Path, cases: Sequence[Case]) -> None:
         if not case.answerable:
             row["answerable"] = False
         rows.append(row)
-    path.write_text(yaml.safe_dump({"cases": rows}, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    path.write_text(
+        yaml.safe_dump({"cases": rows}, allow_unicode=True, sort_keys=False), encoding="utf-8"
+    )
