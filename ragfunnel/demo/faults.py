@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ragfunnel.analyzer.errors import AnalyzerError
+
 
 @dataclass(frozen=True)
 class Fault:
@@ -80,7 +82,11 @@ DROPPED_DOCUMENTS = ("vpn-runbook",)
 STALE_DOCUMENT = ("travel-policy", "2023-02")
 
 
-class FaultError(ValueError):
+class DemoError(AnalyzerError, ValueError):
+    """A demo option has a value it cannot take (the message names the option)."""
+
+
+class FaultError(DemoError):
     """An unknown fault name (lists the known ones)."""
 
 

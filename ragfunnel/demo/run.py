@@ -25,7 +25,7 @@ from ragfunnel.analyzer.funnel import FunnelResult, analyze
 from ragfunnel.analyzer.ingest import ingest_paths
 from ragfunnel.analyzer.store import Store
 from ragfunnel.demo.corpus import CASES_PATH, Document, load_documents
-from ragfunnel.demo.faults import DEFAULT_FAULTS, Injection, check_faults
+from ragfunnel.demo.faults import DEFAULT_FAULTS, DemoError, Injection, check_faults
 from ragfunnel.demo.pipeline import LLM, Outcome, Pipeline, Settings
 from ragfunnel.demo.plan import Truth, plan_faults, truths, write_log
 
@@ -87,7 +87,7 @@ def run_demo(
     if llm is not None:
         chosen = tuple(f for f in chosen if f != "changed_numbers")
     if cases is not None and cases < 1:
-        raise ValueError(f"cases must be at least 1, not {cases}")
+        raise DemoError(f"cases must be at least 1, not {cases}")
     settings = settings or Settings()
     report = progress or (lambda _step, _done, _total: None)
     root = Path(workdir)
