@@ -88,7 +88,8 @@ def best_quotes(
     while pool and len(kept) < MAX_SENTENCES:
         quote, shared = max(
             pool,
-            key=lambda item: (weight(item[1] - covered), item[0].weight, -item[0].source.number),
+            # Ties go to the better-ranked source, then to the earlier sentence (rules come first).
+            key=lambda item: (weight(item[1] - covered), -item[0].source.number, -item[0].position),
         )
         if not shared - covered:
             break

@@ -185,7 +185,9 @@ class Pipeline:
             outcome.retrieved = {
                 name: [h.id for h in r] for name, r in zip(("bm25", "lsa"), rankings, strict=True)
             }
-            fused = self.fuse(question, rankings, top_k=self.settings.depth)
+            # Fusion cannot return more than the retrievers gave it: its depth says so.
+            depth = min(self.settings.depth, top_k * len(rankings))
+            fused = self.fuse(question, rankings, top_k=depth)
             outcome.candidates = [h.id for h in fused]
             reranked = self.rerank(question, fused)
             outcome.reranked = [h.id for h in reranked]
