@@ -22,7 +22,8 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 import ragfunnel
 from ragfunnel.analyzer.cases import load_cases
 from ragfunnel.analyzer.funnel import analyze
-from ragfunnel.analyzer.ingest import _native, ingest_paths
+from ragfunnel.analyzer.ingest import ingest_paths
+from ragfunnel.analyzer.ingest import native as _native
 from ragfunnel.analyzer.store import Store
 from ragfunnel.demo.corpus import CASES_PATH, load_documents
 from ragfunnel.demo.faults import DEFAULT_FAULTS
