@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ragfunnel.analyzer.errors import AnalyzerError
+from ragfunnel.analyzer.errors import InvalidArgument
 
 
 @dataclass(frozen=True)
@@ -82,7 +82,7 @@ DROPPED_DOCUMENTS = ("vpn-runbook",)
 STALE_DOCUMENT = ("travel-policy", "2023-02")
 
 
-class DemoError(AnalyzerError, ValueError):
+class DemoError(InvalidArgument):
     """A demo option has a value it cannot take (the message names the option)."""
 
 
@@ -94,7 +94,10 @@ def check_faults(names: tuple[str, ...] | list[str]) -> tuple[str, ...]:
     """``names`` validated, in catalogue order."""
     unknown = sorted(set(names) - set(FAULTS))
     if unknown:
-        raise FaultError(f"unknown fault(s) {', '.join(unknown)}; known: {', '.join(FAULTS)}")
+        raise FaultError(
+            f"unknown fault(s) {', '.join(unknown)}; known: {', '.join(FAULTS)}",
+            argument="faults",
+        )
     return tuple(n for n in FAULTS if n in names)
 
 

@@ -9,6 +9,7 @@ never read the cases' evidence while answering.
 
 from __future__ import annotations
 
+import os
 import random
 import re
 from collections.abc import Callable, Sequence
@@ -52,7 +53,8 @@ class LLM:
 
     base_url: str
     model: str
-    api_key: str = "not-needed"
+    api_key: str | None = None
+    """None: ``OPENAI_API_KEY`` if set (a local server usually needs none)."""
 
 
 class DocumentError(RuntimeError):
@@ -294,4 +296,5 @@ def _openai_client(llm: LLM) -> Any:
         raise RuntimeError(
             "an LLM generator needs the openai package: pip install 'ragfunnel[judge]'"
         ) from exc
-    return openai.OpenAI(base_url=llm.base_url, api_key=llm.api_key)
+    key = llm.api_key or os.environ.get("OPENAI_API_KEY") or "not-needed"
+    return openai.OpenAI(base_url=llm.base_url, api_key=key)

@@ -87,7 +87,7 @@ def run_demo(
     if llm is not None:
         chosen = tuple(f for f in chosen if f != "changed_numbers")
     if cases is not None and cases < 1:
-        raise DemoError(f"cases must be at least 1, not {cases}")
+        raise DemoError(f"cases must be at least 1, not {cases}", argument="cases")
     settings = settings or Settings()
     report = progress or (lambda _step, _done, _total: None)
     root = Path(workdir)
