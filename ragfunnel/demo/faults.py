@@ -72,6 +72,8 @@ FAULTS: dict[str, Fault] = {
 superseded version (``ok`` when it quoted the current one); the flag is expected either way."""
 
 INDEX_FAULTS = frozenset({"dropped_document", "empty_ocr"})
+LLM_UNPLANNED = frozenset({"changed_numbers", "stale_version"})
+"""Faults whose truth depends on the generator's own words: not injected with an LLM."""
 DEFAULT_FAULTS = tuple(FAULTS)
 
 SMALL_K = 1

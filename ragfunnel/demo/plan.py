@@ -219,6 +219,8 @@ def _effect(
             return "rerank", "the superseded chunks pushed the evidence out of the prompt"
         return "ok", "the answer quoted the current version"
     if not holds(case.evidence, prompt.__contains__):
+        if facts_present(case, after.answer):  # another chunk said it: the table's own verdict
+            return "ok_without_evidence", "evidence lost, yet the answer states every fact"
         return stage, "required evidence did not reach the prompt"
     if (
         before is not None

@@ -5,7 +5,8 @@ Two runs over the shipped cases — ``demo-clean`` and ``demo-faulty`` (the faul
 ingested into an embedded store there, and analyzed against the cases; the injection log says
 where each fault must be attributed. It configures ragfunnel for the calling process (two
 ``ragfunnel.configure`` calls), and writes only inside the work directory, replacing its own
-earlier output (``traces/``, ``store/``, ``cases.yaml``, ``injections.jsonl``) and nothing else.
+earlier output (``traces/``, ``store/``, ``cases.yaml``, ``injections.jsonl``) and nothing else:
+a directory whose ``traces/`` or ``store/`` the demo did not write is refused.
 """
 
 from __future__ import annotations
@@ -25,7 +26,13 @@ from ragfunnel.analyzer.funnel import FunnelResult, analyze
 from ragfunnel.analyzer.ingest import ingest_paths
 from ragfunnel.analyzer.store import Store
 from ragfunnel.demo.corpus import CASES_PATH, Document, load_documents
-from ragfunnel.demo.faults import DEFAULT_FAULTS, DemoError, Injection, check_faults
+from ragfunnel.demo.faults import (
+    DEFAULT_FAULTS,
+    LLM_UNPLANNED,
+    DemoError,
+    Injection,
+    check_faults,
+)
 from ragfunnel.demo.pipeline import LLM, Outcome, Pipeline, Settings
 from ragfunnel.demo.plan import Truth, plan_faults, truths, write_log
 
@@ -78,51 +85,36 @@ def run_demo(
         faults: names from :data:`ragfunnel.demo.faults.FAULTS` (default: all of them).
         cases: use only the first N shipped cases (default: all).
         llm: answer with an OpenAI-compatible endpoint instead of the offline generator (the
-            generator faults are then not injected: the model's own answers are not planned).
+            faults whose truth depends on the generator's words are then not injected).
         settings: the pipeline's top_k, candidate depth, k and threshold.
         progress: ``progress(step, done, total)`` callback.
     """
     started = time.perf_counter()
     chosen = check_faults(list(faults))
-    if llm is not None:
-        chosen = tuple(f for f in chosen if f != "changed_numbers")
+    if llm is not None:  # their truth depends on what the generator says
+        chosen = tuple(f for f in chosen if f not in LLM_UNPLANNED)
     if cases is not None and cases < 1:
         raise DemoError(f"cases must be at least 1, not {cases}", argument="cases")
     settings = settings or Settings()
     report = progress or (lambda _step, _done, _total: None)
     root = Path(workdir)
+    _prepare(root)
     traces = root / "traces"
-    for owned in (traces, root / "store"):
-        shutil.rmtree(owned, ignore_errors=True)
-    root.mkdir(parents=True, exist_ok=True)
 
     case_list = list(load_cases(CASES_PATH))[: cases or None]
     cases_path = root / "cases.yaml"
     _write_cases(cases_path, case_list)
     documents = load_documents()
 
-    clean = _traced_run(
-        CLEAN_RUN,
-        traces,
-        documents=documents,
-        cases=case_list,
-        settings=settings,
-        llm=llm,
-        injection=None,
-        report=report,
-    )
+    def traced(run_id: str, injection: Injection | None) -> dict[str, Outcome]:
+        return _traced_run(
+            run_id, traces, documents=documents, cases=case_list, settings=settings, llm=llm,
+            injection=injection, report=report,
+        )  # fmt: skip
+
+    clean = traced(CLEAN_RUN, None)
     injection, planned = plan_faults(case_list, clean, documents, chosen, settings)
-    faulty = _traced_run(
-        FAULTY_RUN,
-        traces,
-        documents=documents,
-        cases=case_list,
-        settings=settings,
-        llm=llm,
-        injection=injection,
-        report=report,
-    )
-    dropped = ragfunnel.export_stats().dropped
+    faulty = traced(FAULTY_RUN, injection)
     found = truths(planned, case_list, clean, faulty, FAULTY_RUN)
     log = root / "injections.jsonl"
     write_log(log, found)
@@ -133,8 +125,6 @@ def run_demo(
         spans = ingest_paths(opened, [traces]).inserted
         analysis = analyze(opened, cases_path)
     report("analyze", 1, 1)
-    if dropped:
-        raise RuntimeError(f"{dropped} spans were dropped at export; the analysis would be wrong")
     result = DemoResult(
         root,
         store,
@@ -233,7 +223,29 @@ def _traced_run(
         run_id, documents, cases, settings=settings, llm=llm, injection=injection, progress=report
     )
     ragfunnel.flush()
+    dropped = ragfunnel.export_stats().dropped
+    if dropped:  # a lost ingest span reads as "never indexed": the analysis would be wrong
+        raise RuntimeError(f"run {run_id}: {dropped} spans were dropped at export")
     return outcomes
+
+
+MARKER = ".ragfunnel-demo"
+"""The file that marks a work directory as the demo's (so its own output may be replaced)."""
+
+
+def _prepare(root: Path) -> None:
+    """Make ``root`` ready; replace only what an earlier demo run wrote there."""
+    owned = [root / "traces", root / "store"]
+    if any(p.exists() for p in owned) and not (root / MARKER).exists():
+        raise DemoError(
+            f"{root} already has traces/ or store/ that the demo did not write; "
+            "choose another work directory",
+            argument="workdir",
+        )
+    for path in owned:
+        shutil.rmtree(path, ignore_errors=True)
+    root.mkdir(parents=True, exist_ok=True)
+    (root / MARKER).write_text("written by ragfunnel demo\n", encoding="utf-8")
 
 
 def _write_cases(path: Path, cases: Sequence[Case]) -> None:

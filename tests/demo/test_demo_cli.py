@@ -25,6 +25,7 @@ def test_the_demo_command_runs_and_says_what_to_try_next(tmp_path: Path) -> None
     assert {t.fault for t in logged} == {"threshold_high", "inverted_reranker"}
     assert f"names the injected stage for {len(logged)} of {len(logged)}" in result.output
     assert sorted(p.name for p in work.iterdir()) == [
+        ".ragfunnel-demo",
         "cases.yaml",
         "injections.jsonl",
         "store",

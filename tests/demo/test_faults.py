@@ -10,8 +10,10 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from conftest import ChatServer
 
-from ragfunnel.demo.faults import FAULTS, FaultError
+from ragfunnel.demo.faults import FAULTS, LLM_UNPLANNED, DemoError, FaultError
+from ragfunnel.demo.pipeline import LLM
 from ragfunnel.demo.plan import read_log
 from ragfunnel.demo.run import CLEAN_RUN, FAULTY_RUN, DemoResult, run_demo
 
@@ -56,3 +58,29 @@ def test_faults_and_case_count_can_be_chosen(tmp_path: Path) -> None:
     assert result.disagreements == []
     with pytest.raises(FaultError, match="unknown fault"):
         run_demo(tmp_path, faults=["no_such_fault"])
+
+
+def test_a_work_directory_the_demo_did_not_write_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "store").mkdir()
+    (tmp_path / "store" / "precious").write_text("keep me")
+    with pytest.raises(DemoError, match="did not write"):
+        run_demo(tmp_path, cases=5)
+    assert (tmp_path / "store" / "precious").read_text() == "keep me"
+
+
+def _first_sentence_of_source_one(body: dict[str, object]) -> str:
+    # A tiny "model": quote the first sentence of the first source, cited.
+    prompt = str(body["messages"][1]["content"])  # type: ignore[index]
+    first = prompt.split("\n", 2)[1]
+    return first.split(". ")[0].rstrip(".") + ". [1]"
+
+
+def test_with_an_llm_generator_the_planned_faults_still_land(
+    tmp_path: Path, chat_server: ChatServer
+) -> None:
+    chat_server.reply = _first_sentence_of_source_one
+    result = run_demo(tmp_path, llm=LLM(base_url=chat_server.url, model="tiny"), cases=30)
+    assert len(chat_server.requests) > 30  # both runs asked the model
+    faults = {t.fault for t in result.truths}
+    assert faults and not faults & LLM_UNPLANNED
+    assert result.disagreements == []

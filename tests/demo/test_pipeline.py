@@ -2,13 +2,8 @@
 
 from __future__ import annotations
 
-import json
-import threading
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
-
 import pytest
+from conftest import ChatServer
 
 from ragfunnel.analyzer.cases import AllOf, AnyOf, Case, load_cases
 from ragfunnel.demo.answer import cited_numbers
@@ -133,60 +128,16 @@ def test_the_dense_retriever_finds_a_paraphrase(pipeline: Pipeline) -> None:
     assert len(by_name["rrf"]["ragfunnel.documents.ids"]) <= Settings().depth
 
 
-class _ChatServer(BaseHTTPRequestHandler):
-    requests: list[dict[str, Any]] = []
-
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        type(self).requests.append(body)
-        payload = {
-            "id": "chatcmpl-1",
-            "object": "chat.completion",
-            "created": 0,
-            "model": body["model"],
-            "choices": [
-                {
-                    "index": 0,
-                    "finish_reason": "stop",
-                    "message": {"role": "assistant", "content": "The allowance is 120 EUR [1]."},
-                }
-            ],
-            "usage": {"prompt_tokens": 50, "completion_tokens": 9, "total_tokens": 59},
-        }
-        data = json.dumps(payload).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-
-@pytest.fixture
-def chat_server() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _ChatServer)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
-
-
 def test_an_openai_compatible_llm_gets_the_numbered_evidence(
-    documents: list[Document], chat_server: str
+    documents: list[Document], chat_server: ChatServer
 ) -> None:
-    _ChatServer.requests.clear()
-    llm_pipeline = Pipeline(documents, llm=LLM(base_url=chat_server, model="local-model"))
+    chat_server.reply = lambda _body: "The allowance is 120 EUR [1]."
+    llm_pipeline = Pipeline(documents, llm=LLM(base_url=chat_server.url, model="local-model"))
     llm_pipeline.build_index()
     with capture_spans(capture_content=True) as spans:
         answer = ask(llm_pipeline, "travel-hotel")
     assert answer == "The allowance is 120 EUR [1]."
-    (request,) = _ChatServer.requests
+    (request,) = chat_server.requests
     assert request["model"] == "local-model"
     assert "[Source 1 – policy-2024-07.pdf]" in request["messages"][1]["content"]
     (generate,) = spans.attributes("generate")
