@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import polars as pl
 import pyarrow as pa
@@ -143,11 +143,8 @@ def read_verdicts(store: Store, *, runs: Sequence[str] = ()) -> pl.DataFrame:
     written to.
     """
     if not table_exists(store, VERDICTS_TABLE):
-        return pl.DataFrame(
-            schema={
-                name: pl.from_arrow(pa.array([], kind)).dtype for name, _, kind in VERDICT_COLUMNS
-            }
-        )
+        empty = pa.table({name: pa.array([], kind) for name, _, kind in VERDICT_COLUMNS})
+        return cast(pl.DataFrame, pl.from_arrow(empty))
     where = "WHERE RunId IN {runs:Array(String)}" if runs else ""
     return store.query_df(
         f"SELECT * FROM `{store.database}`.`{VERDICTS_TABLE}` FINAL {where}",
