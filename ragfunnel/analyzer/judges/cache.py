@@ -71,14 +71,25 @@ class MemoryCache:
 
 
 class StoreCache:
-    """The cache in the store's judge-cache table (one read per model, one write per flush)."""
+    """The cache in the store's judge-cache table (one read per model, one write per flush).
 
-    def __init__(self, store: Store, models: Iterable[str]) -> None:
-        from ragfunnel.analyzer.judges.tables import cache_rows, ensure_tables
+    With ``write=False`` the table is read if it exists and never created or written.
+    """
 
-        ensure_tables(store)
+    def __init__(self, store: Store, models: Iterable[str], *, write: bool = True) -> None:
+        from ragfunnel.analyzer.judges.tables import (
+            CACHE_TABLE,
+            cache_rows,
+            ensure_tables,
+            table_exists,
+        )
+
+        if write:
+            ensure_tables(store)
         self._store = store
-        self._data = cache_rows(store, list(models))
+        self._write = write
+        exists = write or table_exists(store, CACHE_TABLE)
+        self._data = cache_rows(store, list(models)) if exists else {}
         self._new: list[tuple[str, str, str, str, str]] = []
         self._lock = threading.Lock()
 
@@ -99,7 +110,7 @@ class StoreCache:
 
         with self._lock:
             rows, self._new = self._new, []
-        if rows:
+        if rows and self._write:
             insert_cache_rows(self._store, rows)
 
     def __len__(self) -> int:
