@@ -47,8 +47,15 @@ _SHARED_WORDS = 2
 def answer_terms(answer: str) -> set[str]:
     """The normalised facts and the capitalised names an answer states."""
     folded = fold(answer)
-    found = {f"{f.kind}:{min(f.keys)}" for f, _, _ in facts(folded)}
-    names = {fold(m.group(0)) for m in _NAME.finditer(answer) if m.start() > 0}
+    spans = facts(folded)
+    found = {f"{f.kind}:{min(f.keys)}" for f, _, _ in spans}
+    # Names outside the facts: "Euro" in "120 Euro" is part of an amount, not a name.
+    taken = [(start, end) for _, start, end in spans]
+    names = {
+        fold(m.group(0))
+        for m in _NAME.finditer(answer)
+        if m.start() > 0 and not any(a <= m.start() < b for a, b in taken)
+    }
     return found | {f"name:{n}" for n in names}
 
 
