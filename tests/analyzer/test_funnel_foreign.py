@@ -22,9 +22,9 @@ from test_funnel_decisions import A_ID, B_ID, RIGHT, WRONG, Q, case, filler, one
 
 from ragfunnel.analyzer.cases import CaseSet
 from ragfunnel.analyzer.funnel import analyze
-from ragfunnel.analyzer.funnel.schema import stage_table
 from ragfunnel.analyzer.ingest import ingest_spans
 from ragfunnel.analyzer.store import Store
+from ragfunnel.analyzer.store.stage_table import stage_table
 
 
 @pytest.fixture

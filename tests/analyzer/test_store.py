@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from ragfunnel.analyzer import store as store_module
 from ragfunnel.analyzer.store import DEFAULT_DSN, TRACES_COLUMNS, Store, StoreError, redact_dsn
+from ragfunnel.analyzer.store.dsn import parse_dsn
 
 
 @pytest.fixture
@@ -132,13 +132,13 @@ def test_redact_dsn(dsn: str, expected: str) -> None:
 def test_server_dsn_parsing_takes_credentials_from_dsn_or_environment(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    target = store_module._parse_dsn("https://alice:p%40ss@ch.example/analytics")
+    target = parse_dsn("https://alice:p%40ss@ch.example/analytics")
     assert (target.host, target.port, target.secure) == ("ch.example", 8443, True)
     assert (target.username, target.password, target.database) == ("alice", "p@ss", "analytics")
     assert target.redacted == "https://alice:***@ch.example:8443/analytics"
     monkeypatch.setenv("CLICKHOUSE_USER", "env-user")
     monkeypatch.setenv("CLICKHOUSE_PASSWORD", "env-secret")
-    target = store_module._parse_dsn("http://ch.example")
+    target = parse_dsn("http://ch.example")
     assert (target.port, target.username, target.password, target.database) == (
         8123,
         "env-user",
@@ -151,7 +151,7 @@ def test_server_dsn_parsing_takes_credentials_from_dsn_or_environment(
 @pytest.mark.parametrize("dsn", ["ftp://host/x", "http://", "chdb://", "http://host:notaport/x"])
 def test_bad_dsns_are_refused_clearly(dsn: str) -> None:
     with pytest.raises(StoreError):
-        store_module._parse_dsn(dsn)
+        parse_dsn(dsn)
 
 
 def test_an_unreachable_server_error_never_shows_the_password() -> None:

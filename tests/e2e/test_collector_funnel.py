@@ -21,7 +21,8 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 
 import ragfunnel
 from ragfunnel.analyzer.funnel import analyze
-from ragfunnel.analyzer.ingest import _native, ingest_paths
+from ragfunnel.analyzer.ingest import ingest_paths
+from ragfunnel.analyzer.ingest import native as _native
 from ragfunnel.analyzer.store import Store
 from ragfunnel.demo.hotpotqa import CUT_K, INDEX_VERSION, load, plan_faults, trace_plan, write_cases
 

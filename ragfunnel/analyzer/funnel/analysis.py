@@ -1,7 +1,7 @@
 """``analyze``: rebuild every question's funnel from the store and attribute its first failure.
 
 The heavy part runs in ClickHouse (one aggregation over the typed stage table, see ``sql.py``);
-polars shapes the per-question result (``records.py``) and the summaries (``summary.py``).
+polars shapes the per-question result (``question_records.py``) and the summaries (``summary.py``).
 """
 
 from __future__ import annotations
@@ -16,14 +16,15 @@ import polars as pl
 import pyarrow as pa
 
 from ragfunnel.analyzer.cases import AllOf, CaseSet, Evidence, Leaf, load_cases
-from ragfunnel.analyzer.funnel.answers import prepare_cases
-from ragfunnel.analyzer.funnel.records import build_batch, finish
-from ragfunnel.analyzer.funnel.schema import ensure_views
+from ragfunnel.analyzer.errors import InvalidArgument
+from ragfunnel.analyzer.funnel.answer_checks import prepare_cases
+from ragfunnel.analyzer.funnel.evidence_tree import node_table
+from ragfunnel.analyzer.funnel.index_truth import IndexTruth, load_manifest
+from ragfunnel.analyzer.funnel.question_records import build_batch, finish
 from ragfunnel.analyzer.funnel.session import Session
 from ragfunnel.analyzer.funnel.sql import FunnelQuery
+from ragfunnel.analyzer.funnel.stage_source import stage_source
 from ragfunnel.analyzer.funnel.summary import failure_table, metric_table
-from ragfunnel.analyzer.funnel.tree import node_table
-from ragfunnel.analyzer.funnel.truth import IndexTruth, load_manifest
 from ragfunnel.analyzer.store import Store
 
 __all__ = ["DEFAULT_K", "FunnelResult", "analyze", "case_tables"]
@@ -45,6 +46,8 @@ class FunnelResult:
         unmatched_questions: question instances in the store that match no case.
         unmatched_examples: a few of their question keys.
         cases_without_trace: ids of cases no analysed trace asked.
+        notices: what the user should know about how the analysis ran, e.g. that it parsed
+            ``otel_traces`` at read time because the store has no current stage table.
     """
 
     records: pl.DataFrame
@@ -55,6 +58,7 @@ class FunnelResult:
     unmatched_questions: int = 0
     unmatched_examples: tuple[str, ...] = ()
     cases_without_trace: tuple[str, ...] = field(default_factory=tuple)
+    notices: tuple[str, ...] = ()
 
     def record(self, question_id: str) -> pl.DataFrame:
         """The records of one case (every run and occurrence)."""
@@ -145,7 +149,7 @@ def _k_values(k: int | Sequence[int] | None) -> tuple[int, ...]:
         return DEFAULT_K
     values = (k,) if isinstance(k, int) else tuple(k)
     if not values or any(not isinstance(v, int) or v < 1 for v in values):
-        raise ValueError(f"k must be positive integers, got {k!r}")
+        raise InvalidArgument(f"k must be positive integers, got {k!r}", argument="k")
     return tuple(sorted(set(values)))
 
 
@@ -171,7 +175,7 @@ def analyze(
 
     Raises:
         CaseError: the cases file is invalid. ManifestError: the manifest is unreadable.
-        StoreError: the store failed. ValueError: a bad ``k``.
+        StoreError: the store failed. InvalidArgument (a ValueError): a bad ``k``.
     """
     case_set = cases if isinstance(cases, CaseSet) else load_cases(cases)
     k_values = _k_values(k)
@@ -182,8 +186,8 @@ def analyze(
         manifest = index_manifest
     frame, nodes = case_tables(case_set)
     items = int(frame.select(pl.col("n_items").max()).item() or 0)
-    ensure_views(store)
-    with Session(store) as session:
+    source = stage_source(store)
+    with Session(store, source) as session:
         session.load_cases(frame)
         found = session.discover(case_set, runs)
         keys: tuple[str, ...] = ()
@@ -233,4 +237,5 @@ def analyze(
         unmatched_questions=found.unmatched_instances if question is None else 0,
         unmatched_examples=found.unmatched_examples if question is None else (),
         cases_without_trace=tuple(q for q in wanted if q not in asked),
+        notices=source.notices,
     )

@@ -25,10 +25,11 @@ import polars as pl
 import pyarrow as pa
 
 from ragfunnel.analyzer.cases import CaseSet
-from ragfunnel.analyzer.funnel import decide, sql
-from ragfunnel.analyzer.funnel.schema import BUCKETS, stage_table
-from ragfunnel.analyzer.funnel.truth import IndexTruth
+from ragfunnel.analyzer.funnel import decision_table, sql
+from ragfunnel.analyzer.funnel.index_truth import IndexTruth
+from ragfunnel.analyzer.funnel.stage_source import StageSource
 from ragfunnel.analyzer.store import Store, StoreError
+from ragfunnel.analyzer.store.stage_table import BUCKETS
 from ragfunnel.instrumentation.contract import question_hash
 
 __all__ = ["Discovery", "Session", "SideData"]
@@ -98,9 +99,9 @@ def _case_hashes(cases: CaseSet) -> pl.DataFrame:
 class Session:
     """Temporary tables and the queries of one analysis; use as a context manager."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, source: StageSource) -> None:
         self.store = store
-        self.stage_table = stage_table(store)
+        self.stage_table = source.sql
         tag = uuid.uuid4().hex[:12]
         self.keys_table = f"_ragfunnel_{tag}_keys"
         self.items_table = f"_ragfunnel_{tag}_items"
@@ -290,7 +291,7 @@ class Session:
                 return None
             return self.store.query_df(build, self._params(query))
 
-        low_confidence = decide.meta_field("gen", "n_low_confidence")
+        low_confidence = decision_table.meta_field("gen", "n_low_confidence")
 
         return SideData(
             errors=fetch(pl.col("n_errors"), sql.errors_sql(query)),

@@ -19,8 +19,8 @@ from collections.abc import Callable, Sequence
 
 import polars as pl
 
-from ragfunnel.analyzer.funnel.answers import judge_answers
-from ragfunnel.analyzer.funnel.decide import (
+from ragfunnel.analyzer.funnel.answer_checks import judge_answers
+from ragfunnel.analyzer.funnel.decision_table import (
     STAGES,
     item_reasons,
     long_items,
@@ -30,7 +30,12 @@ from ragfunnel.analyzer.funnel.decide import (
     slot_positions,
     slot_scores,
 )
-from ragfunnel.analyzer.funnel.details import (
+from ragfunnel.analyzer.funnel.evidence_tree import evaluate
+from ragfunnel.analyzer.funnel.first_failure import FIRST_FAILURES, oracle_note, question_verdicts
+from ragfunnel.analyzer.funnel.index_truth import IndexTruth
+from ragfunnel.analyzer.funnel.metrics import question_metrics
+from ragfunnel.analyzer.funnel.session import SideData
+from ragfunnel.analyzer.funnel.side_details import (
     conflicts,
     details,
     errors,
@@ -38,11 +43,6 @@ from ragfunnel.analyzer.funnel.details import (
     retriever_ranks,
     samples,
 )
-from ragfunnel.analyzer.funnel.metrics import question_metrics
-from ragfunnel.analyzer.funnel.session import SideData
-from ragfunnel.analyzer.funnel.tree import evaluate
-from ragfunnel.analyzer.funnel.truth import IndexTruth
-from ragfunnel.analyzer.funnel.verdict import FIRST_FAILURES, oracle_note, question_verdicts
 
 __all__ = ["ScoreFetcher", "build_batch", "finish"]
 

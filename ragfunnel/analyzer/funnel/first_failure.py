@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from ragfunnel.analyzer.funnel.decide import PROMPT, STAGES, number_text
+from ragfunnel.analyzer.funnel.decision_table import PROMPT, STAGES, number_text
 
 __all__ = ["FIRST_FAILURES", "oracle_note", "question_verdicts"]
 

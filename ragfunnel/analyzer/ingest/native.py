@@ -56,9 +56,11 @@ class SharedSeen:
         return isinstance(key, str) and self._converter.seen_contains(key)
 
     def add(self, key: str, /) -> None:
+        """Remember ``key`` as seen."""
         self._converter.seen_add(key)
 
     def clear(self) -> None:
+        """Forget every key."""
         self._converter.seen_clear()
 
 

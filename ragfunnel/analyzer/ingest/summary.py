@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ragfunnel.analyzer.errors import AnalyzerError
+
 __all__ = ["IngestError", "IngestSummary", "Skip"]
 
 
-class IngestError(Exception):
+class IngestError(AnalyzerError):
     """Ingest could not run at all (no input, an unreachable Jaeger, an unreadable path)."""
 
 

@@ -4,20 +4,21 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated
 
 import typer
 
-from ragfunnel.analyzer._cli_common import StoreOption
+from ragfunnel.analyzer.cli.app import app
+from ragfunnel.analyzer.cli.errors import fail, reported
+from ragfunnel.analyzer.cli.options import StoreOption
 from ragfunnel.analyzer.ingest import (
     DEFAULT_TRACE_DIR,
-    IngestError,
     IngestSummary,
-    _native,
     ingest_paths,
+    native_converter_available,
     pull_from_jaeger,
 )
-from ragfunnel.analyzer.store import Store, StoreError
+from ragfunnel.analyzer.store import Store
 
 SHOWN_PROBLEMS = 20
 """Problems printed one per line; the rest are counted."""
@@ -44,12 +45,11 @@ Examples:
   ragfunnel ingest --from-jaeger http://localhost:16686 --service rag-api --since 1h
 """
 
-
-def register(app: typer.Typer) -> None:
-    """Add the ``ingest`` command to ``app``."""
-    app.command("ingest", help=INGEST_HELP)(ingest)
+FLAGS = {"url": "--from-jaeger", "service": "--service", "since": "--since", "paths": "PATH"}
+"""Library arguments of ingest and the flags that set them."""
 
 
+@app.command("ingest", help=INGEST_HELP)
 def ingest(
     paths: Annotated[
         list[Path] | None,
@@ -98,31 +98,29 @@ def ingest(
 ) -> None:
     """Load spans into the store (see INGEST_HELP)."""
     if from_jaeger and paths:
-        _fail("give either PATHs or --from-jaeger, not both")
+        fail("ingest", "give either PATHs or --from-jaeger, not both")
     if bool(from_jaeger) != bool(service):
-        _fail("--from-jaeger URL and --service NAME go together")
+        fail("ingest", "--from-jaeger URL and --service NAME go together")
     if not from_jaeger and not paths and not DEFAULT_TRACE_DIR.is_dir():
-        _fail(
+        fail(
+            "ingest",
             f"no PATH given and no trace folder at {DEFAULT_TRACE_DIR}/ "
-            "(an app writes there once ragfunnel.configure() has run)"
+            "(an app writes there once ragfunnel.configure() has run)",
         )
-    try:
-        with Store.open(store) as opened:
-            if from_jaeger and service:
-                summary = pull_from_jaeger(opened, from_jaeger, service, since)
-            else:
-                summary = ingest_paths(
-                    opened,
-                    paths or [DEFAULT_TRACE_DIR],
-                    strict=strict,
-                    progress=not quiet and sys.stderr.isatty(),
-                    rescan=rescan,
-                )
-    except (StoreError, IngestError) as exc:
-        _fail(str(exc))
+    with reported("ingest", flags=FLAGS), Store.open(store) as opened:
+        if from_jaeger and service:
+            summary = pull_from_jaeger(opened, from_jaeger, service, since)
+        else:
+            summary = ingest_paths(
+                opened,
+                paths or [DEFAULT_TRACE_DIR],
+                strict=strict,
+                progress=not quiet and sys.stderr.isatty(),
+                rescan=rescan,
+            )
     _report(summary, quiet=quiet, unit="Jaeger answer" if from_jaeger else "file")
     if not from_jaeger and summary.files == 0 and summary.unchanged == 0:
-        _fail("no trace files found")
+        fail("ingest", "no trace files found")
     if not from_jaeger and summary.read == 0 and summary.skipped:
         raise typer.Exit(1)
     if strict and summary.skipped:
@@ -144,14 +142,9 @@ def _report(summary: IngestSummary, *, quiet: bool, unit: str) -> None:
             else ""
         )
         typer.echo(summary.describe() + files)
-        if summary.read >= SLOW_HINT_SPANS and not _native.available():
+        if summary.read >= SLOW_HINT_SPANS and not native_converter_available():
             typer.echo(
                 "ingest: lines were converted by the Python converter; ragfunnel-native "
                 "(pip install ./native from the ragfunnel source) converts them about 3x faster",
                 err=True,
             )
-
-
-def _fail(message: str) -> NoReturn:
-    typer.echo(f"ragfunnel ingest: {message}", err=True)
-    raise typer.Exit(1)

@@ -1,14 +1,16 @@
-"""The ``ragfunnel`` command line: a thin layer over the analyzer's library functions.
+"""The ``ragfunnel`` Typer app and its entry point; commands attach themselves to :data:`app`.
 
-Commands parse arguments, call the library, and turn library errors into one clear message with
-a non-zero exit. Each command group lives in its own ``_cli_*`` module and registers itself here.
+Each command module (``cli/ingest.py``, ``cli/analyze.py`` ...) imports :data:`app` from here
+and decorates its own function with ``@app.command()``; ``cli/__init__.py`` imports every
+command module, so importing ``ragfunnel.analyzer.cli`` gives the complete app. This module
+must never import a command module (the arrows point from the commands to the app).
 """
 
 from __future__ import annotations
 
 import typer
 
-from ragfunnel.analyzer import _cli_common
+__all__ = ["app", "main"]
 
 app = typer.Typer(
     name="ragfunnel",
@@ -23,9 +25,6 @@ app = typer.Typer(
 def _root() -> None:
     """Find where each wrong RAG answer was born: ingest traces, rebuild funnels, report."""
     # A callback keeps ``ragfunnel COMMAND`` a group even while only one command is registered.
-
-
-_cli_common.register_all(app)
 
 
 def main() -> None:

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import polars as pl
 
-from ragfunnel.analyzer.funnel.answers import judge_answers, normalize_texts
-from ragfunnel.analyzer.funnel.decide import unpack
+from ragfunnel.analyzer.funnel.answer_checks import judge_answers, normalize_texts
+from ragfunnel.analyzer.funnel.decision_table import unpack
 from ragfunnel.analyzer.funnel.session import SideData
 
 __all__ = ["conflicts", "details", "errors", "retriever_names", "retriever_ranks", "samples"]

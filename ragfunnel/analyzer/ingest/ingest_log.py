@@ -12,8 +12,8 @@ the byte offset after the last complete line, the line number there, a hash of t
 - Anything else — another head, a shorter file, a compressed or pretty-printed file that changed —
   is read from the start.
 
-The record lives in the store itself (table ``ragfunnel_ingest_log`` next to the traces), so
-it goes away with the store. As a safety net, a file is passed over only while the traces table
+The log lives in the store itself (table ``ragfunnel_ingest_log`` next to the traces, made by
+``ragfunnel.analyzer.store.migrations``), so it goes away with the store. As a safety net, a file is passed over only while the traces table
 still holds at least as many spans in the file's time window as were read from it; when rows
 were deleted, the file is read again (de-duplication keeps that safe). ``rescan`` ignores the
 record altogether.
@@ -29,37 +29,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ragfunnel.analyzer.store import StoreError
+from ragfunnel.analyzer.store.migrations import ensure_ingest_log
 
 if TYPE_CHECKING:
     from ragfunnel.analyzer.store import Store
 
-__all__ = ["HEAD_BYTES", "Manifest", "Plan", "Record"]
+__all__ = ["HEAD_BYTES", "FileRecord", "IngestLog", "ReadPlan", "head_hash"]
 
 HEAD_BYTES = 64 << 10
 """How much of a file's start is hashed to tell the same file, grown, from another one."""
 
-_TABLE = "ragfunnel_ingest_log"
-_DDL = """
-CREATE TABLE IF NOT EXISTS {table} (
-    TracesTable String,
-    Host String,
-    Path String,
-    Size UInt64,
-    MtimeNs Int64,
-    Head String,
-    Offset UInt64,
-    Line UInt64,
-    Resumable Bool,
-    Spans UInt64,
-    Low Int64,
-    High Int64,
-    RecordedAt DateTime64(6) DEFAULT now64(6)
-) ENGINE = MergeTree ORDER BY (TracesTable, Host, Path, RecordedAt)
-"""
-
 
 @dataclass(frozen=True)
-class Record:
+class FileRecord:
     """Where an ingest stopped reading one file."""
 
     size: int
@@ -77,13 +59,13 @@ class Record:
 
 
 @dataclass(frozen=True)
-class Plan:
+class ReadPlan:
     """How to read a file this time: not at all, or from a byte offset and line number."""
 
     skip: bool = False
     offset: int = 0
     line: int = 0
-    previous: Record | None = None
+    previous: FileRecord | None = None
 
 
 def head_hash(path: Path, length: int) -> str:
@@ -92,45 +74,45 @@ def head_hash(path: Path, length: int) -> str:
         return hashlib.sha256(file.read(min(length, HEAD_BYTES))).hexdigest()
 
 
-class Manifest:
+class IngestLog:
     """The ingest log of one store and traces table."""
 
     def __init__(self, store: Store) -> None:
         self._store = store
         self._host = socket.gethostname()
-        self._table = f"`{store.database}`.`{_TABLE}`"
+        self._table = ""
         self.error = ""
         """Why the log cannot be kept (a user without CREATE TABLE rights), if it cannot."""
-        self._records: dict[str, Record] = {}
+        self._records: dict[str, FileRecord] = {}
         try:
-            store.command(_DDL.format(table=self._table))
+            self._table = ensure_ingest_log(store)
             self._records = self._latest()
         except StoreError as exc:
             self.error = str(exc)
 
-    def plan(self, path: Path, stat: os.stat_result) -> Plan:
+    def plan(self, path: Path, stat: os.stat_result) -> ReadPlan:
         """How much of ``path`` to read, given what earlier ingests recorded."""
         if self.error:
-            return Plan()
+            return ReadPlan()
         try:
             record = self._records.get(str(path.resolve()))
             if record is None or not self._still_stored(record):
-                return Plan()
+                return ReadPlan()
         except StoreError as exc:
             self.error = str(exc)
-            return Plan()
+            return ReadPlan()
         if record.head != head_hash(path, record.offset):
-            return Plan()
+            return ReadPlan()
         if (stat.st_size, stat.st_mtime_ns) == (record.size, record.mtime_ns) and (
             not record.resumable or record.offset == record.size
         ):
-            return Plan(skip=True, previous=record)
+            return ReadPlan(skip=True, previous=record)
         if record.resumable and stat.st_size > record.offset:
             # Grown since (or a cut-off last line to read again): go on from the last full line.
-            return Plan(offset=record.offset, line=record.line, previous=record)
-        return Plan()
+            return ReadPlan(offset=record.offset, line=record.line, previous=record)
+        return ReadPlan()
 
-    def record(self, path: Path, record: Record) -> None:
+    def record(self, path: Path, record: FileRecord) -> None:
         """Remember where reading ``path`` stopped (a failure only costs the next ingest time)."""
         if self.error:
             return
@@ -139,7 +121,7 @@ class Manifest:
         except StoreError as exc:
             self.error = str(exc)
 
-    def _insert(self, path: Path, record: Record) -> None:
+    def _insert(self, path: Path, record: FileRecord) -> None:
         self._store.command(
             f"INSERT INTO {self._table} (TracesTable, Host, Path, Size, MtimeNs, Head, Offset, Line, "
             "Resumable, Spans, Low, High) VALUES ({t:String}, {host:String}, {path:String}, "
@@ -161,7 +143,7 @@ class Manifest:
             },
         )
 
-    def _latest(self) -> dict[str, Record]:
+    def _latest(self) -> dict[str, FileRecord]:
         """The latest record of every file this host ingested into this table: one query."""
         columns = ("Size", "MtimeNs", "Head", "Offset", "Line", "Resumable", "Spans", "Low", "High")
         latest = ", ".join(f"argMax({name}, RecordedAt) AS {name}" for name in columns)
@@ -171,7 +153,7 @@ class Manifest:
             {"t": self._store.table, "host": self._host},
         ).to_pylist()
         return {
-            row["Path"]: Record(
+            row["Path"]: FileRecord(
                 size=row["Size"],
                 mtime_ns=row["MtimeNs"],
                 head=row["Head"],
@@ -185,7 +167,7 @@ class Manifest:
             for row in rows
         }
 
-    def _still_stored(self, record: Record) -> bool:
+    def _still_stored(self, record: FileRecord) -> bool:
         if not record.spans:
             return True
         held = self._store.command(

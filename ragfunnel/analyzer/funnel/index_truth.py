@@ -27,11 +27,19 @@ from pathlib import Path
 
 import polars as pl
 
+from ragfunnel.analyzer.errors import AnalyzerError
+
 __all__ = ["IndexTruth", "ManifestError", "load_manifest"]
 
 
-class ManifestError(ValueError):
-    """The index manifest cannot be read; the message names the file and line."""
+class ManifestError(AnalyzerError, ValueError):
+    """The index manifest cannot be read; the message names the file and line.
+
+    Also a ``ValueError``, as it was before :class:`AnalyzerError` existed.
+    """
+
+    def __init__(self, message: str, *, argument: str = "index_manifest") -> None:
+        super().__init__(message, argument=argument)
 
 
 def load_manifest(path: str | Path) -> frozenset[str]:

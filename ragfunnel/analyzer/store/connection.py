@@ -1,13 +1,8 @@
-"""The span store: ClickHouse's ``otel_traces`` table, embedded (chdb) or on a server.
+"""An open store: one clickhouse-connect client on ``otel_traces``, embedded (chdb) or on a server.
 
-One client library (clickhouse-connect), one SQL dialect and one schema — the OpenTelemetry
-Collector clickhouseexporter's ``otel_traces`` (v0.165) — whether spans come from a laptop's
-trace files or a production collector. A store is addressed by one DSN:
-
-- ``chdb:///abs/path`` or ``chdb://relative/path`` (relative to the working directory): the
-  embedded ClickHouse engine, in this process. A bare filesystem path means the same.
-- ``http(s)://user:password@host:8123/database``: a ClickHouse server or cluster. The user and
-  password may instead come from ``CLICKHOUSE_USER`` / ``CLICKHOUSE_PASSWORD``.
+One client library, one SQL dialect and one schema — the OpenTelemetry Collector
+clickhouseexporter's ``otel_traces`` (v0.165, :mod:`.traces_table`) — whether spans come from a
+laptop's trace files or a production collector. DSNs are parsed in :mod:`.dsn`.
 
 chdb runs one engine per process, bound to one data path: while a store on path A is open, a
 store on path B cannot be (closing every store on A frees the engine). Stores on the *same*
@@ -16,7 +11,9 @@ that need isolated stores either close each store before opening the next or sha
 with a database each.
 
 This module must never put a user value into SQL text (values go as bound parameters;
-identifiers are validated and quoted) and never let a password reach a message.
+identifiers are validated and quoted) and never let a password reach a message. It creates
+only ``otel_traces`` (and its database); every object the analyzer owns is made by
+:mod:`.migrations`.
 """
 
 from __future__ import annotations
@@ -26,106 +23,29 @@ import os
 import re
 import tempfile
 import threading
-from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, cast
-from urllib.parse import unquote, urlsplit
 
 from clickhouse_connect.driver.exceptions import ClickHouseError
+
+from ragfunnel.analyzer.store.dsn import (
+    DEFAULT_DSN,
+    ENV_STORE,
+    Target,
+    check_identifier,
+    parse_dsn,
+    quote,
+)
+from ragfunnel.analyzer.store.errors import StoreError
+from ragfunnel.analyzer.store.traces_table import TRACES_COLUMNS, traces_ddl
 
 if TYPE_CHECKING:
     import polars
     import pyarrow
 
-__all__ = [
-    "DEFAULT_DSN",
-    "ENV_STORE",
-    "TRACES_COLUMNS",
-    "Store",
-    "StoreError",
-    "redact_dsn",
-]
+__all__ = ["Store"]
 
-DEFAULT_DSN = "chdb://.ragfunnel/store"
-"""The embedded store under the working directory; ``RAGFUNNEL_STORE`` overrides it."""
-
-ENV_STORE = "RAGFUNNEL_STORE"
-ENV_USER = "CLICKHOUSE_USER"
-ENV_PASSWORD = "CLICKHOUSE_PASSWORD"  # noqa: S105 - the variable's name, not a password
-
-TRACES_COLUMNS: dict[str, str] = {
-    "Timestamp": "DateTime64(9)",
-    "TraceId": "String",
-    "SpanId": "String",
-    "ParentSpanId": "String",
-    "TraceState": "String",
-    "SpanName": "LowCardinality(String)",
-    "SpanKind": "LowCardinality(String)",
-    "ServiceName": "LowCardinality(String)",
-    "ResourceAttributes": "Map(LowCardinality(String), String)",
-    "ScopeName": "String",
-    "ScopeVersion": "String",
-    "SpanAttributes": "Map(LowCardinality(String), String)",
-    "Duration": "UInt64",
-    "StatusCode": "LowCardinality(String)",
-    "StatusMessage": "String",
-    "Events.Timestamp": "Array(DateTime64(9))",
-    "Events.Name": "Array(LowCardinality(String))",
-    "Events.Attributes": "Array(Map(LowCardinality(String), String))",
-    "Links.TraceId": "Array(String)",
-    "Links.SpanId": "Array(String)",
-    "Links.TraceState": "Array(String)",
-    "Links.Attributes": "Array(Map(LowCardinality(String), String))",
-}
-"""The columns of ``otel_traces`` as ``system.columns`` reports them (Nested ones flattened)."""
-
-# The clickhouseexporter's DDL (v0.165, internal/sqltemplates/traces_table.sql), restated for
-# ragfunnel; like the exporter's, without a TTL unless one is configured. The exporter also makes
-# an `otel_traces_trace_id_ts` lookup table fed by a materialized view, for Grafana's trace
-# search; ragfunnel does not need it, and the view would cost every insert a GROUP BY, so an
-# embedded store goes without it (a collector-made table keeps its view, and ingest feeds it).
-_TRACES_DDL = """
-CREATE TABLE IF NOT EXISTS {table} (
-    Timestamp DateTime64(9) CODEC(Delta, ZSTD(3)),
-    TraceId String CODEC(ZSTD(3)),
-    SpanId String CODEC(ZSTD(3)),
-    ParentSpanId String CODEC(ZSTD(3)),
-    TraceState String CODEC(ZSTD(3)),
-    SpanName LowCardinality(String) CODEC(ZSTD(3)),
-    SpanKind LowCardinality(String) CODEC(ZSTD(3)),
-    ServiceName LowCardinality(String) CODEC(ZSTD(3)),
-    ResourceAttributes Map(LowCardinality(String), String) CODEC(ZSTD(3)),
-    ScopeName String CODEC(ZSTD(3)),
-    ScopeVersion String CODEC(ZSTD(3)),
-    SpanAttributes Map(LowCardinality(String), String) CODEC(ZSTD(3)),
-    Duration UInt64 CODEC(ZSTD(3)),
-    StatusCode LowCardinality(String) CODEC(ZSTD(3)),
-    StatusMessage String CODEC(ZSTD(3)),
-    Events Nested (
-        Timestamp DateTime64(9),
-        Name LowCardinality(String),
-        Attributes Map(LowCardinality(String), String)
-    ) CODEC(ZSTD(3)),
-    Links Nested (
-        TraceId String,
-        SpanId String,
-        TraceState String,
-        Attributes Map(LowCardinality(String), String)
-    ) CODEC(ZSTD(3)),
-    INDEX idx_trace_id TraceId TYPE bloom_filter(0.001) GRANULARITY 1,
-    INDEX idx_res_attr_key mapKeys(ResourceAttributes) TYPE bloom_filter(0.01) GRANULARITY 1,
-    INDEX idx_res_attr_value mapValues(ResourceAttributes) TYPE bloom_filter(0.01) GRANULARITY 1,
-    INDEX idx_span_attr_key mapKeys(SpanAttributes) TYPE bloom_filter(0.01) GRANULARITY 1,
-    INDEX idx_span_attr_value mapValues(SpanAttributes) TYPE bloom_filter(0.01) GRANULARITY 1,
-    INDEX idx_duration Duration TYPE minmax GRANULARITY 1
-) ENGINE = MergeTree()
-PARTITION BY toDate(Timestamp)
-ORDER BY (ServiceName, SpanName, toDateTime(Timestamp))
-SETTINGS index_granularity = 8192, ttl_only_drop_parts = 1
-"""
-
-_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]{0,127}")
 _SPACES = re.compile(r"\s+")
 _HTTP_PORTS = {"http": 8123, "https": 8443}
 
@@ -143,109 +63,6 @@ _engine_lock = threading.Lock()
 _engine_users: dict[str, int] = {}
 
 
-class StoreError(Exception):
-    """The store cannot be opened or used; the message says why and never holds a password."""
-
-
-@dataclass(frozen=True)
-class _Target:
-    """A parsed DSN."""
-
-    embedded: bool
-    path: str = ""
-    host: str = ""
-    port: int = 0
-    secure: bool = False
-    username: str = ""
-    password: str = ""
-    database: str = ""
-
-    def scrub(self, exc: BaseException) -> str:
-        """``exc``'s message, with the password (if any) replaced by ``***``."""
-        message = str(exc).strip() or type(exc).__name__
-        return message.replace(self.password, "***") if self.password else message
-
-    @property
-    def redacted(self) -> str:
-        if self.embedded:
-            return f"chdb://{self.path}"
-        scheme = "https" if self.secure else "http"
-        user = (
-            f"{self.username}:***@"
-            if self.password
-            else (f"{self.username}@" if self.username else "")
-        )
-        database = f"/{self.database}" if self.database else ""
-        return f"{scheme}://{user}{self.host}:{self.port}{database}"
-
-
-def _parse_dsn(dsn: str) -> _Target:
-    if "://" not in dsn:
-        return _embedded_target(dsn)
-    scheme, _, rest = dsn.partition("://")
-    scheme = scheme.lower()
-    if scheme == "chdb":
-        if not rest:
-            raise StoreError(
-                "the chdb DSN names no path: use chdb:///abs/path or chdb://relative/path"
-            )
-        return _embedded_target(rest)
-    if scheme in _HTTP_PORTS:
-        try:
-            parts = urlsplit(dsn)
-            port = parts.port or _HTTP_PORTS[scheme]
-        except ValueError as exc:
-            raise StoreError(f"cannot parse the store DSN {redact_dsn(dsn)}: {exc}") from None
-        if not parts.hostname:
-            raise StoreError(f"the store DSN {redact_dsn(dsn)} names no host")
-        database = unquote(parts.path.strip("/").split("/")[0]) if parts.path else ""
-        return _Target(
-            embedded=False,
-            host=parts.hostname,
-            port=port,
-            secure=scheme == "https",
-            username=unquote(parts.username)
-            if parts.username
-            else os.environ.get(ENV_USER, "default"),
-            password=unquote(parts.password)
-            if parts.password
-            else os.environ.get(ENV_PASSWORD, ""),
-            database=database,
-        )
-    raise StoreError(
-        f"unknown store scheme {scheme!r} in {redact_dsn(dsn)}: use chdb:///path, "
-        "http://host:8123/database or https://host:8443/database"
-    )
-
-
-def _embedded_target(path: str) -> _Target:
-    return _Target(embedded=True, path=str(Path(path).expanduser().absolute()))
-
-
-def redact_dsn(dsn: str) -> str:
-    """``dsn`` with any password replaced by ``***``, for messages."""
-    scheme, sep, rest = dsn.partition("://")
-    if not sep:
-        return dsn
-    authority, slash, tail = rest.partition("/")
-    userinfo, at, hostport = authority.rpartition("@")
-    if at and ":" in userinfo:
-        userinfo = userinfo.split(":", 1)[0] + ":***"
-    return f"{scheme}://{userinfo}{at}{hostport}{slash}{tail}"
-
-
-def _check_identifier(kind: str, name: str) -> str:
-    if not _IDENTIFIER.fullmatch(name):
-        raise StoreError(
-            f"{kind} name {name!r} is not allowed: use letters, digits, '_' or '-' (at most 128)"
-        )
-    return name
-
-
-def _quote(*names: str) -> str:
-    return ".".join(f"`{name}`" for name in names)
-
-
 class Store:
     """An open ``otel_traces`` store; create one with :meth:`Store.open`.
 
@@ -255,6 +72,7 @@ class Store:
         database: the database holding the traces table.
         table: the traces table's name.
         traces_table: the quoted qualified table name, e.g. ```otel`.`otel_traces```.
+        read_only: the session may only read (see :meth:`open`).
     """
 
     dsn_redacted: str
@@ -262,15 +80,19 @@ class Store:
     database: str
     table: str
     traces_table: str
+    read_only: bool
 
-    def __init__(self, target: _Target, client: Any, database: str, table: str) -> None:
+    def __init__(
+        self, target: Target, client: Any, database: str, table: str, *, read_only: bool = False
+    ) -> None:
         self._target = target
+        self.read_only = read_only
         self._closed = False
         self.client = client
         self.dsn_redacted = target.redacted
         self.database = database
         self.table = table
-        self.traces_table = _quote(database, table)
+        self.traces_table = quote(database, table)
 
     @classmethod
     def open(
@@ -280,6 +102,7 @@ class Store:
         database: str = "otel",
         table: str = "otel_traces",
         create: bool = True,
+        read_only: bool = False,
     ) -> Store:
         """Open the store at ``dsn`` (else ``$RAGFUNNEL_STORE``, else :data:`DEFAULT_DSN`).
 
@@ -287,21 +110,59 @@ class Store:
         existing table is checked column by column and never recreated. A database named in an
         HTTP DSN's path takes precedence over ``database``.
 
+        With ``read_only`` nothing is created and the session runs with ClickHouse's
+        ``readonly = 2``: the engine itself refuses every write to a database (INSERT, CREATE,
+        ALTER, DROP), while the session's own temporary tables, which the analysis keeps its
+        case data in, still work (docs/deployment.md).
+
         Raises:
             StoreError: bad DSN, unreachable server, failed login, or a table whose columns
                 differ from the exporter's ``otel_traces``.
         """
-        target = _parse_dsn(dsn or os.environ.get(ENV_STORE) or DEFAULT_DSN)
-        database = _check_identifier("database", target.database or database)
-        table = _check_identifier("table", table)
-        client = _open_embedded(target, create=create) if target.embedded else _open_server(target)
-        store = cls(target, client, database, table)
+        target = parse_dsn(dsn or os.environ.get(ENV_STORE) or DEFAULT_DSN)
+        database = check_identifier("database", target.database or database)
+        table = check_identifier("table", table)
+        create = create and not read_only
+        settings = {"readonly": 2} if read_only else {}
+        client = (
+            _open_embedded(target, create=create, settings=settings)
+            if target.embedded
+            else _open_server(target, settings=settings)
+        )
+        store = cls(target, client, database, table, read_only=read_only)
         try:
             store._prepare(create=create)
         except BaseException:
             store.close()
             raise
         return store
+
+    @classmethod
+    def open_for_analysis(
+        cls,
+        dsn: str | None = None,
+        *,
+        database: str = "otel",
+        table: str = "otel_traces",
+        read_only: bool | None = None,
+    ) -> Store:
+        """Open a store to analyse: never created, and read-only unless it is embedded.
+
+        A server store is opened read-only (:meth:`open`): an analysis must not write to a
+        production cluster. The embedded store is the user's own and stays writable unless
+        ``read_only`` is true, so that its first analysis may prepare the stage table.
+
+        Raises:
+            StoreError: as :meth:`open`; also when there is no store or traces table.
+        """
+        if read_only is None:
+            read_only = not parse_dsn(dsn or os.environ.get(ENV_STORE) or DEFAULT_DSN).embedded
+        return cls.open(dsn, database=database, table=table, create=False, read_only=read_only)
+
+    @property
+    def embedded(self) -> bool:
+        """Whether this is the embedded engine (chdb), which the user owns, not a server."""
+        return self._target.embedded
 
     def __enter__(self) -> Store:
         return self
@@ -315,7 +176,8 @@ class Store:
         self.close()
 
     def __repr__(self) -> str:
-        return f"Store({self.dsn_redacted!r}, table={self.traces_table})"
+        mode = ", read_only=True" if self.read_only else ""
+        return f"Store({self.dsn_redacted!r}, table={self.traces_table}{mode})"
 
     def close(self) -> None:
         """Close the client; for an embedded store, release the engine when no store uses it."""
@@ -359,8 +221,8 @@ class Store:
         With ``temporary``, ``table`` is a temporary table of this session (it belongs to no
         database).
         """
-        _check_identifier("table", table)
-        where = _quote(table) if temporary else _quote(self.database, table)
+        check_identifier("table", table)
+        where = quote(table) if temporary else quote(self.database, table)
         try:
             if temporary:
                 self.client.insert_arrow(table, data)
@@ -396,7 +258,7 @@ class Store:
             for number in range(files):
                 with pa.ipc.new_file(f"{folder}/{number}.arrow", data.schema) as writer:
                     writer.write_table(data.slice(number * step, step))
-            names = ", ".join(_quote(name) for name in columns)
+            names = ", ".join(quote(name) for name in columns)
             self.client.command(
                 f"INSERT INTO {self.traces_table} ({names}) SELECT {names} "
                 "FROM file({files:String}, 'Arrow', {structure:String}) "
@@ -408,7 +270,7 @@ class Store:
                 parameters={
                     "files": f"{folder}/{{0..{files - 1}}}.arrow",
                     "structure": ", ".join(
-                        f"{_quote(name)} {TRACES_COLUMNS[name]}" for name in columns
+                        f"{quote(name)} {TRACES_COLUMNS[name]}" for name in columns
                     ),
                 },
             )
@@ -422,7 +284,8 @@ class Store:
             if not create:
                 raise StoreError(
                     f"there is no table {self.traces_table} in {self.dsn_redacted}: "
-                    "ingest traces first (ragfunnel ingest), or point --store at the right place"
+                    "ingest traces first, or open the store that holds them",
+                    argument="dsn",
                 )
             self._create_schema()
             found = self._columns(self.table)
@@ -453,15 +316,15 @@ class Store:
             )
 
     def _create_schema(self) -> None:
-        self.command(f"CREATE DATABASE IF NOT EXISTS {_quote(self.database)}")
-        self.command(_TRACES_DDL.format(table=self.traces_table))
+        self.command(f"CREATE DATABASE IF NOT EXISTS {quote(self.database)}")
+        self.command(traces_ddl(self.traces_table))
 
 
-def _open_embedded(target: _Target, *, create: bool) -> Any:
+def _open_embedded(target: Target, *, create: bool, settings: dict[str, Any]) -> Any:
     import clickhouse_connect
 
     if not create and not Path(target.path).is_dir():
-        raise StoreError(f"there is no store at {target.redacted}")
+        raise StoreError(f"there is no store at {target.redacted}", argument="dsn")
     with _engine_lock:
         busy = [path for path, users in _engine_users.items() if users and path != target.path]
         if busy:
@@ -472,14 +335,16 @@ def _open_embedded(target: _Target, *, create: bool) -> Any:
             )
         Path(target.path).mkdir(parents=True, exist_ok=True)
         try:
-            client = clickhouse_connect.get_client(interface="chdb", path=target.path)
+            client = clickhouse_connect.get_client(
+                interface="chdb", path=target.path, settings=settings
+            )
         except _CLIENT_ERRORS as exc:
             raise StoreError(f"cannot open the embedded store {target.redacted}: {exc}") from None
         _engine_users[target.path] = _engine_users.get(target.path, 0) + 1
     return client
 
 
-def _open_server(target: _Target) -> Any:
+def _open_server(target: Target, *, settings: dict[str, Any]) -> Any:
     import clickhouse_connect
 
     try:
@@ -490,6 +355,7 @@ def _open_server(target: _Target) -> Any:
             password=target.password,
             secure=target.secure,
             interface="https" if target.secure else "http",
+            settings=settings,
         )
     except _CLIENT_ERRORS as exc:
         raise StoreError(f"cannot connect to {target.redacted}: {target.scrub(exc)}") from None

@@ -51,30 +51,42 @@ class AnyValue(msgspec.Struct, gc=False):
 
 
 class ArrayValue(msgspec.Struct, gc=False):
+    """OTLP JSON ``ArrayValue``."""
+
     values: list[AnyValue] = []
 
 
 class KeyValue(msgspec.Struct, gc=False):
+    """OTLP JSON ``KeyValue``."""
+
     key: str = ""
     value: AnyValue | None = None
 
 
 class KeyValueList(msgspec.Struct, gc=False):
+    """OTLP JSON ``KeyValueList``."""
+
     values: list[KeyValue] = []
 
 
 class Status(msgspec.Struct, gc=False):
+    """OTLP JSON ``Status``."""
+
     code: int | str = 0
     message: str = ""
 
 
 class Event(msgspec.Struct, gc=False):
+    """OTLP JSON ``Event``."""
+
     timeUnixNano: int | str = 0
     name: str = ""
     attributes: list[KeyValue] = []
 
 
 class Link(msgspec.Struct, gc=False):
+    """OTLP JSON ``Link``."""
+
     traceId: str = ""
     spanId: str = ""
     traceState: str = ""
@@ -82,6 +94,8 @@ class Link(msgspec.Struct, gc=False):
 
 
 class Span(msgspec.Struct, gc=False):
+    """OTLP JSON ``Span``."""
+
     traceId: str = ""
     spanId: str = ""
     parentSpanId: str = ""
@@ -97,20 +111,28 @@ class Span(msgspec.Struct, gc=False):
 
 
 class Scope(msgspec.Struct, gc=False):
+    """OTLP JSON ``Scope``."""
+
     name: str = ""
     version: str = ""
 
 
 class ScopeSpans(msgspec.Struct, gc=False):
+    """OTLP JSON ``ScopeSpans``."""
+
     scope: Scope | None = None
     spans: list[Span] = []
 
 
 class Resource(msgspec.Struct, gc=False):
+    """OTLP JSON ``Resource``."""
+
     attributes: list[KeyValue] = []
 
 
 class ResourceSpans(msgspec.Struct, gc=False):
+    """OTLP JSON ``ResourceSpans``."""
+
     resource: Resource | None = None
     scopeSpans: list[ScopeSpans] = []
 
