@@ -1,12 +1,9 @@
-"""The judges' two tables beside ``otel_traces``: verdicts, and the judge cache.
+"""Reading and writing the judges' two tables: verdicts, and the judge cache.
 
-``ragfunnel_verdicts_v1`` holds one row per judged answer (a generate span) and judge: the
-claims with their verdicts, supporting ids and missing terms, the faithfulness, the answer's
-correctness and the signals that flagged it. The funnel reads it; ``ragfunnel judge`` writes
-it. ``ragfunnel_judge_cache_v1`` maps cache keys to judge results (``cache.py``). Both are
-ReplacingMergeTree tables, so writing a verdict again replaces the old one.
-
-This module reads and writes those two tables and nothing else.
+The tables' layout lives in the store (``store/verdict_tables.py``) and ``migrate`` creates
+them (revision 2); here rows go in and out, with Arrow types matching the layout. Writing
+applies the store's pending revisions first (judging is an explicit request to write);
+reading never creates anything.
 """
 
 from __future__ import annotations
@@ -17,6 +14,9 @@ from typing import TYPE_CHECKING, Any, cast
 
 import polars as pl
 import pyarrow as pa
+
+from ragfunnel.analyzer.store.migrations import migrate, verdicts_ready
+from ragfunnel.analyzer.store.verdict_tables import CACHE_TABLE, VERDICT_COLUMNS, VERDICTS_TABLE
 
 if TYPE_CHECKING:
     from ragfunnel.analyzer.store import Store
@@ -33,57 +33,18 @@ __all__ = [
     "table_exists",
 ]
 
-VERDICTS_TABLE = "ragfunnel_verdicts_v1"
-CACHE_TABLE = "ragfunnel_judge_cache_v1"
-
-VERDICT_COLUMNS: tuple[tuple[str, str, pa.DataType], ...] = (
-    ("TraceId", "String", pa.string()),
-    ("SpanId", "String", pa.string()),
-    ("QuestionKey", "String", pa.string()),
-    ("RunId", "LowCardinality(String)", pa.string()),
-    ("Mode", "LowCardinality(String)", pa.string()),
-    ("Judge", "LowCardinality(String)", pa.string()),
-    ("Policy", "LowCardinality(String)", pa.string()),
-    ("AnswerHash", "String", pa.string()),
-    ("ContextHash", "String", pa.string()),
-    ("Abstained", "UInt8", pa.uint8()),
-    ("Faithfulness", "Nullable(Float64)", pa.float64()),
-    ("ClaimTexts", "Array(String)", pa.list_(pa.string())),
-    ("ClaimVerdicts", "Array(Float64)", pa.list_(pa.float64())),
-    ("ClaimLabels", "Array(String)", pa.list_(pa.string())),
-    ("ClaimSupportingIds", "Array(Array(String))", pa.list_(pa.list_(pa.string()))),
-    ("ClaimMissing", "Array(String)", pa.list_(pa.string())),
-    ("Correctness", "LowCardinality(String)", pa.string()),
-    ("CorrectnessReason", "String", pa.string()),
-    ("Signals", "Array(String)", pa.list_(pa.string())),
-    ("Sampled", "UInt8", pa.uint8()),
-    ("JudgedAt", "DateTime64(3)", pa.timestamp("ms")),
-)
-
-
-def verdicts_ddl(database: str) -> str:
-    """The verdicts table's CREATE statement."""
-    columns = ",\n    ".join(f"`{name}` {kind}" for name, kind, _ in VERDICT_COLUMNS)
-    return (
-        f"CREATE TABLE IF NOT EXISTS `{database}`.`{VERDICTS_TABLE}` (\n    {columns}\n) "
-        "ENGINE = ReplacingMergeTree(JudgedAt) ORDER BY (TraceId, SpanId, Judge)"
-    )
-
-
-def cache_ddl(database: str) -> str:
-    """The judge cache table's CREATE statement."""
-    return (
-        f"CREATE TABLE IF NOT EXISTS `{database}`.`{CACHE_TABLE}` (Key String, "
-        "Kind LowCardinality(String), Model LowCardinality(String), "
-        "PromptVersion LowCardinality(String), Value String, "
-        "CreatedAt DateTime64(3) DEFAULT now64(3)) ENGINE = ReplacingMergeTree ORDER BY Key"
-    )
+_ARROW: dict[str, pa.DataType] = {
+    "String": pa.string(), "LowCardinality(String)": pa.string(), "UInt8": pa.uint8(),
+    "Nullable(Float64)": pa.float64(), "Array(String)": pa.list_(pa.string()),
+    "Array(Float64)": pa.list_(pa.float64()),
+    "Array(Array(String))": pa.list_(pa.list_(pa.string())), "DateTime64(3)": pa.timestamp("ms"),
+}  # fmt: skip
+_TYPES = [(name, _ARROW[kind]) for name, kind in VERDICT_COLUMNS]
 
 
 def ensure_tables(store: Store) -> None:
-    """Create both tables when missing (judging writes; reading never creates)."""
-    store.command(verdicts_ddl(store.database))
-    store.command(cache_ddl(store.database))
+    """Apply the store's pending revisions, which include both judge tables."""
+    migrate(store)
 
 
 def table_exists(store: Store, table: str) -> bool:
@@ -130,7 +91,7 @@ def insert_verdicts(store: Store, rows: Sequence[VerdictRow]) -> None:
             name: pa.array(
                 [r.get(name, now) if name == "JudgedAt" else r[name] for r in rows], kind
             )
-            for name, _, kind in VERDICT_COLUMNS
+            for name, kind in _TYPES
         }
     )
     store.insert_arrow(VERDICTS_TABLE, data)
@@ -142,8 +103,8 @@ def read_verdicts(store: Store, *, runs: Sequence[str] = ()) -> pl.DataFrame:
     An empty frame with the table's columns when nothing was judged yet; the store is never
     written to.
     """
-    if not table_exists(store, VERDICTS_TABLE):
-        empty = pa.table({name: pa.array([], kind) for name, _, kind in VERDICT_COLUMNS})
+    if not verdicts_ready(store):
+        empty = pa.table({name: pa.array([], kind) for name, kind in _TYPES})
         return cast(pl.DataFrame, pl.from_arrow(empty))
     where = "WHERE RunId IN {runs:Array(String)}" if runs else ""
     return store.query_df(
