@@ -153,6 +153,9 @@ def items_of(value: Any) -> Sequence[Any]:
 
     Raises :class:`Unread` for anything that cannot be read without consuming it.
     """
+    cls = type(value)
+    if cls is list or cls is tuple:  # the common case, before any other check
+        return value  # type: ignore[no-any-return]
     if value is None:
         return []
     if _materialised(value):
