@@ -86,14 +86,13 @@ def _case_hashes(cases: CaseSet) -> pl.DataFrame:
     """
     cached = cases.derived.get("hashes")
     if cached is None:
-        ambiguous = cases.ambiguous_hashes()
-        pairs = [
-            (case.question_hash, i)
-            for i, case in enumerate(cases, start=1)
-            if case.question_hash not in ambiguous
-        ]
-        cached = pl.DataFrame(
-            pairs, schema={"question_hash": pl.String, "case_idx": pl.UInt32}, orient="row"
+        hashes = cases.question_hashes()
+        cached = (
+            pl.DataFrame(
+                {"question_hash": hashes, "case_idx": pl.int_range(1, hashes.len() + 1, eager=True)}
+            )
+            .filter(~pl.col("question_hash").is_duplicated())
+            .cast({"case_idx": pl.UInt32})
         )
         cases.derived["hashes"] = cached
     return cast("pl.DataFrame", cached)
