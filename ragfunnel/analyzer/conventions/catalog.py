@@ -1,0 +1,17 @@
+"""The conventions the analyzer reads, in precedence order.
+
+A span belongs to the first whose marker it carries. Adding a convention is adding its
+declaration here (and its tests); the stage table's revision must then be bumped so that
+stores rebuild their view. Data only.
+"""
+
+from __future__ import annotations
+
+from ragfunnel.analyzer.conventions.genai import GENAI
+from ragfunnel.analyzer.conventions.model import Convention
+from ragfunnel.analyzer.conventions.openinference import OPENINFERENCE
+from ragfunnel.analyzer.conventions.ragfunnel import RAGFUNNEL
+
+__all__ = ["CONVENTIONS"]
+
+CONVENTIONS: tuple[Convention, ...] = (RAGFUNNEL, OPENINFERENCE, GENAI)
