@@ -153,7 +153,12 @@ def _stage_rows(store: Store, select: str) -> list[dict[str, Any]]:
 def test_assembled_select_gives_the_stage_rows_of_the_hand_written_one(fixtures: Store) -> None:
     traces = fixtures.traces_table
     before = (DATA / "stage_select_v1.sql").read_text().replace("__TRACES__", traces)
-    expected = _stage_rows(fixtures, before)
+    # One intended difference: the table keeps ids as text for ingest spans only (index truth
+    # reads them there); every other stage is compared by the hashes, which must not change.
+    expected = [
+        row if row["Stage"] == "ingest" else {**row, "Ids": []}
+        for row in _stage_rows(fixtures, before)
+    ]
     got = _stage_rows(fixtures, stage_select_sql(traces))
     kinds = {(r["Source"], r["Stage"]) for r in expected}
     assert kinds == {("ragfunnel", stage.value) for stage in Stage} | {

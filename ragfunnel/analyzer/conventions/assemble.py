@@ -36,6 +36,7 @@ from ragfunnel.analyzer.conventions.model import (
     Text,
 )
 from ragfunnel.analyzer.errors import AnalyzerError
+from ragfunnel.instrumentation.contract import Stage
 
 __all__ = ["BUCKETS", "STAGE_COLUMNS", "ConventionError", "stage_select_sql"]
 
@@ -187,7 +188,7 @@ _DEFAULTS: dict[str, str] = {
     "CutK": _NULL_INT,
     "CutThreshold": _NULL_FLOAT,
     "CutTokenBudget": _NULL_FLOAT,
-    "Ids": _NO_STRINGS,
+    "ListedIds": _NO_STRINGS,
     "HasIds": _FALSE,
     "Scores": "CAST([], 'Array(Float64)')",
     "HasInput": _FALSE,
@@ -227,7 +228,7 @@ def _declared(f: StageFields) -> dict[str, str | None]:
         "CutK": parsed(f.cut_k, _int),
         "CutThreshold": parsed(f.cut_threshold, _float),
         "CutTokenBudget": parsed(f.cut_token_budget, _float),
-        "Ids": None if docs is None else _ids(docs),
+        "ListedIds": None if docs is None else _ids(docs),
         "HasIds": None if docs is None else _ids_present(docs),
         "Scores": None if docs is None else _scores(docs),
         "HasInput": None if given is None else _ids_present(given),
@@ -246,7 +247,7 @@ def _declared(f: StageFields) -> dict[str, str | None]:
 _DERIVED: dict[str, str] = {
     "InstanceKey": "cityHash64(TraceId, QuestionKey)",
     "Bucket": f"toUInt8(InstanceKey % {BUCKETS})",
-    "IdHashes": "arrayMap(x -> cityHash64(x), Ids)",
+    "IdHashes": "arrayMap(x -> cityHash64(x), ListedIds)",
     "TopScore": "if(empty(Scores), nan, arrayMax(Scores))",
     "InputHashes": "arrayMap(x -> cityHash64(x), InputIds)",
 }
@@ -310,6 +311,11 @@ def stage_select_sql(source_table: str, conventions: Sequence[Convention] | None
     declared = [_declared(f) for f in fields]
     for name, default in _DEFAULTS.items():
         exprs[name] = _by_rule([d[name] for d in declared], default)
+    # Ids as text are kept for ingest spans only, where index truth reads them; every other
+    # stage is compared by hash, and carrying its id strings into the table was most of what
+    # the view cost an insert.
+    kept = ["ListedIds" if rule.stage is Stage.INGEST else None for _, rule in rules]
+    exprs["Ids"] = _by_rule(kept, _NO_STRINGS)
     exprs.update(_DERIVED)
     inner = ",\n    ".join(f"{expr} AS {name}" for name, expr in exprs.items())
     return (
