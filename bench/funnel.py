@@ -14,7 +14,7 @@ directly: the materialized view parses them on insert, as it would for a collect
 
 Timings run in child processes so that peak RSS (``VmHWM``) covers only the analysis:
 ``analyze`` with the cases rebuilt in memory from the same seed, and a naive single query that
-parses the JSON attributes of ``otel_traces`` on every read (the baseline, DESIGN §8).
+parses the JSON attributes of ``otel_traces`` on every read (the baseline; targets in bench/RESULTS.md, "Funnel").
 """
 
 from __future__ import annotations
@@ -38,10 +38,10 @@ import pyarrow as pa
 
 from ragfunnel.analyzer.cases import AllOf, AnyOf, Case, CaseSet, Leaf
 from ragfunnel.analyzer.funnel import analyze
-from ragfunnel.analyzer.funnel.schema import ensure_views
 from ragfunnel.analyzer.ingest import TRACES_ARROW_SCHEMA
 from ragfunnel.analyzer.ingest.values import go_float
 from ragfunnel.analyzer.store import Store
+from ragfunnel.analyzer.store.migrations import migrate
 from ragfunnel.instrumentation import contract as c
 
 SEED = 20240601
@@ -219,7 +219,7 @@ def generate(path: Path, n: int, n_cases: int) -> dict[str, float]:
     started = time.perf_counter()
     build = insert = 0.0
     with Store.open(f"chdb://{path}") as store:
-        ensure_views(store)  # so the view parses rows as they arrive, as with a collector
+        migrate(store)  # so the view parses rows as they arrive, as with a collector
         for first in range(0, n, CHUNK):
             t = time.perf_counter()
             table = build_chunk(first, min(CHUNK, n - first), p, quoted, n_cases)

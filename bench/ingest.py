@@ -34,9 +34,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ragfunnel.analyzer.funnel import ensure_views
-from ragfunnel.analyzer.ingest import _native, ingest_paths
+from ragfunnel.analyzer.ingest import ingest_paths
+from ragfunnel.analyzer.ingest import native as _native
 from ragfunnel.analyzer.store import Store
+from ragfunnel.analyzer.store.migrations import migrate
 
 BATCH = 512  # BatchSpanProcessor's default max_export_batch_size
 T0 = 1_790_000_000_000_000_000
@@ -299,7 +300,7 @@ def main() -> None:
             os.environ[_native.NATIVE_ENV] = "0" if converter == "python" else "1"
             with Store.open(f"chdb://{tmp}/store", database=f"bench_{run}") as store:
                 if "view" in converter:
-                    ensure_views(store)
+                    migrate(store)
                 started = time.perf_counter()
                 summary = ingest_paths(store, [traces])
                 seconds = time.perf_counter() - started

@@ -8,8 +8,21 @@ non-zero exit, adding the flag that corresponds to the argument. Anything that i
 
 from __future__ import annotations
 
-__all__ = ["AnalyzerError"]
+__all__ = ["AnalyzerError", "InvalidArgument"]
 
 
 class AnalyzerError(Exception):
-    """Something the user can fix: bad input, an unreachable store, a missing file."""
+    """Something the user can fix: bad input, an unreachable store, a missing file.
+
+    Attributes:
+        argument: the name of the library argument at fault (``dsn``, ``url``, ``since`` ...),
+            when one is; the CLI names the flag that sets it.
+    """
+
+    def __init__(self, message: str = "", *, argument: str = "") -> None:
+        super().__init__(message)
+        self.argument = argument
+
+
+class InvalidArgument(AnalyzerError, ValueError):
+    """An argument of a library call has a value it cannot take; the message names it."""

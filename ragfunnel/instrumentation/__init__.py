@@ -24,7 +24,7 @@ from ragfunnel.instrumentation.decorators import (
     stage,
 )
 from ragfunnel.instrumentation.export import ExportStats
-from ragfunnel.instrumentation.safety import internal_error_counts
+from ragfunnel.instrumentation.safety import internal_error_counts, unread_counts
 from ragfunnel.instrumentation.threads import ContextThreadPoolExecutor, with_context
 
 __all__ = [
@@ -47,5 +47,6 @@ __all__ = [
     "rerank",
     "retrieve",
     "stage",
+    "unread_counts",
     "with_context",
 ]

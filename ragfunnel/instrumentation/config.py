@@ -20,10 +20,9 @@ import os
 import secrets
 import threading
 import weakref
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from opentelemetry import trace
 from opentelemetry.sdk.resources import Resource
@@ -32,62 +31,36 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter
 
 from ragfunnel.instrumentation import contract
 from ragfunnel.instrumentation.export import BoundedBatchProcessor, ExportStats
-from ragfunnel.instrumentation.safety import Redactor
+from ragfunnel.instrumentation.exporters import DEFAULT_TRACE_DIR, DEFAULT_TRACE_FILE, make_exporter
+from ragfunnel.instrumentation.safety import Redactor, internal_error
+from ragfunnel.instrumentation.settings import (
+    DEFAULT_EXPORT_DELAY_S,
+    DEFAULT_MAX_QUEUE_SIZE,
+    MAX_EXTRA_ATTRIBUTES,
+    ConfigError,
+    check_arguments,
+    from_env,
+    parse_bool,
+    parse_hook,
+    parse_pipeline,
+    positive_int,
+    positive_seconds,
+)
+
+__all__ = [
+    "DEFAULT_TRACE_DIR",
+    "DEFAULT_TRACE_FILE",
+    "ConfigError",
+    "State",
+    "configure",
+    "current_state",
+    "export_stats",
+    "flush",
+    "restore",
+    "state",
+]
 
 logger = logging.getLogger("ragfunnel")
-
-DEFAULT_TRACE_DIR = Path(".ragfunnel") / "traces"
-DEFAULT_TRACE_FILE = str(DEFAULT_TRACE_DIR / "spans-{pid}.jsonl")
-"""Default destination, relative to the working directory: one OTLP-JSON file per process."""
-
-T = TypeVar("T")
-
-
-class ConfigError(ValueError):
-    """An explicit configuration value is invalid."""
-
-
-def _parse_bool(text: str) -> bool:
-    low = text.strip().lower()
-    if low in {"1", "true", "yes", "on"}:
-        return True
-    if low in {"0", "false", "no", "off", ""}:
-        return False
-    raise ValueError(f"not a boolean: {text!r}")
-
-
-def _parse_pipeline(text: str) -> dict[str, Any]:
-    value = json.loads(text)
-    if not isinstance(value, dict):
-        raise ValueError("must be a JSON object")
-    return value
-
-
-def _from_env(name: str, parse: Callable[[str], T], default: T) -> T:
-    raw = os.environ.get(name)
-    if raw is None:
-        return default
-    try:
-        return parse(raw)
-    except ValueError as exc:  # json.JSONDecodeError included
-        logger.warning("ignoring %s=%r (%s); using the default %r", name, raw, exc, default)
-        return default
-
-
-def _parse_hook(text: str) -> Redactor:
-    """``package.module:function`` → that callable (how ``RAGFUNNEL_REDACT`` names a hook)."""
-    module_name, sep, attribute = text.strip().partition(":")
-    if not sep or not module_name or not attribute:
-        raise ValueError("expected 'package.module:function'")
-    import importlib
-
-    try:
-        hook = getattr(importlib.import_module(module_name), attribute)
-    except (ImportError, AttributeError) as exc:
-        raise ValueError(str(exc)) from None
-    if not callable(hook):
-        raise ValueError(f"{text} is not callable")
-    return hook  # type: ignore[no-any-return]
 
 
 def _default_run_id() -> str:
@@ -109,6 +82,29 @@ def flatten_pipeline(pipeline: Mapping[str, Any], prefix: str = "") -> dict[str,
         else:
             out[contract.PIPELINE_PREFIX + name] = json.dumps(value, default=str)
     return out
+
+
+def _pipeline_attributes(pipeline: Mapping[str, Any] | None) -> dict[str, Any]:
+    # The SDK keeps 128 attributes per span and evicts the oldest: a huge snapshot would push
+    # out ragfunnel.stage and the question id, which are set first.
+    if pipeline is not None:
+        flat = flatten_pipeline(pipeline)
+        if len(flat) > MAX_EXTRA_ATTRIBUTES:
+            raise ConfigError(
+                f"pipeline has {len(flat)} settings once flattened; at most "
+                f"{MAX_EXTRA_ATTRIBUTES} fit on a span beside ragfunnel's own attributes"
+            )
+        return flat
+    flat = flatten_pipeline(from_env("RAGFUNNEL_PIPELINE", parse_pipeline, {}))
+    if len(flat) > MAX_EXTRA_ATTRIBUTES:
+        logger.warning(
+            "ignoring RAGFUNNEL_PIPELINE (%d settings once flattened, at most %d); "
+            "recording no pipeline snapshot",
+            len(flat),
+            MAX_EXTRA_ATTRIBUTES,
+        )
+        return {}
+    return flat
 
 
 class _Switch(SpanProcessor):
@@ -158,36 +154,6 @@ _state: State | None = None
 # one is collected, which would hand back a switch that the new provider never registered.
 _switches: weakref.WeakKeyDictionary[TracerProvider, _Switch] = weakref.WeakKeyDictionary()
 _own_provider: TracerProvider | None = None
-
-
-def _make_exporter(spec: str) -> SpanExporter | None:
-    if spec == "none":
-        return None
-    if spec.startswith("file:"):
-        from opentelemetry.exporter.otlp.json.file import FileSpanExporter
-
-        raw = spec[len("file:") :] or DEFAULT_TRACE_FILE
-        path = Path(raw.replace("{pid}", str(os.getpid())))
-        path.parent.mkdir(parents=True, exist_ok=True)
-        return FileSpanExporter(str(path))
-    protocol = spec.partition("+")[2] or os.environ.get(
-        "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", os.environ.get("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")
-    )
-    if spec.split("+", maxsplit=1)[0] != "otlp":
-        raise ConfigError(
-            f"unknown exporter {spec!r}: use 'file:PATH', 'otlp', 'otlp+http' or 'none'"
-        )
-    if protocol == "grpc":
-        from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter
-
-        return OTLPSpanExporter()
-    if protocol in {"http", "http/protobuf"}:
-        from opentelemetry.exporter.otlp.proto.http.trace_exporter import (
-            OTLPSpanExporter as HTTPSpanExporter,
-        )
-
-        return HTTPSpanExporter()
-    raise ConfigError(f"unsupported OTLP protocol {protocol!r}: use grpc or http/protobuf")
 
 
 def _provider_for(
@@ -241,10 +207,11 @@ def configure(
         service_name: ``service.name`` of a provider ragfunnel creates (``RAGFUNNEL_SERVICE_NAME``,
             then ``OTEL_SERVICE_NAME``; default ``ragfunnel-app``).
         exporter: ``"file:PATH"`` (OTLP-JSON lines; ``{pid}`` in PATH is replaced; the default is
-            ``file:.ragfunnel/traces/spans-{pid}.jsonl``), ``"otlp"`` (gRPC unless
-            ``OTEL_EXPORTER_OTLP_PROTOCOL`` says ``http/protobuf``), ``"otlp+http"``,
-            ``"otlp+grpc"``, ``"none"`` (only the app's own processors), or a ``SpanExporter``.
-            Env: ``RAGFUNNEL_EXPORTER``.
+            ``file:.ragfunnel/traces/spans-{pid}.jsonl``), ``"otlp"`` (the protocol of
+            ``OTEL_EXPORTER_OTLP_TRACES_PROTOCOL`` / ``OTEL_EXPORTER_OTLP_PROTOCOL``; unset: gRPC
+            with the ``ragfunnel[grpc]`` extra, ``http/protobuf`` without), ``"otlp+http"``,
+            ``"otlp+grpc"`` (needs the extra), ``"none"`` (only the app's own processors), or a
+            ``SpanExporter``. Env: ``RAGFUNNEL_EXPORTER`` (unusable: a warning, nothing exported).
         capture_content: record question, query, chunk and answer text (``RAGFUNNEL_CAPTURE_CONTENT``;
             default off).
         redact: ``(attribute, text) -> text | None`` applied to every captured text first
@@ -260,14 +227,23 @@ def configure(
         batch: export on a background thread (default); ``False`` exports synchronously (tests).
     """
     global _state  # noqa: PLW0603 - the process-wide configuration
-    if exporter is not None and not isinstance(exporter, (str, SpanExporter)):
-        raise ConfigError(
-            f"exporter must be a string or a SpanExporter, not {type(exporter).__name__}"
-        )
-    if pipeline is not None and not isinstance(pipeline, Mapping):
-        raise ConfigError("pipeline must be a mapping of setting name to value")
-    if redact is not None and not callable(redact):
-        raise ConfigError("redact must be a callable (attribute, text) -> text | None")
+    check_arguments(
+        service_name=service_name,
+        exporter=exporter,
+        capture_content=capture_content,
+        redact=redact,
+        run_id=run_id,
+        pipeline=pipeline,
+        enabled=enabled,
+        tracer_provider=tracer_provider,
+        batch=batch,
+        span_exporter_type=SpanExporter,
+        provider_type=TracerProvider,
+    )
+    if enabled is None:
+        enabled = from_env("RAGFUNNEL_ENABLED", parse_bool, True)
+    if not enabled:  # before any hook import, provider, exporter or file
+        return _disable()
     spec: str | SpanExporter = (
         exporter
         if exporter is not None
@@ -275,25 +251,19 @@ def configure(
     )
     hook_broken = False
     if redact is None and os.environ.get("RAGFUNNEL_REDACT"):
-        redact = _from_env("RAGFUNNEL_REDACT", _parse_hook, None)
+        redact = from_env("RAGFUNNEL_REDACT", parse_hook, None)
         hook_broken = redact is None
     with _lock:
         state = State(
-            enabled=enabled
-            if enabled is not None
-            else _from_env("RAGFUNNEL_ENABLED", _parse_bool, True),
+            enabled=True,
             capture_content=(
                 capture_content
                 if capture_content is not None
-                else _from_env("RAGFUNNEL_CAPTURE_CONTENT", _parse_bool, False)
+                else from_env("RAGFUNNEL_CAPTURE_CONTENT", parse_bool, False)
             ),
             redact=redact,
             run_id=run_id or os.environ.get("RAGFUNNEL_RUN_ID") or _default_run_id(),
-            pipeline_attributes=flatten_pipeline(
-                pipeline
-                if pipeline is not None
-                else _from_env("RAGFUNNEL_PIPELINE", _parse_pipeline, {})
-            ),
+            pipeline_attributes=_pipeline_attributes(pipeline),
         )
         if hook_broken and state.capture_content:
             logger.warning("content capture is off: the RAGFUNNEL_REDACT hook could not be loaded")
@@ -306,11 +276,14 @@ def configure(
         explicit = bool(service_name or os.environ.get("RAGFUNNEL_SERVICE_NAME"))
         provider = _provider_for(name, tracer_provider, explicit=explicit)
         try:
-            span_exporter = spec if isinstance(spec, SpanExporter) else _make_exporter(spec)
-        except ConfigError:
+            span_exporter = spec if isinstance(spec, SpanExporter) else make_exporter(spec)
+        except ConfigError as exc:
             if exporter is not None:
                 raise
-            logger.warning("ignoring RAGFUNNEL_EXPORTER=%r; exporting nothing", spec)
+            # The environment's (or the default) destination is unusable: the app keeps
+            # running, its spans go nowhere, and the log says why.
+            source = "RAGFUNNEL_EXPORTER" if "RAGFUNNEL_EXPORTER" in os.environ else "exporter"
+            logger.warning("ignoring %s=%r (%s); exporting nothing", source, spec, exc)
             span_exporter = None
         switch = _switch_for(provider)
         old = switch.inner
@@ -318,8 +291,12 @@ def configure(
             state.processor = (
                 BoundedBatchProcessor(
                     span_exporter,
-                    max_queue_size=_from_env("RAGFUNNEL_MAX_QUEUE_SIZE", int, 2048),
-                    schedule_delay_s=_from_env("RAGFUNNEL_EXPORT_DELAY_S", float, 1.0),
+                    max_queue_size=from_env(
+                        "RAGFUNNEL_MAX_QUEUE_SIZE", positive_int, DEFAULT_MAX_QUEUE_SIZE
+                    ),
+                    schedule_delay_s=from_env(
+                        "RAGFUNNEL_EXPORT_DELAY_S", positive_seconds, DEFAULT_EXPORT_DELAY_S
+                    ),
                 )
                 if batch
                 else SimpleSpanProcessor(span_exporter)
@@ -348,7 +325,30 @@ def state() -> State:
     if current is not None:
         return current
     with _lock:
-        return _state if _state is not None else configure()
+        if _state is not None:
+            return _state
+        try:
+            return configure()
+        except Exception as exc:  # noqa: BLE001 - the first decorated call must not fail
+            internal_error("configuring from the environment", exc)
+            return _install(State(enabled=False))
+
+
+def _disable() -> State:
+    """Turn ragfunnel off before any provider, exporter or file exists (or stop the current one)."""
+    with _lock:
+        current = _state
+        if current is not None and current.switch is not None:
+            current.switch.inner = None
+        if current is not None and current.processor is not None:
+            current.processor.shutdown()
+        return _install(State(enabled=False))
+
+
+def _install(new: State) -> State:
+    global _state  # noqa: PLW0603 - the process-wide configuration
+    _state = new
+    return new
 
 
 def restore(previous: State | None) -> None:

@@ -24,7 +24,8 @@ from opentelemetry.trace import Span, Status, StatusCode
 from ragfunnel.instrumentation import contract as c
 from ragfunnel.instrumentation import stages
 from ragfunnel.instrumentation.config import State, state
-from ragfunnel.instrumentation.safety import internal_error
+from ragfunnel.instrumentation.extract import Unread
+from ragfunnel.instrumentation.safety import internal_error, not_read
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -72,8 +73,17 @@ class _Call:
             if self.span.is_recording():
                 stages.on_result(self.plan, self.st, result, attrs)
                 self.span.set_attributes(attrs)
+        except Unread as unread:
+            not_read(f"{self.plan.stage.value} result", unread)
+            self._set_attributes(attrs)
         except Exception as exc:  # noqa: BLE001 - extraction must never reach the app
             internal_error(where, exc)
+
+    def _set_attributes(self, attrs: stages.Attributes) -> None:
+        try:
+            self.span.set_attributes(attrs)
+        except Exception as exc:  # noqa: BLE001
+            internal_error("setting attributes", exc)
 
     def finish(self, result: Any) -> None:
         """Record the result and end the span; never raises."""
@@ -177,7 +187,7 @@ class _Arguments:
             source = sources.get(option)
             if source is None:
                 return None
-            if isinstance(source, str):
+            if type(source) is str:  # an argument name (a Mode member is a literal)
                 if source in kwargs:
                     return kwargs[source]
                 pos = self.positions.get(source)
@@ -345,9 +355,11 @@ def _factory(stage: c.Stage) -> Callable[..., Any]:
 
 _COMMON_DOC = """
     Works on functions, methods, coroutines and (async) generators; use bare or with keyword
-    options. Common options: ``name`` (span name suffix), ``attributes`` (extra static attributes),
-    ``ids=`` / ``scores=`` / ``text=`` callables that read the return value when its shape is
-    unusual. The return value and exceptions pass through unchanged.
+    options. Every stage takes ``name`` (span name suffix) and ``attributes`` (extra static
+    attributes); the ranking stages and ingest take ``ids=`` (and ranking stages ``scores=``)
+    callables that read the return value when its shape is unusual. The return value and
+    exceptions pass through unchanged; iterators are passed on unread. All options:
+    docs/span-contract.md, "Decorator options".
 """
 
 _DOCS = {
@@ -365,8 +377,8 @@ _DOCS = {
     + _COMMON_DOC,
     c.Stage.GENERATE: "Trace the LLM call: ``context=`` (argument holding the prompt's chunks),"
     " ``model=``, ``mode=`` ('pipeline' or 'oracle'), ``sample_index=``; the answer is read from"
-    " the return value (str, ``.text``, an OpenAI ChatCompletion with logprobs, or a stream)."
-    + _COMMON_DOC,
+    " the return value (str, ``.text``, an OpenAI ChatCompletion with logprobs, or a stream);"
+    " ``text=`` is a callable reading it from other shapes." + _COMMON_DOC,
 }
 
 

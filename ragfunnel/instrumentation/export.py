@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import collections
 import logging
+import math
 import os
 import threading
 import time
@@ -53,6 +54,12 @@ class BoundedBatchProcessor(SpanProcessor):
         max_batch_size: int = 512,
         schedule_delay_s: float = 1.0,
     ) -> None:
+        # The SDK's BatchSpanProcessor refuses these too: a delay of 0 busy-loops the worker, a
+        # queue of 0 drops every span.
+        if max_queue_size < 1 or max_batch_size < 1:
+            raise ValueError("max_queue_size and max_batch_size must be at least 1")
+        if not (schedule_delay_s > 0 and math.isfinite(schedule_delay_s)):
+            raise ValueError("schedule_delay_s must be a finite number of seconds greater than 0")
         self.exporter = exporter
         self.stats = ExportStats()
         self._max_queue = max_queue_size

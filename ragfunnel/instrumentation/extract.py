@@ -6,6 +6,12 @@ objects with ``.id``/``.score``, LangChain ``Document`` (``metadata["id"]``), Ll
 ``NodeWithScore`` and OpenAI ``ChatCompletion`` objects — by duck typing, without importing any of
 those libraries. Everything here is pure and may raise on shapes it cannot read; the caller turns
 that into a counted internal error.
+
+It must never consume what it reads: iterators, generators, async iterators and iterables of
+unknown kind are one-shot or lazy, and iterating them would hand the app an exhausted or
+re-run value. Only materialised containers (list, tuple, deque, range — not subclasses that
+override iteration), mappings and the document objects above are read; anything else raises
+:class:`Unread`, which the caller counts instead of recording.
 """
 
 from __future__ import annotations
@@ -14,7 +20,8 @@ import math
 import operator
 import re
 from array import array
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections import deque
+from collections.abc import AsyncIterable, Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,6 +34,35 @@ _TEXT_KEYS = ("text", "page_content", "content", "document", "chunk")
 
 class ExtractionError(ValueError):
     """A value had a shape the extractors do not understand."""
+
+
+class Unread(Exception):
+    """A value left unread on purpose: reading it could change what the app sees."""
+
+    def __init__(self, value: Any):
+        self.kind = type(value).__name__
+        super().__init__(f"a {self.kind} (one-shot or lazy: reading it would consume it)")
+
+
+_MATERIALISED: dict[type, tuple[Any, ...]] = {
+    t: (t.__iter__, t.__len__, t.__getitem__) for t in (list, tuple, deque, range)
+}
+
+
+def _materialised(value: Any) -> bool:
+    """True for list/tuple/deque/range, and subclasses that keep their base's iteration."""
+    cls = type(value)
+    if cls in _MATERIALISED:
+        return True
+    for base, methods in _MATERIALISED.items():
+        if isinstance(value, base):
+            return (cls.__iter__, cls.__len__, cls.__getitem__) == methods
+    return False
+
+
+def _is_stream(value: Any) -> bool:
+    """One-shot values: iterators, generators, async iterators (never passed to user callables)."""
+    return isinstance(value, (Iterator, AsyncIterable)) or hasattr(type(value), "__anext__")
 
 
 @dataclass
@@ -83,9 +119,12 @@ def _item_score(item: Any) -> float | None:
             return float(value)
     metadata = field_of(item, "metadata")
     if isinstance(metadata, Mapping):
-        value = metadata.get("score")
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            return float(value)
+        # LangChain document compressors (Cohere, FlashRank, cross-encoder rerankers) put
+        # their score in metadata["relevance_score"].
+        for key in ("score", "relevance_score"):
+            value = metadata.get(key)
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                return float(value)
     return None
 
 
@@ -110,17 +149,26 @@ def _item_text(item: Any) -> str | None:
 
 
 def items_of(value: Any) -> Sequence[Any]:
-    """The list of documents inside a return value (a list, or a dict/object holding one)."""
+    """The list of documents inside a value (a list, or a dict/object holding one).
+
+    Raises :class:`Unread` for anything that cannot be read without consuming it.
+    """
     if value is None:
         return []
-    if isinstance(value, (list, tuple)):
-        return value
+    if _materialised(value):
+        return value if isinstance(value, (list, tuple)) else list(value)
+    if _is_stream(value):
+        raise Unread(value)
     for key in ("documents", "docs", "results", "nodes", "source_nodes", "chunks", "hits"):
         inner = field_of(value, key)
-        if isinstance(inner, (list, tuple)):
-            return inner
+        if inner is None or isinstance(inner, (str, bytes)):
+            continue
+        if _materialised(inner):
+            return inner if isinstance(inner, (list, tuple)) else list(inner)
+        if isinstance(inner, (Iterable, AsyncIterable)):
+            raise Unread(inner)
     if isinstance(value, Iterable) and not isinstance(value, (str, bytes, Mapping)):
-        return list(value)
+        raise Unread(value)
     raise ExtractionError(f"cannot find a document list in {type(value).__name__}")
 
 
@@ -144,6 +192,9 @@ def _fast_ranked(items: Sequence[Any]) -> Ranked | None:
         if set(map(type, scores)) == _NONE:
             return Ranked(list(ids)) if _all_str(ids) else None
     elif first is tuple or first is list:
+        # Only plain tuples/lists are indexed: an arbitrary item's __getitem__ is app code.
+        if not set(map(type, items)) <= _PAIRS:
+            return None
         try:  # (id, score, ...) or [id, score, ...]; a stray str fails the score check below
             ids, scores = list(map(_first, items)), list(map(_second, items))
         except (TypeError, IndexError, KeyError):
@@ -173,7 +224,7 @@ def _all_str(values: Sequence[Any]) -> bool:
     return True
 
 
-_DICT, _NONE = {dict}, {type(None)}
+_DICT, _NONE, _PAIRS = {dict}, {type(None)}, {tuple, list}
 _get_id = operator.itemgetter("id")
 _first, _second = operator.itemgetter(0), operator.itemgetter(1)
 
@@ -203,6 +254,8 @@ def ranked(
     ``ids``/``scores`` are the user's callables; they receive the whole value. Scores are kept
     only when every item has a finite one, so ids and scores always align.
     """
+    if (ids is not None or scores is not None) and _is_stream(value):
+        raise Unread(value)  # the user's callable would consume it
     if ids is not None:
         id_list = [_as_id(i) for i in ids(value)]
         items: Sequence[Any] = ()
@@ -252,6 +305,8 @@ def is_content_token(token: str) -> bool:
 
 def answer_of(value: Any, *, text: Callable[[Any], Any] | None = None) -> Answer:
     """Read the answer text, usage and logprobs from a generate step's return value."""
+    if _is_stream(value):  # a stream returned by a plain function: the app reads it, not us
+        raise Unread(value)
     if text is not None:
         out = text(value)
         return Answer(text=None if out is None else str(out))

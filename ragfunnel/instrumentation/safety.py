@@ -8,6 +8,7 @@ test suite flips :data:`RERAISE` so that such bugs fail tests instead of hiding.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import re
 import threading
@@ -48,24 +49,71 @@ def internal_error_counts() -> dict[str, int]:
         return dict(_counts)
 
 
+_unread: Counter[str] = Counter()
+_unread_logged: set[str] = set()
+
+
+def not_read(where: str, reason: Exception) -> None:
+    """Count a value left unread at ``where`` (an iterator, say): not an error, never raised."""
+    with _lock:
+        _unread[where] += 1
+        first = where not in _unread_logged
+        _unread_logged.add(where)
+    if first:
+        logger.warning(
+            "ragfunnel did not record the %s: it is %s; pass or return a list to have it "
+            "recorded (further cases here are counted, not logged)",
+            where,
+            reason,
+        )
+
+
+def unread_counts() -> dict[str, int]:
+    """How many values were left unread (not recorded) because reading them could consume them."""
+    with _lock:
+        return dict(_unread)
+
+
 def reset_internal_errors() -> None:
     """Forget counts and the logged-once memory (for tests)."""
     with _lock:
         _counts.clear()
         _logged.clear()
+        _unread.clear()
+        _unread_logged.clear()
 
 
-SECRET_NAME = re.compile(
-    r"(pass(word|wd|phrase)?|secret|token|api[_-]?key|apikey|auth(orization)?|credential|"
-    r"private[_-]?key|session[_-]?id|cookie|bearer|signature|access[_-]?key)",
-    re.IGNORECASE,
+_SECRET_WORDS = frozenset(
+    {
+        "pass", "password", "passwd", "passphrase", "pwd", "secret", "secrets", "token",
+        "apikey", "auth", "authorization", "credential", "credentials", "cookie", "cookies",
+        "bearer", "signature", "jwt", "privatekey", "accesskey", "secretkey", "sessionid",
+        "authtoken", "accesstoken", "refreshtoken", "clientsecret",
+    }
+)  # fmt: skip
+_SECRET_PAIRS = frozenset(
+    {("api", "key"), ("private", "key"), ("access", "key"), ("secret", "key"), ("session", "id")}
 )
-"""Argument or key names whose values are never recorded, whatever the capture settings."""
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+_SEPARATORS = re.compile(r"[^a-z0-9]+")
+
+
+def name_words(name: str) -> list[str]:
+    """``x-api-key`` / ``apiKey`` / ``API_Key`` → ``["x", "api", "key"]``-style lower-case words."""
+    return [w for w in _SEPARATORS.split(_CAMEL.sub("_", name).lower()) if w]
 
 
 def is_secret_name(name: str) -> bool:
-    """True if a parameter or key name looks like it holds a credential."""
-    return SECRET_NAME.search(name) is not None
+    """True if a parameter or key name looks like it holds a credential.
+
+    Whole words only (split at ``_``, ``-``, ``.`` and camelCase), so ``passages`` or
+    ``max_tokens`` are ordinary names while ``password``, ``api_key``, ``apiKey``,
+    ``auth_token`` and ``x-api-key`` are secrets.
+    """
+    words = name_words(name)
+    return any(w in _SECRET_WORDS for w in words) or any(
+        pair in _SECRET_PAIRS for pair in itertools.pairwise(words)
+    )
 
 
 Redactor = Callable[[str, str], str | None]

@@ -16,8 +16,16 @@ from typing import Any
 
 from ragfunnel.instrumentation import contract as c
 from ragfunnel.instrumentation.config import State
-from ragfunnel.instrumentation.extract import Ranked, answer_of, field_of, ids_of, ranked
-from ragfunnel.instrumentation.safety import is_secret_name, redact
+from ragfunnel.instrumentation.extract import (
+    Ranked,
+    Unread,
+    answer_of,
+    field_of,
+    ids_of,
+    ranked,
+)
+from ragfunnel.instrumentation.safety import is_secret_name, not_read, redact
+from ragfunnel.instrumentation.settings import MAX_EXTRA_ATTRIBUTES
 
 Attributes = dict[str, Any]
 Getter = Callable[[str], Any]
@@ -61,7 +69,21 @@ LITERAL_OPTIONS: dict[c.Stage, frozenset[str]] = {
     c.Stage.CUT: frozenset(),
     c.Stage.GENERATE: frozenset({"model"}),
 }
-COMMON_OPTIONS = frozenset({"name", "ids", "scores", "text_of", "attributes"})
+COMMON_OPTIONS = frozenset({"name", "attributes"})
+# Callables that read the return value when its shape is unusual: only where a value is read.
+READER_OPTIONS: dict[c.Stage, frozenset[str]] = {
+    c.Stage.QUESTION: frozenset(),
+    c.Stage.INGEST: frozenset({"ids"}),
+    c.Stage.RETRIEVE: frozenset({"ids", "scores"}),
+    c.Stage.RERANK: frozenset({"ids", "scores"}),
+    c.Stage.CUT: frozenset({"ids", "scores"}),
+    c.Stage.GENERATE: frozenset({"text_of"}),
+}
+
+
+def allowed_options(stage: c.Stage) -> frozenset[str]:
+    """Every option ``@ragfunnel.<stage>`` accepts (``text_of`` is spelt ``text`` by users)."""
+    return COMMON_OPTIONS | READER_OPTIONS[stage] | set(ARG_OPTIONS[stage]) | LITERAL_OPTIONS[stage]
 
 
 @dataclass
@@ -87,12 +109,13 @@ def normalize_options(stage: c.Stage, options: dict[str, Any]) -> dict[str, Any]
 
 def check_options(stage: c.Stage, options: Mapping[str, Any]) -> None:
     """Reject options the stage does not know, naming the ones it does."""
-    allowed = COMMON_OPTIONS | set(ARG_OPTIONS[stage]) | LITERAL_OPTIONS[stage]
+    allowed = allowed_options(stage)
     unknown = sorted(set(options) - allowed)
     if unknown:
+        shown = sorted("text" if o == "text_of" else o for o in allowed)
         raise TypeError(
             f"@ragfunnel.{stage.value} got unknown option(s) {', '.join(unknown)}; "
-            f"allowed: {', '.join(sorted(allowed))}"
+            f"allowed: {', '.join(shown)} (see docs/span-contract.md, 'Decorator options')"
         )
 
 
@@ -116,7 +139,13 @@ def make_plan(stage: c.Stage, fn_name: str, options: Mapping[str, Any]) -> Plan:
     elif stage is c.Stage.INGEST and options.get("index_version") is not None:
         static[c.INDEX_VERSION] = str(options["index_version"])
     label = str(model) if model and not options.get("name") else name
-    static.update(options.get("attributes") or {})
+    extra = options.get("attributes") or {}
+    if not isinstance(extra, Mapping) or len(extra) > MAX_EXTRA_ATTRIBUTES:
+        raise TypeError(
+            f"@ragfunnel.{stage.value}(attributes=...) takes a mapping of at most "
+            f"{MAX_EXTRA_ATTRIBUTES} attributes (the SDK would evict ragfunnel's own beyond that)"
+        )
+    static.update(extra)
     sources = {k: options[k] for k in ARG_OPTIONS[stage] if options.get(k) is not None}
     return Plan(
         stage=stage,
@@ -129,27 +158,66 @@ def make_plan(stage: c.Stage, fn_name: str, options: Mapping[str, Any]) -> Plan:
     )
 
 
-def discover_arguments(plan: Plan, signature: inspect.Signature) -> None:
-    """Fill in argument-name sources for options the user did not give.
+CONTRACT_NAMES = frozenset(
+    {n for options in ARG_OPTIONS.values() for o, names in options.items() for n in (o, *names)}
+)
+"""The contract's own option and argument names (``token_budget``, ``max_tokens``): never secrets."""
 
-    An option pointing at an argument whose name looks like a secret is dropped here, once, so
-    that such a value is never read, whatever the capture settings.
+
+_MODES = frozenset(m.value for m in c.Mode)
+
+
+def _is_secret(name: str) -> bool:
+    return name not in CONTRACT_NAMES and is_secret_name(name)
+
+
+def _check_named_argument(
+    plan: Plan, option: str, source: str, signature: inspect.Signature
+) -> None:
+    """An explicitly named argument ragfunnel cannot use fails now, not silently per call."""
+    where = f"@ragfunnel.{plan.stage.value}({option}={source!r})"
+    if _is_secret(source):
+        raise TypeError(
+            f"{where}: {source!r} looks like a credential, and ragfunnel never reads such "
+            "arguments; rename the argument or pass a callable that returns the value"
+        )
+    params = signature.parameters
+    param = params.get(source)
+    if param is None:
+        if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+            return  # it may arrive through **kwargs
+        known = ", ".join(params) or "none readable"
+        raise TypeError(f"{where} names no argument of the decorated function (it has: {known})")
+    if param.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
+        raise TypeError(
+            f"{where} names {'*' if param.kind is param.VAR_POSITIONAL else '**'}{source}; "
+            "ragfunnel reads named arguments only: name one, or pass a callable"
+        )
+
+
+def discover_arguments(plan: Plan, signature: inspect.Signature) -> None:
+    """Check the argument names the user gave and fill in sources for the options not given.
+
+    A discovered candidate whose name looks like a secret is never used, so that such a value is
+    never read, whatever the capture settings; an explicitly named one is an error.
     """
-    names = [n for n in signature.parameters if not is_secret_name(n)]
-    for option, source in list(plan.sources.items()):
-        if isinstance(source, str) and is_secret_name(source):
-            del plan.sources[option]
+    readable = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+    names = [
+        n for n, p in signature.parameters.items() if p.kind not in readable and not _is_secret(n)
+    ]
     for option, candidates in ARG_OPTIONS[plan.stage].items():
         if option in plan.sources:
             source = plan.sources[option]
             if (
-                isinstance(source, str)
+                option == "mode"
+                and isinstance(source, str)
                 and source not in signature.parameters
-                and not any(
-                    p.kind is inspect.Parameter.VAR_KEYWORD for p in signature.parameters.values()
-                )
-            ):
-                raise TypeError(f"{option}={source!r} names no argument of the decorated function")
+                and source in _MODES
+            ):  # mode="oracle" / Mode.ORACLE: the step's mode itself, not an argument's name
+                plan.sources[option] = c.Mode(source)
+                continue
+            if type(source) is str:
+                _check_named_argument(plan, option, source, signature)
             continue
         for candidate in candidates:
             if candidate in names:
@@ -160,7 +228,7 @@ def discover_arguments(plan: Plan, signature: inspect.Signature) -> None:
         # (after self or cls) when that is a string — unless its name looks like a secret.
         params = list(signature.parameters)
         first = 1 if params and params[0] in ("self", "cls") else 0
-        if len(params) <= first or not is_secret_name(params[first]):
+        if len(params) <= first or not _is_secret(params[first]):
             plan.sources["text"] = _string_at(first)
 
 
@@ -220,7 +288,10 @@ def on_call(plan: Plan, st: State, get: Getter, attrs: Attributes) -> None:
     elif stage in (c.Stage.RERANK, c.Stage.CUT):
         given = get("input")
         if given is not None:
-            attrs[c.INPUT_IDS] = ids_of(given)
+            try:
+                attrs[c.INPUT_IDS] = ids_of(given)
+            except Unread as unread:
+                not_read(f"{stage.value} input", unread)
         if stage is c.Stage.RERANK:
             if (top_n := _number(get("top_n"))) is not None:
                 attrs[c.TOP_N] = int(top_n)
@@ -238,11 +309,16 @@ def on_call(plan: Plan, st: State, get: Getter, attrs: Attributes) -> None:
         if isinstance(context, str):
             _content_list(st, attrs, c.CONTEXT_TEXTS, [context])
         elif context is not None:
-            found = ranked(context, texts=st.capture_content)
-            attrs[c.CONTEXT_IDS] = found.ids
-            _content_list(st, attrs, c.CONTEXT_TEXTS, found.texts)
+            try:
+                found = ranked(context, texts=st.capture_content)
+            except Unread as unread:
+                not_read("generate context", unread)
+            else:
+                attrs[c.CONTEXT_IDS] = found.ids
+                _content_list(st, attrs, c.CONTEXT_TEXTS, found.texts)
         mode = get("mode")
-        attrs[c.MODE] = str(getattr(mode, "value", mode) or c.Mode.PIPELINE.value)
+        mode = getattr(mode, "value", mode)  # a Mode member, or its value
+        attrs[c.MODE] = mode if isinstance(mode, str) and mode else c.Mode.PIPELINE.value
         if (sample := _number(get("sample_index"))) is not None:
             attrs[c.SAMPLE_INDEX] = int(sample)
     elif stage is c.Stage.INGEST:

@@ -32,7 +32,7 @@ def store(store_path: Path, request: pytest.FixtureRequest) -> Iterator[Store]:
 @pytest.fixture(params=["native", "python"])
 def converter(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """Run a test with each converter: the native one (ragfunnel-native), then pure Python."""
-    from ragfunnel.analyzer.ingest import _native
+    from ragfunnel.analyzer.ingest import native as _native
 
     if request.param == "python":
         monkeypatch.setenv(_native.NATIVE_ENV, "0")

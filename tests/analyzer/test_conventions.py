@@ -21,6 +21,7 @@ from test_funnel_traces import TraceBuilder
 from ragfunnel.analyzer.cases import CaseSet
 from ragfunnel.analyzer.conventions import (
     CONVENTIONS,
+    STAGE_COLUMN_NAMES,
     Attr,
     Convention,
     ConventionError,
@@ -35,6 +36,7 @@ from ragfunnel.analyzer.conventions import (
 from ragfunnel.analyzer.funnel import analyze
 from ragfunnel.analyzer.ingest import ingest_spans
 from ragfunnel.analyzer.store import Store
+from ragfunnel.analyzer.store.stage_table import STAGE_COLUMNS
 from ragfunnel.instrumentation.contract import Stage
 from ragfunnel.testing import capture_spans
 
@@ -167,6 +169,10 @@ def test_assembled_select_gives_the_stage_rows_of_the_hand_written_one(fixtures:
     assert len(got) == len(expected) > 40
     for mine, theirs in zip(got, expected, strict=True):
         assert mine == theirs
+
+
+def test_the_stage_table_has_the_columns_the_select_gives() -> None:
+    assert tuple(name for name, _ in STAGE_COLUMNS) == STAGE_COLUMN_NAMES
 
 
 def test_select_reads_a_subquery_as_its_source(fixtures: Store) -> None:

@@ -23,9 +23,9 @@ from test_funnel_traces import hashes
 
 from ragfunnel.analyzer.cases import CaseSet
 from ragfunnel.analyzer.funnel import analyze
-from ragfunnel.analyzer.funnel.schema import stage_table
 from ragfunnel.analyzer.ingest import ingest_spans
 from ragfunnel.analyzer.store import Store
+from ragfunnel.analyzer.store.stage_table import stage_table
 
 
 @pytest.fixture

@@ -19,9 +19,10 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import Span, Status, StatusCode
 
-from ragfunnel.analyzer.funnel.schema import STAGE_TABLE, ensure_views, stage_table, view_ddl
 from ragfunnel.analyzer.ingest import ingest_spans
 from ragfunnel.analyzer.store import Store
+from ragfunnel.analyzer.store.migrations import migrate, view_ddl
+from ragfunnel.analyzer.store.stage_table import STAGE_TABLE, stage_table
 from ragfunnel.instrumentation import contract as c
 
 START_NS = 1_700_000_000 * 10**9
@@ -237,7 +238,7 @@ def _rows(store: Store) -> list[dict[str, Any]]:
 
 
 def test_view_parses_each_stage_once(store: Store, builder: TraceBuilder) -> None:
-    ensure_views(store)
+    migrate(store)
     with builder.question("q-1", "Which firmware?", run="r1") as q:
         q.retrieve(["a", "b"], scores=[0.9, 0.5], name="bm25", top_k=10)
         q.rerank(["b", "a"], input_ids=["a", "b"], scores=[0.8, 0.1], top_n=2)
@@ -263,8 +264,8 @@ def test_backfill_copies_rows_stored_before_the_view(store: Store, builder: Trac
     with builder.question("q-1") as q:
         q.retrieve(["a"])
     builder.into(store)
-    ensure_views(store)
-    ensure_views(store)  # idempotent: the marker row stops a second backfill
+    migrate(store)
+    migrate(store)  # idempotent: the marker row stops a second backfill
     assert [r["Stage"] for r in _rows(store)] == ["question", "retrieve"]
     with builder.question("q-2") as q:
         q.retrieve(["b"])
@@ -279,7 +280,7 @@ def test_view_ddl_is_exposed_for_clusters(store: Store) -> None:
 
 
 def test_nan_scores_and_missing_attributes(store: Store, builder: TraceBuilder) -> None:
-    ensure_views(store)
+    migrate(store)
     with builder.question("q-1") as q:
         q.retrieve(["a", "b"], scores=[0.5, math.nan])  # the exporter drops such an array
         q.generate(None)

@@ -315,9 +315,11 @@ def test_the_public_api_is_pinned() -> None:
         "MAX_VALUE_CHARS",
         "Skip",
         "TRACES_ARROW_SCHEMA",
+        "expand_paths",
         "ingest_lines",
         "ingest_paths",
         "ingest_spans",
+        "native_converter_available",
         "pull_from_jaeger",
         "spans_to_arrow",
     ]

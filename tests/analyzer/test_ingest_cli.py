@@ -9,8 +9,8 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from ragfunnel.analyzer import _cli_ingest
-from ragfunnel.analyzer._cli_common import COMMAND_MODULES
+from ragfunnel.analyzer import cli
+from ragfunnel.analyzer.cli import ingest as ingest_command
 
 LINE = json.dumps(
     {
@@ -41,15 +41,7 @@ LINE = json.dumps(
 
 @pytest.fixture
 def app() -> typer.Typer:
-    # A bare app with a callback, so "ingest" stays a subcommand however many commands exist.
-    app = typer.Typer()
-
-    @app.callback()
-    def main() -> None:
-        """Test app."""
-
-    _cli_ingest.register(app)
-    return app
+    return cli.app
 
 
 @pytest.fixture
@@ -63,7 +55,8 @@ runner = CliRunner()
 
 
 def test_the_command_is_registered() -> None:
-    assert "ragfunnel.analyzer._cli_ingest" in COMMAND_MODULES
+    assert ingest_command in cli.COMMAND_MODULES
+    assert any(c.name == "ingest" for c in cli.app.registered_commands)
 
 
 def test_help_has_an_example(app: typer.Typer) -> None:
@@ -91,7 +84,7 @@ def test_default_folder_twice(app: typer.Typer, workdir: Path) -> None:
 def test_a_large_ingest_without_the_native_converter_says_so(
     app: typer.Typer, workdir: Path, monkeypatch: pytest.MonkeyPatch, native: str
 ) -> None:
-    monkeypatch.setattr(_cli_ingest, "SLOW_HINT_SPANS", 3)
+    monkeypatch.setattr(ingest_command, "SLOW_HINT_SPANS", 3)
     monkeypatch.setenv("RAGFUNNEL_NATIVE", native)
     path = workdir / "spans.jsonl"
     path.write_text(LINE + "\n")
@@ -132,7 +125,7 @@ def test_long_problem_lists_are_cut(app: typer.Typer, workdir: Path) -> None:
     path = workdir / "many.jsonl"
     path.write_text(LINE + "\n" + "x\n" * 30)
     result = runner.invoke(app, ["ingest", str(path)])
-    assert result.stderr.count("skipped: invalid JSON") == _cli_ingest.SHOWN_PROBLEMS
+    assert result.stderr.count("skipped: invalid JSON") == ingest_command.SHOWN_PROBLEMS
     assert "… and 10 more" in result.stderr
 
 

@@ -25,10 +25,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ragfunnel.analyzer.ingest import _native, otlp
-from ragfunnel.analyzer.ingest._load import Loader
-from ragfunnel.analyzer.ingest._summary import IngestSummary
+from ragfunnel.analyzer.ingest import native as _native
+from ragfunnel.analyzer.ingest import otlp
+from ragfunnel.analyzer.ingest.chunking import Loader
 from ragfunnel.analyzer.ingest.rows import MAX_VALUE_CHARS
+from ragfunnel.analyzer.ingest.summary import IngestSummary
 from ragfunnel.analyzer.store import Store
 
 T0 = 1_800_000_000_000_000_000
@@ -397,9 +398,9 @@ def test_a_store_filled_natively_equals_one_filled_by_python(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Enough spans for several insert files and chunks, with duplicates across chunks.
-    from ragfunnel.analyzer.ingest import _load, ingest_paths
+    from ragfunnel.analyzer.ingest import chunking, ingest_paths
 
-    monkeypatch.setattr(_load, "CHUNK_SPANS", 4_000)
+    monkeypatch.setattr(chunking, "CHUNK_SPANS", 4_000)
     spans_per_line = 100
     path = tmp_path / "many.jsonl"
     with path.open("w") as out:

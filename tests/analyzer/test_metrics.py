@@ -1,4 +1,4 @@
-"""Metric definitions (DESIGN §6), their edge cases, the confidence intervals, and the
+"""Metric definitions (docs/funnel.md §7), their edge cases, the confidence intervals, and the
 agreement of the vectorised computation with the scalar definitions."""
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from ragfunnel.analyzer.funnel import (
     reciprocal_rank,
 )
 from ragfunnel.analyzer.funnel.analysis import case_tables
+from ragfunnel.analyzer.funnel.intervals import bootstrap_mean, wilson
 from ragfunnel.analyzer.funnel.metrics import question_metrics
-from ragfunnel.analyzer.funnel.stats import bootstrap_mean, wilson
 
 REL = {"a", "b"}
 

@@ -16,6 +16,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 import ragfunnel
 from ragfunnel.instrumentation import config
 from ragfunnel.instrumentation import contract as c
+from ragfunnel.instrumentation.exporters import make_exporter
 
 
 @ragfunnel.retrieve(name="bm25")
@@ -96,10 +97,10 @@ def test_bad_arguments_raise() -> None:
 
 def test_otlp_exporter_follows_standard_variables(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:4999")
-    grpc = config._make_exporter("otlp")
+    grpc = make_exporter("otlp")
     assert isinstance(grpc, GrpcExporter)
     monkeypatch.setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf")
-    http = config._make_exporter("otlp")
+    http = make_exporter("otlp")
     assert isinstance(http, HttpExporter)
     assert http._endpoint == "http://127.0.0.1:4999/v1/traces"
     for exporter in (grpc, http):

@@ -1,4 +1,4 @@
-"""Return shapes the decorators understand without help (DESIGN §3)."""
+"""Return shapes the decorators understand without help (docs/span-contract.md)."""
 
 from __future__ import annotations
 
@@ -48,7 +48,6 @@ class NodeWithScore:  # LlamaIndex's wrapper: .node and .score
         ([NodeWithScore(TextNode("n1", "t"), 0.7)], ["n1"], [0.7]),
         ([{"id": "a", "score": 1.0}, {"id": "b"}], ["a", "b"], None),  # partial scores: dropped
         ([{"id": "a", "score": float("nan")}], ["a"], None),
-        ((x for x in ["g1", "g2"]), ["g1", "g2"], None),
     ],
 )
 def test_ranked_shapes(value: Any, ids: list[str], scores: list[float] | None) -> None:
@@ -66,6 +65,29 @@ def test_langchain_documents_use_metadata_id_and_page_content() -> None:
     assert found.ids == ["kb-1", "kb-2"]
     assert found.scores == [0.8, 0.4]
     assert found.texts == ["alpha", "beta"]
+
+
+def test_a_langchain_rerankers_relevance_score_is_the_rerank_score(spans: CapturedSpans) -> None:
+    # LangChain document compressors (CohereRerank, FlashrankRerank, CrossEncoderReranker)
+    # return the documents they keep with the score in metadata["relevance_score"].
+    candidates = [
+        Document(page_content="alpha", metadata={"id": "kb-1"}),
+        Document(page_content="beta", metadata={"id": "kb-2"}),
+    ]
+
+    @ragfunnel.rerank(model="cross-encoder")
+    def compress_documents(documents: list[Document], query: str) -> list[Document]:
+        return [
+            Document(page_content=d.page_content, metadata={**d.metadata, "relevance_score": s})
+            for d, s in zip(reversed(documents), (0.93, 0.12), strict=True)
+        ]
+
+    kept = compress_documents(candidates, "q")
+    assert [d.metadata["relevance_score"] for d in kept] == [0.93, 0.12]
+    (span,) = spans.attributes("rerank")
+    assert list(span[c.INPUT_IDS]) == ["kb-1", "kb-2"]
+    assert list(span[c.DOCUMENTS_IDS]) == ["kb-2", "kb-1"]
+    assert list(span[c.DOCUMENTS_SCORES]) == [0.93, 0.12]
 
 
 def test_user_callables_take_over() -> None:
@@ -144,3 +166,17 @@ def test_answer_shapes() -> None:
     assert answer_of(Hit("x", 1.0), text=lambda h: h.id).text == "x"
     with pytest.raises(ExtractionError):
         answer_of(12)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [(x for x in ["g1"]), iter(["g1"]), map(str, [1]), {"documents": iter(["g1"])}],
+    ids=["generator", "iterator", "map", "mapping-of-iterator"],
+)
+def test_one_shot_values_are_refused_not_consumed(value: Any) -> None:
+    from ragfunnel.instrumentation.extract import Unread
+
+    with pytest.raises(Unread, match="one-shot or lazy"):
+        ranked(value)
+    inner = value["documents"] if isinstance(value, dict) else value
+    assert list(inner)  # still holds its item

@@ -1,4 +1,4 @@
-"""DESIGN §9: instrumentation never changes what the app sees, and keeps context right."""
+"""README "Instrument a pipeline": instrumentation never changes what the app sees, and keeps context right."""
 
 from __future__ import annotations
 
@@ -354,12 +354,24 @@ def test_content_capture_passes_the_redaction_hook() -> None:
 
 
 def test_secret_arguments_are_never_recorded(content_spans: CapturedSpans) -> None:
-    @ragfunnel.question(text="api_key")
+    with pytest.raises(TypeError, match="'api_key' looks like a credential"):
+
+        @ragfunnel.question(text="api_key")
+        def ask(question: str, api_key: str) -> str:
+            return question
+
+    with pytest.raises(TypeError, match="'token' looks like a credential"):
+
+        @ragfunnel.retrieve(query="token")
+        def search_by_token(token: str) -> list[str]:
+            return ["d1"]
+
+    @ragfunnel.question
     def ask(question: str, api_key: str) -> str:
         return question
 
-    @ragfunnel.retrieve(query="token")
-    def search(token: str, password: str) -> list[str]:
+    @ragfunnel.retrieve
+    def search(token: str, password: str) -> list[str]:  # no query argument to discover
         return ["d1"]
 
     @ragfunnel.question

@@ -23,6 +23,7 @@ def test_public_api_is_pinned() -> None:
         "rerank",
         "retrieve",
         "stage",
+        "unread_counts",
         "with_context",
     ]
     assert ragfunnel.__all__ == ragfunnel.instrumentation.__all__

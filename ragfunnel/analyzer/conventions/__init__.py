@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from ragfunnel.analyzer.conventions.assemble import (
     BUCKETS,
-    STAGE_COLUMNS,
+    STAGE_COLUMN_NAMES,
     ConventionError,
     stage_select_sql,
 )
@@ -46,7 +46,7 @@ __all__ = [
     "GENAI",
     "OPENINFERENCE",
     "RAGFUNNEL",
-    "STAGE_COLUMNS",
+    "STAGE_COLUMN_NAMES",
     "AllOf",
     "Attr",
     "Condition",

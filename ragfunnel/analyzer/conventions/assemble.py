@@ -38,12 +38,12 @@ from ragfunnel.analyzer.conventions.model import (
 from ragfunnel.analyzer.errors import AnalyzerError
 from ragfunnel.instrumentation.contract import Stage
 
-__all__ = ["BUCKETS", "STAGE_COLUMNS", "ConventionError", "stage_select_sql"]
+__all__ = ["BUCKETS", "STAGE_COLUMN_NAMES", "ConventionError", "stage_select_sql"]
 
 BUCKETS = 16
 """Question instances are spread over this many buckets (``InstanceKey % BUCKETS``)."""
 
-STAGE_COLUMNS = (
+STAGE_COLUMN_NAMES = (
     "Timestamp", "TraceId", "SpanId", "ParentSpanId", "InstanceKey", "Bucket", "QuestionKey",
     "Source", "Stage", "StatusCode", "StatusMessage", "RunId", "QuestionHash", "QuestionText",
     "QuestionMime", "IndexVersion", "Abstained", "Name", "FusedFrom", "TopK", "CutK",
@@ -246,7 +246,9 @@ def _declared(f: StageFields) -> dict[str, str | None]:
 # Columns computed from other columns of the same row, after the per-rule ones.
 _DERIVED: dict[str, str] = {
     "InstanceKey": "cityHash64(TraceId, QuestionKey)",
-    "Bucket": f"toUInt8(InstanceKey % {BUCKETS})",
+    # modulo(), not %: at read time the SELECT goes through clickhouse-connect's client-side
+    # parameter binding, which would read a % as a format character.
+    "Bucket": f"toUInt8(modulo(InstanceKey, {BUCKETS}))",
     "IdHashes": "arrayMap(x -> cityHash64(x), ListedIds)",
     "TopScore": "if(empty(Scores), nan, arrayMax(Scores))",
     "InputHashes": "arrayMap(x -> cityHash64(x), InputIds)",
@@ -295,7 +297,7 @@ def _check(conventions: Sequence[Convention]) -> None:
 
 
 def stage_select_sql(source_table: str, conventions: Sequence[Convention] | None = None) -> str:
-    """The SELECT that turns rows of ``source_table`` into stage rows (``STAGE_COLUMNS``).
+    """The SELECT that turns rows of ``source_table`` into stage rows (``STAGE_COLUMN_NAMES``).
 
     ``source_table`` is a quoted table name or a parenthesised subquery with the columns of
     ``otel_traces``. ``conventions`` defaults to ``catalog.CONVENTIONS`` (read at call time),
@@ -319,6 +321,6 @@ def stage_select_sql(source_table: str, conventions: Sequence[Convention] | None
     exprs.update(_DERIVED)
     inner = ",\n    ".join(f"{expr} AS {name}" for name, expr in exprs.items())
     return (
-        f"SELECT {', '.join(STAGE_COLUMNS)} FROM (SELECT\n    {_rule_number(conventions)} AS Rule,"
+        f"SELECT {', '.join(STAGE_COLUMN_NAMES)} FROM (SELECT\n    {_rule_number(conventions)} AS Rule,"
         f"\n    {inner}\nFROM {source_table}\nWHERE Rule != 0)"
     )

@@ -1,8 +1,9 @@
 """The conventions the analyzer reads, in precedence order.
 
 A span belongs to the first whose marker it carries. Adding a convention is adding its
-declaration here (and its tests); the stage table's revision must then be bumped so that
-stores rebuild their view. Data only.
+declaration here (and its tests), plus a store revision that replaces the stage view so that
+existing stores pick up the new SELECT (docs/funnel.md, "Adding a span convention"). Data
+only.
 """
 
 from __future__ import annotations

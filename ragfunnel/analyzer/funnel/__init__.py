@@ -15,6 +15,8 @@ that has no cases. docs/funnel.md states every rule and convention.
 """
 
 from ragfunnel.analyzer.funnel.analysis import DEFAULT_K, FunnelResult, analyze
+from ragfunnel.analyzer.funnel.first_failure import FIRST_FAILURES
+from ragfunnel.analyzer.funnel.index_truth import ManifestError, load_manifest
 from ragfunnel.analyzer.funnel.metrics import (
     MetricValue,
     average_precision,
@@ -23,14 +25,15 @@ from ragfunnel.analyzer.funnel.metrics import (
     hit_rate,
     reciprocal_rank,
 )
-from ragfunnel.analyzer.funnel.schema import ensure_views, view_ddl
 from ragfunnel.analyzer.funnel.shapes import Shapes, shapes
-from ragfunnel.analyzer.funnel.truth import ManifestError, load_manifest
-from ragfunnel.analyzer.funnel.verdict import FIRST_FAILURES
+from ragfunnel.analyzer.funnel.stage_source import READ_TIME_NOTICE
+from ragfunnel.analyzer.store.migrations import migrate as ensure_views
+from ragfunnel.analyzer.store.migrations import view_ddl
 
 __all__ = [
     "DEFAULT_K",
     "FIRST_FAILURES",
+    "READ_TIME_NOTICE",
     "FunnelResult",
     "ManifestError",
     "MetricValue",

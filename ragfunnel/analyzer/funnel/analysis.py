@@ -1,7 +1,7 @@
 """``analyze``: rebuild every question's funnel from the store and attribute its first failure.
 
 The heavy part runs in ClickHouse (one aggregation over the typed stage table, see ``sql.py``);
-polars shapes the per-question result (``records.py``) and the summaries (``summary.py``).
+polars shapes the per-question result (``question_records.py``) and the summaries (``summary.py``).
 """
 
 from __future__ import annotations
@@ -13,17 +13,17 @@ from pathlib import Path
 from typing import cast
 
 import polars as pl
-import pyarrow as pa
 
-from ragfunnel.analyzer.cases import AllOf, CaseSet, Evidence, Leaf, load_cases
-from ragfunnel.analyzer.funnel.answers import prepare_cases
-from ragfunnel.analyzer.funnel.records import build_batch, finish
-from ragfunnel.analyzer.funnel.schema import ensure_views
+from ragfunnel.analyzer.cases import CaseSet, load_cases
+from ragfunnel.analyzer.errors import InvalidArgument
+from ragfunnel.analyzer.funnel.answer_checks import prepare_cases
+from ragfunnel.analyzer.funnel.evidence_tree import node_table
+from ragfunnel.analyzer.funnel.index_truth import IndexTruth, load_manifest
+from ragfunnel.analyzer.funnel.question_records import build_batch, finish
 from ragfunnel.analyzer.funnel.session import Session
 from ragfunnel.analyzer.funnel.sql import FunnelQuery
+from ragfunnel.analyzer.funnel.stage_source import stage_source
 from ragfunnel.analyzer.funnel.summary import failure_table, metric_table
-from ragfunnel.analyzer.funnel.tree import node_table
-from ragfunnel.analyzer.funnel.truth import IndexTruth, load_manifest
 from ragfunnel.analyzer.store import Store
 
 __all__ = ["DEFAULT_K", "FunnelResult", "analyze", "case_tables"]
@@ -37,7 +37,7 @@ class FunnelResult:
 
     Attributes:
         records: one row per question instance (a case asked in one trace): the record of
-            DESIGN §5 with an ``evidence`` list-of-struct column and per-question metrics.
+            docs/funnel.md §6 with an ``evidence`` list-of-struct column and per-question metrics.
         failures: per run and mode, the count of each ``first_failure`` with a Wilson CI.
         metrics: per run, each metric at the real cut and at each k, with its CI.
         index_truth: where "was it indexed?" came from.
@@ -45,6 +45,8 @@ class FunnelResult:
         unmatched_questions: question instances in the store that match no case.
         unmatched_examples: a few of their question keys.
         cases_without_trace: ids of cases no analysed trace asked.
+        notices: what the user should know about how the analysis ran, e.g. that it parsed
+            ``otel_traces`` at read time because the store has no current stage table.
     """
 
     records: pl.DataFrame
@@ -55,22 +57,11 @@ class FunnelResult:
     unmatched_questions: int = 0
     unmatched_examples: tuple[str, ...] = ()
     cases_without_trace: tuple[str, ...] = field(default_factory=tuple)
+    notices: tuple[str, ...] = ()
 
     def record(self, question_id: str) -> pl.DataFrame:
         """The records of one case (every run and occurrence)."""
         return self.records.filter(pl.col("question_id") == question_id)
-
-
-def _root_kind(evidence: Evidence | None) -> str | None:
-    if evidence is None:
-        return None
-    if isinstance(evidence, Leaf):
-        return "leaf"
-    ids = [child.id for child in evidence.children if isinstance(child, Leaf)]
-    # A group naming one id twice weighs it twice in recall: the tree fold handles that.
-    if len(ids) == len(evidence.children) == len(set(ids)):
-        return "all" if isinstance(evidence, AllOf) else "any"
-    return "nested"
 
 
 def case_tables(cases: CaseSet) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -84,49 +75,19 @@ def case_tables(cases: CaseSet) -> tuple[pl.DataFrame, pl.DataFrame]:
     cached = cases.derived.get("tables")
     if cached is not None:
         return cast("tuple[pl.DataFrame, pl.DataFrame]", cached)
-    all_cases = cases.cases
-    # Built column by column through Arrow: polars' constructor from Python lists of lists is
-    # an order of magnitude slower and far hungrier at a million cases.
-    kinds: list[str | None] = []
-    item_offsets, item_values = [0], []
-    fact_offsets: list[int] = [0]
-    fact_values: list[str] = []
-    nested = []
-    for i, case in enumerate(all_cases, start=1):
-        kind = _root_kind(case.evidence)
-        kinds.append(kind)
-        if kind == "leaf":
-            item_values.append(cast(Leaf, case.evidence).id)
-        elif kind in ("all", "any"):
-            item_values.extend(cast(Leaf, c).id for c in cast(AllOf, case.evidence).children)
-        elif kind == "nested":
-            item_values.extend(case.evidence_ids)
-            nested.append((i, case))
-        item_offsets.append(len(item_values))
-        fact_values.extend(case.facts)
-        fact_offsets.append(len(fact_values))
-    strings = pa.list_(pa.string())
-    frame = cast(
-        pl.DataFrame,
-        pl.from_arrow(
-            pa.table(
-                {
-                    "case_idx": pa.array(range(1, len(all_cases) + 1), pa.uint32()),
-                    "question_id": pa.array([case.id for case in all_cases], pa.string()),
-                    "answerable": pa.array([case.answerable for case in all_cases], pa.bool_()),
-                    "items": pa.ListArray.from_arrays(
-                        pa.array(item_offsets, pa.int32()), pa.array(item_values, pa.string())
-                    ).cast(strings),
-                    "root_kind": pa.array(kinds, pa.string()),
-                    "facts": pa.ListArray.from_arrays(
-                        pa.array(fact_offsets, pa.int32()), pa.array(fact_values, pa.string())
-                    ).cast(strings),
-                    "reference": pa.array([case.reference for case in all_cases], pa.string()),
-                }
-            )
-        ),
+    # The case set's columns, not its Case objects: a loaded set never builds one per case.
+    columns = cases.columns
+    frame = columns.frame.select(
+        pl.int_range(1, columns.frame.height + 1, dtype=pl.UInt32).alias("case_idx"),
+        pl.col("id").alias("question_id"),
+        "answerable",
+        "items",
+        "root_kind",
+        "facts",
+        "reference",
     )
     frame = prepare_cases(frame.with_columns(n_items=pl.col("items").list.len().cast(pl.Int64)))
+    nested = [(row + 1, columns.case(row)) for row in sorted(columns.trees)]
     tables = (frame, node_table(nested))
     cases.derived["tables"] = tables
     return tables
@@ -145,7 +106,7 @@ def _k_values(k: int | Sequence[int] | None) -> tuple[int, ...]:
         return DEFAULT_K
     values = (k,) if isinstance(k, int) else tuple(k)
     if not values or any(not isinstance(v, int) or v < 1 for v in values):
-        raise ValueError(f"k must be positive integers, got {k!r}")
+        raise InvalidArgument(f"k must be positive integers, got {k!r}", argument="k")
     return tuple(sorted(set(values)))
 
 
@@ -158,7 +119,7 @@ def analyze(
     k: int | Sequence[int] | None = None,
     question: str | None = None,
 ) -> FunnelResult:
-    """Rebuild each question's funnel and attribute its first failure (DESIGN §5–6).
+    """Rebuild each question's funnel and attribute its first failure (docs/funnel.md §2–7).
 
     Args:
         store: an open :class:`~ragfunnel.analyzer.store.Store`.
@@ -171,7 +132,7 @@ def analyze(
 
     Raises:
         CaseError: the cases file is invalid. ManifestError: the manifest is unreadable.
-        StoreError: the store failed. ValueError: a bad ``k``.
+        StoreError: the store failed. InvalidArgument (a ValueError): a bad ``k``.
     """
     case_set = cases if isinstance(cases, CaseSet) else load_cases(cases)
     k_values = _k_values(k)
@@ -182,8 +143,8 @@ def analyze(
         manifest = index_manifest
     frame, nodes = case_tables(case_set)
     items = int(frame.select(pl.col("n_items").max()).item() or 0)
-    ensure_views(store)
-    with Session(store) as session:
+    source = stage_source(store)
+    with Session(store, source) as session:
         session.load_cases(frame)
         found = session.discover(case_set, runs)
         keys: tuple[str, ...] = ()
@@ -222,8 +183,10 @@ def analyze(
                 )
             )  # fmt: skip
     records = finish(parts)
-    asked = set(records.get_column("question_id").unique().to_list())
-    wanted = [question] if question is not None else frame.get_column("question_id").to_list()
+    # Vectorised: a million case ids as Python strings and a set cost seconds.
+    asked = records.get_column("question_id").cast(pl.String).unique()
+    wanted = frame.get_column("question_id") if question is None else pl.Series([question])
+    missing = wanted.filter(~wanted.is_in(asked.implode()))
     return FunnelResult(
         records=records,
         failures=failure_table(records),
@@ -232,5 +195,6 @@ def analyze(
         k=k_values,
         unmatched_questions=found.unmatched_instances if question is None else 0,
         unmatched_examples=found.unmatched_examples if question is None else (),
-        cases_without_trace=tuple(q for q in wanted if q not in asked),
+        cases_without_trace=tuple(missing.to_list()),
+        notices=source.notices,
     )

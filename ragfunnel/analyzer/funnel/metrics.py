@@ -24,7 +24,7 @@ import polars as pl
 
 from ragfunnel.analyzer.cases import AllOf, Evidence, Leaf
 from ragfunnel.analyzer.funnel.columns import slot
-from ragfunnel.analyzer.funnel.tree import evaluate
+from ragfunnel.analyzer.funnel.evidence_tree import evaluate
 
 __all__ = [
     "MetricValue",

@@ -14,11 +14,11 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from ragfunnel.analyzer.funnel.decide import prompt_and_k
-from ragfunnel.analyzer.funnel.schema import ensure_views
+from ragfunnel.analyzer.funnel.decision_table import prompt_and_k
+from ragfunnel.analyzer.funnel.intervals import bootstrap_mean, wilson
 from ragfunnel.analyzer.funnel.session import Session, SideData
 from ragfunnel.analyzer.funnel.sql import FunnelQuery
-from ragfunnel.analyzer.funnel.stats import bootstrap_mean, wilson
+from ragfunnel.analyzer.funnel.stage_source import stage_source
 from ragfunnel.analyzer.store import Store
 
 __all__ = ["Shapes", "shapes"]
@@ -36,10 +36,14 @@ _SUMMARY_SCHEMA = {
 
 @dataclass(frozen=True)
 class Shapes:
-    """Per-question funnel shapes and their per-run summary."""
+    """Per-question funnel shapes and their per-run summary.
+
+    ``notices`` says how the analysis ran, as :class:`~.analysis.FunnelResult`'s does.
+    """
 
     records: pl.DataFrame
     summary: pl.DataFrame
+    notices: tuple[str, ...] = ()
 
 
 def _missing() -> pl.Expr:
@@ -127,10 +131,10 @@ def shapes(
     """
     runs = (run,) if isinstance(run, str) else tuple(run or ())
     keys = (question,) if question is not None else ()
-    ensure_views(store)
-    with Session(store) as session:
+    source = stage_source(store)
+    with Session(store, source) as session:
         query = FunnelQuery(session.stage_table, runs=runs, question_keys=keys)
         raws = [session.funnel(batch, []) for batch in session.batches(query)]
         side = session.side_data(query, raws)
     records = shape_records(pl.concat(raws, how="vertical_relaxed"), side)
-    return Shapes(records, shape_summary(records))
+    return Shapes(records, shape_summary(records), source.notices)

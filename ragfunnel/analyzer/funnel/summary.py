@@ -14,13 +14,13 @@ from typing import Any
 
 import polars as pl
 
-from ragfunnel.analyzer.funnel.stats import (
+from ragfunnel.analyzer.funnel.first_failure import FIRST_FAILURES
+from ragfunnel.analyzer.funnel.intervals import (
     EXACT_SIZE_LIMIT,
     bootstrap_mean,
     normal_interval,
     wilson,
 )
-from ragfunnel.analyzer.funnel.verdict import FIRST_FAILURES
 
 __all__ = ["METRICS", "failure_table", "metric_table"]
 

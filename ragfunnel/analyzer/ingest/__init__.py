@@ -15,16 +15,12 @@ Example::
         print(summary.describe())
 """
 
-from ragfunnel.analyzer.ingest._load import (
-    DEFAULT_TRACE_DIR,
-    ingest_lines,
-    ingest_paths,
-    ingest_spans,
-    pull_from_jaeger,
-    spans_to_arrow,
-)
-from ragfunnel.analyzer.ingest._summary import IngestError, IngestSummary, Skip
+from ragfunnel.analyzer.ingest.files import DEFAULT_TRACE_DIR, expand_paths, ingest_paths
+from ragfunnel.analyzer.ingest.in_memory import ingest_lines, ingest_spans, spans_to_arrow
+from ragfunnel.analyzer.ingest.jaeger_pull import pull_from_jaeger
+from ragfunnel.analyzer.ingest.native import available as native_converter_available
 from ragfunnel.analyzer.ingest.rows import MAX_VALUE_CHARS, TRACES_ARROW_SCHEMA
+from ragfunnel.analyzer.ingest.summary import IngestError, IngestSummary, Skip
 
 __all__ = [
     "DEFAULT_TRACE_DIR",
@@ -33,9 +29,11 @@ __all__ = [
     "IngestError",
     "IngestSummary",
     "Skip",
+    "expand_paths",
     "ingest_lines",
     "ingest_paths",
     "ingest_spans",
+    "native_converter_available",
     "pull_from_jaeger",
     "spans_to_arrow",
 ]

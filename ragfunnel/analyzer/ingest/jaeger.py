@@ -34,6 +34,7 @@ import urllib.request
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
+from ragfunnel.analyzer.errors import AnalyzerError
 from ragfunnel.analyzer.ingest.values import go_json
 
 __all__ = ["JaegerError", "fetch_v3", "parse_duration", "trace_to_otlp"]
@@ -45,7 +46,7 @@ _DURATION = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h|d|w)")
 _UNITS = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 
 
-class JaegerError(Exception):
+class JaegerError(AnalyzerError):
     """Jaeger could not be queried; the message says what it answered."""
 
 
@@ -295,7 +296,8 @@ def fetch_v3(
     parts = urllib.parse.urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise JaegerError(
-            f"--from-jaeger needs an http(s) URL such as http://localhost:16686, not {url!r}"
+            f"the Jaeger URL must be http(s), such as http://localhost:16686, not {url!r}",
+            argument="url",
         )
     query = urllib.parse.urlencode(
         {

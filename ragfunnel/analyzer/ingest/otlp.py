@@ -30,7 +30,7 @@ from typing import IO, Any, Protocol, cast
 import msgspec
 
 from ragfunnel.analyzer.ingest import jaeger
-from ragfunnel.analyzer.ingest._model import (
+from ragfunnel.analyzer.ingest.otlp_structs import (
     ResourceSpans,
     Scope,
     ScopeSpans,

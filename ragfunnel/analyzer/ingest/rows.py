@@ -28,7 +28,14 @@ from typing import Protocol, cast
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ragfunnel.analyzer.ingest._model import AnyValue, Event, KeyValue, Link, ResourceSpans, Span
+from ragfunnel.analyzer.ingest.otlp_structs import (
+    AnyValue,
+    Event,
+    KeyValue,
+    Link,
+    ResourceSpans,
+    Span,
+)
 from ragfunnel.analyzer.ingest.values import InvalidValue, any_value_as_string, array_as_string
 
 __all__ = [

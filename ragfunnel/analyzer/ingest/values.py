@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 
 import msgspec
 
-from ragfunnel.analyzer.ingest._model import AnyValue, KeyValue, decode_array, decode_kvlist
+from ragfunnel.analyzer.ingest.otlp_structs import AnyValue, KeyValue, decode_array, decode_kvlist
 
 __all__ = ["InvalidValue", "any_value_as_string", "array_as_string", "go_float", "go_json"]
 

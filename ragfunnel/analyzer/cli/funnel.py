@@ -1,0 +1,74 @@
+"""``ragfunnel funnel``: one question's funnel, stage by stage, and where it was lost."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from ragfunnel.analyzer.cases import load_cases
+from ragfunnel.analyzer.cli.app import app
+from ragfunnel.analyzer.cli.errors import fail, reported, show_notices
+from ragfunnel.analyzer.cli.options import (
+    CasesOption,
+    IndexManifestOption,
+    JaegerUrlOption,
+    ReadOnlyOption,
+    RunOption,
+    StoreOption,
+)
+from ragfunnel.analyzer.funnel import analyze, shapes
+from ragfunnel.analyzer.funnel.text import describe_record, describe_shape
+from ragfunnel.analyzer.store import Store
+
+FUNNEL_HELP = """Show one question's funnel: where each expected chunk was (indexed, \
+candidate rank, rerank rank, prompt position), where it was lost and why, the answer \
+verdict, flags and the trace id (a Jaeger link with --jaeger).
+
+QUESTION_ID is a case id (with --cases) or, without cases, the question id of a trace.
+
+\b
+Examples:
+  ragfunnel funnel q-017 --cases cases.yaml
+  ragfunnel funnel q-017 --cases cases.yaml --run 2024-06-01 --jaeger http://localhost:16686
+  ragfunnel funnel q-3f2a9c01d2e4b5a6
+"""
+
+
+@app.command("funnel", help=FUNNEL_HELP)
+def funnel_command(
+    question_id: Annotated[str, typer.Argument(metavar="QUESTION_ID", show_default=False)],
+    *,
+    store: StoreOption = None,
+    cases: CasesOption = None,
+    run: RunOption = None,
+    index_manifest: IndexManifestOption = None,
+    jaeger: JaegerUrlOption = None,
+    read_only: ReadOnlyOption = False,
+) -> None:
+    """Print one question's funnel record (see FUNNEL_HELP)."""
+    with reported("funnel"):
+        case_set = load_cases(cases) if cases is not None else None
+        with Store.open_for_analysis(store, read_only=read_only or None) as opened:
+            if case_set is None:
+                found = shapes(opened, run=run or None, question=question_id)
+                blocks = [describe_shape(r) for r in found.records.iter_rows(named=True)]
+                notices = found.notices
+            else:
+                result = analyze(
+                    opened, case_set, run=run or None, index_manifest=index_manifest,
+                    question=question_id,
+                )  # fmt: skip
+                case = case_set.by_id(question_id)
+                text = case.question if case else ""
+                blocks = [
+                    describe_record(r, question=text, jaeger=jaeger or "")
+                    for r in result.records.sort("run_id", "started").iter_rows(named=True)
+                ]
+                notices = result.notices
+    show_notices("funnel", notices)
+    if not blocks:
+        fail(
+            "funnel", f"no question {question_id!r} in the store" + (" for that run" if run else "")
+        )
+    typer.echo("\n\n".join(blocks))

@@ -1,0 +1,75 @@
+"""The options several commands share, defined once: the same flag means the same thing everywhere.
+
+Each is an ``Annotated`` type for a command's parameter, e.g. ``store: StoreOption = None``.
+This module holds no command and never talks to a store.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+__all__ = [
+    "CasesOption",
+    "IndexManifestOption",
+    "JaegerUrlOption",
+    "JsonOption",
+    "ParquetOption",
+    "ReadOnlyOption",
+    "RunOption",
+    "StoreOption",
+]
+
+StoreOption = Annotated[
+    str | None,
+    typer.Option(
+        "--store",
+        envvar="RAGFUNNEL_STORE",
+        help="Where spans are stored: chdb:///path (embedded, default .ragfunnel/store) "
+        "or http(s)://user@host:8123/database for a ClickHouse server.",
+        show_default=False,
+    ),
+]
+CasesOption = Annotated[
+    Path | None,
+    typer.Option("--cases", metavar="FILE", help="Evaluation cases: YAML, JSON, JSONL or CSV."),
+]
+RunOption = Annotated[
+    list[str] | None,
+    typer.Option("--run", metavar="ID", help="Only questions of this run (repeatable)."),
+]
+IndexManifestOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--index-manifest",
+        metavar="FILE",
+        help="Ids in the vector store (.txt one per line, .json array, .csv 'id' column).",
+    ),
+]
+JsonOption = Annotated[
+    Path | None,
+    typer.Option("--json", metavar="OUT", help="Write the per-question records as JSON."),
+]
+ParquetOption = Annotated[
+    Path | None,
+    typer.Option("--parquet", metavar="OUT", help="Write the per-question records as Parquet."),
+]
+JaegerUrlOption = Annotated[
+    str | None,
+    typer.Option(
+        "--jaeger",
+        metavar="URL",
+        envvar="RAGFUNNEL_JAEGER_URL",
+        help="Jaeger UI base URL, to print a link to the trace.",
+    ),
+]
+ReadOnlyOption = Annotated[
+    bool,
+    typer.Option(
+        "--read-only",
+        help="Never write to the store, not even to prepare an embedded one "
+        "(a server store is always opened read-only by the reading commands).",
+    ),
+]

@@ -1,0 +1,92 @@
+"""``ragfunnel store migrate`` and ``ragfunnel store info``: prepare a store, and see what it holds."""
+
+from __future__ import annotations
+
+import typer
+
+from ragfunnel.analyzer.cli.app import app
+from ragfunnel.analyzer.cli.errors import reported
+from ragfunnel.analyzer.cli.options import StoreOption
+from ragfunnel.analyzer.store import Store
+from ragfunnel.analyzer.store.inventory import StoreInventory, inventory
+from ragfunnel.analyzer.store.migrations import migrate
+
+STORE_HELP = """Prepare a store for the analyzer, or see what it holds.
+
+\b
+Examples:
+  ragfunnel store info
+  ragfunnel store migrate --store http://admin@clickhouse:8123/otel
+"""
+
+MIGRATE_HELP = """Create or update every table and view the analyzer owns in the store: the \
+typed stage-span table, the materialized view that fills it from otel_traces as spans arrive \
+(backfilled from the spans already there), and the schema marker. Superseded objects of an \
+older ragfunnel are dropped. Safe to run again: a current store is left as it is.
+
+Needs CREATE TABLE, CREATE VIEW, INSERT and DROP on the database (docs/deployment.md). \
+Without it, analysis still works, parsing otel_traces at read time.
+
+\b
+Examples:
+  ragfunnel store migrate
+  ragfunnel store migrate --store http://admin@clickhouse:8123/otel
+"""
+
+INFO_HELP = """Show what the store holds: the traces table and every analyzer object, with \
+row counts, the schema revision applied, and whether the view that parses new spans is \
+attached. Reads only.
+
+\b
+Examples:
+  ragfunnel store info
+  ragfunnel store info --store http://reader@clickhouse:8123/otel
+"""
+
+store_app = typer.Typer(name="store", help=STORE_HELP, no_args_is_help=True)
+app.add_typer(store_app, name="store")
+
+
+@store_app.command("migrate", help=MIGRATE_HELP)
+def migrate_command(*, store: StoreOption = None) -> None:
+    """Bring the store to the current revision (see MIGRATE_HELP)."""
+    with reported("store migrate"), Store.open(store, create=False) as opened:
+        done = migrate(opened)
+    if not done.applied:
+        typer.echo(f"{opened.dsn_redacted}: at revision {done.after}, nothing to do")
+        return
+    for revision in done.applied:
+        typer.echo(f"revision {revision.number}: {revision.summary}")
+    typer.echo(f"{opened.dsn_redacted}: revision {done.before} → {done.after}")
+
+
+@store_app.command("info", help=INFO_HELP)
+def info_command(*, store: StoreOption = None) -> None:
+    """Print what the store holds (see INFO_HELP)."""
+    with reported("store info"), Store.open(store, create=False) as opened:
+        found = inventory(opened)
+    typer.echo(info_text(found))
+
+
+def info_text(found: StoreInventory) -> str:
+    """``ragfunnel store info``'s text."""
+    lines = [
+        f"store {found.dsn}, database {found.database}",
+        f"revision {found.revision} of {found.current_revision}"
+        + ("" if found.revision >= found.current_revision else " (ragfunnel store migrate)"),
+    ]
+    width = max(len(o.name) for o in found.objects)
+    for o in found.objects:
+        if not o.exists:
+            state = "absent"
+        elif o.rows is None:
+            state = o.engine
+        else:
+            state = f"{o.engine}, {o.rows:,} rows"
+        lines.append(f"  {o.name:<{width}}  {state:<28}  {o.role}")
+    lines.append(
+        "view attached: new spans are parsed as they arrive"
+        if found.view_attached
+        else "view not attached: analysis parses otel_traces at read time"
+    )
+    return "\n".join(lines)

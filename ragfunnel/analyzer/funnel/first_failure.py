@@ -1,0 +1,161 @@
+"""From item survival and the answer check to each question's ``first_failure`` and reason.
+
+Order of the rules (docs/funnel.md §4 has the full table with examples):
+
+1. A span the decision needs is missing → ``incomplete_trace``, naming what is missing.
+2. Unanswerable case: abstained → ``ok``; answered → ``cut`` when a confidence gate (a cut
+   with a threshold) let it through, else ``generation``.
+3. Evidence lost (the tree's survival code is upstream of the prompt): the answer is correct
+   anyway → ``ok_without_evidence``; otherwise the stage where it was lost.
+4. All required evidence in the prompt: correct → ``ok``; wrong, or abstained despite the
+   evidence, or the generate step failed → ``generation``; the answer cannot be checked
+   (no facts and no verbatim reference, or no answer text recorded) → ``unjudged``.
+
+``unjudged`` is an addition to the issue's list: reporting such a question as ``ok`` or as
+``generation`` would be a guess.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from ragfunnel.analyzer.funnel.decision_table import PROMPT, STAGES, number_text
+
+__all__ = ["FIRST_FAILURES", "oracle_note", "question_verdicts"]
+
+FIRST_FAILURES = (
+    "ok",
+    "ok_without_evidence",
+    "ingestion",
+    "ingestion_or_search",
+    "search",
+    "rerank",
+    "cut",
+    "generation",
+    "unjudged",
+    "incomplete_trace",
+)
+
+
+def _missing() -> pl.Expr:
+    """The spans a verdict needs that the trace lacks (answerable cases)."""
+    parts = [
+        # A foreign trace was matched by its question text already: that is all a root gives.
+        pl.when(~pl.col("has_root") & ~pl.col("foreign")).then(pl.lit("question span")),
+        pl.when(pl.col("answerable") & ~pl.col("has_cand")).then(pl.lit("retrieve span")),
+        pl.when(pl.col("answerable") & pl.col("has_cand") & pl.col("prompt_source").is_null()).then(
+            pl.lit("the prompt's ids (no cut span, no context ids on a generate span)")
+        ),
+        pl.when(
+            pl.col("answerable")
+            & (pl.col("root_code") == PROMPT)
+            & ~pl.col("has_gen")
+            & ~pl.col("abstained")
+        ).then(pl.lit("generate span")),
+        # Unanswerable and not abstained: without a generate span, "it answered" is a guess.
+        pl.when(~pl.col("answerable") & ~pl.col("abstained") & ~pl.col("has_gen")).then(
+            pl.lit("generate span")
+        ),
+    ]
+    return pl.concat_list(parts).list.drop_nulls()
+
+
+def question_verdicts(frame: pl.DataFrame) -> pl.DataFrame:
+    """Add ``missing``, ``first_failure``, ``failure_reason`` and ``failure_item``.
+
+    ``frame`` has one row per instance with: the case fields (``answerable``), the funnel
+    facts (``has_*``, ``prompt_source``, ``cut_threshold``, ``ranking_top``), ``abstained``,
+    the tree result (``root_code``, ``failure_item``, ``item_reason``; null root_code for
+    unanswerable cases), the answer check (``answer_verdict``, ``answer_reason``),
+    and ``gen_error_msg``.
+    """
+    f = frame.with_columns(missing=_missing())
+    incomplete = pl.col("missing").list.len() > 0
+    correct = pl.col("answer_verdict") == "correct"
+    gate = pl.col("has_cut") & pl.col("cut_threshold").is_not_null()
+    lost_stage = (
+        pl.col("root_code")
+        .cast(pl.Int64)
+        .replace_strict(list(range(len(STAGES))), list(STAGES), default=None)
+    )
+    top = number_text(pl.col("ranking_top")).fill_null("none")
+    first = (
+        pl.when(incomplete)
+        .then(pl.lit("incomplete_trace"))
+        .when(~pl.col("answerable") & pl.col("abstained"))
+        .then(pl.lit("ok"))
+        .when(~pl.col("answerable") & gate)
+        .then(pl.lit("cut"))
+        .when(~pl.col("answerable"))
+        .then(pl.lit("generation"))
+        .when((pl.col("root_code") < PROMPT) & correct & ~pl.col("abstained"))
+        .then(pl.lit("ok_without_evidence"))
+        .when(pl.col("root_code") < PROMPT)
+        .then(lost_stage)
+        .when(pl.col("gen_error_msg").is_not_null() | pl.col("abstained"))
+        .then(pl.lit("generation"))
+        .when(correct)
+        .then(pl.lit("ok"))
+        .when(pl.col("answer_verdict") == "incorrect")
+        .then(pl.lit("generation"))
+        .otherwise(pl.lit("unjudged"))
+    )
+    reason = (
+        pl.when(incomplete)
+        .then(pl.lit("missing: ") + pl.col("missing").list.join(", "))
+        .when(~pl.col("answerable") & pl.col("abstained"))
+        .then(pl.lit("abstained on an unanswerable question"))
+        .when(~pl.col("answerable") & gate)
+        .then(
+            pl.format(
+                "the confidence gate let an unanswerable question through (top score {}, "
+                "threshold {})",
+                top,
+                number_text(pl.col("cut_threshold")),
+            )
+        )
+        .when(~pl.col("answerable"))
+        .then(pl.lit("answered an unanswerable question (no confidence gate to stop it)"))
+        .when((pl.col("root_code") < PROMPT) & correct & ~pl.col("abstained"))
+        .then(
+            pl.format(
+                "answer correct although {} was lost at {}: {}",
+                pl.col("failure_item"),
+                lost_stage,
+                pl.col("item_reason"),
+            )
+        )
+        .when(pl.col("root_code") < PROMPT)
+        .then(pl.col("item_reason"))
+        .when(pl.col("gen_error_msg").is_not_null())
+        .then(pl.lit("generate failed: ") + pl.col("gen_error_msg"))
+        .when(pl.col("abstained"))
+        .then(pl.lit("abstained although the evidence was in the prompt"))
+        .otherwise(pl.col("answer_reason"))
+    )
+    return f.with_columns(
+        first_failure=first,
+        failure_reason=reason,
+        failure_item=pl.when(pl.col("root_code") < PROMPT).then(pl.col("failure_item")),
+    )
+
+
+def oracle_note() -> pl.Expr:
+    """What an oracle verdict says about a pipeline record (null without an oracle)."""
+    wrong = (pl.col("answer_verdict") == "incorrect") | (pl.col("answerable") & pl.col("abstained"))
+    return (
+        pl.when(pl.col("mode") == "oracle")
+        .then(None)
+        .when(pl.col("oracle_verdict") == "correct")
+        .then(
+            pl.when(wrong)
+            .then(pl.lit("oracle right, pipeline wrong: the context was the problem"))
+            .otherwise(pl.lit("oracle right"))
+        )
+        .when(pl.col("oracle_verdict") == "incorrect")
+        .then(
+            pl.when(wrong)
+            .then(pl.lit("oracle wrong too: prompt, model or source text"))
+            .otherwise(pl.lit("oracle wrong, pipeline right"))
+        )
+    )

@@ -1,0 +1,175 @@
+"""Ingesting trace files, folders and globs: each file read once, and only what is new since.
+
+Which files a PATH means (:func:`expand_paths`), how much of each to read (the ingest log,
+:mod:`.ingest_log`), and the progress bar; the formats themselves are read by :mod:`.otlp`.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ragfunnel.analyzer.ingest import otlp
+from ragfunnel.analyzer.ingest.chunking import Loader
+from ragfunnel.analyzer.ingest.ingest_log import FileRecord, IngestLog, ReadPlan, head_hash
+from ragfunnel.analyzer.ingest.progress import Progress
+from ragfunnel.analyzer.ingest.summary import IngestError, IngestSummary, Skip
+from ragfunnel.analyzer.ingest.writer import Writer, writing
+from ragfunnel.instrumentation.config import DEFAULT_TRACE_DIR  # where the file exporter writes
+
+if TYPE_CHECKING:
+    from ragfunnel.analyzer.store import Store
+
+__all__ = ["DEFAULT_TRACE_DIR", "expand_paths", "ingest_paths"]
+
+_GLOB_CHARS = frozenset("*?[")
+
+
+def expand_paths(paths: Iterable[str | os.PathLike[str]]) -> tuple[list[Path], list[str]]:
+    """Files to read from PATHs (files, folders searched recursively, quoted globs).
+
+    Returns the files (sorted within each PATH, each once) and the PATHs that matched nothing.
+    Hidden files and folders under a folder are left out.
+    """
+    files: list[Path] = []
+    missing: list[str] = []
+    seen: set[Path] = set()
+    for raw in paths:
+        text = os.fspath(raw)
+        path = Path(text)
+        if path.is_file():
+            found = [path]
+        elif path.is_dir():
+            found = sorted(
+                p
+                for p in path.rglob("*")
+                if p.is_file()
+                and not any(part.startswith(".") for part in p.relative_to(path).parts)
+            )
+        elif _GLOB_CHARS & set(text):
+            found = sorted(Path(p) for p in glob.glob(text, recursive=True) if Path(p).is_file())
+        else:
+            found = []
+        if not found and not path.is_dir():
+            missing.append(text)
+        for file in found:
+            resolved = file.resolve()
+            if resolved not in seen:
+                seen.add(resolved)
+                files.append(file)
+    return files, missing
+
+
+def ingest_paths(
+    store: Store,
+    paths: Iterable[str | os.PathLike[str]],
+    *,
+    strict: bool = False,
+    progress: bool = False,
+    rescan: bool = False,
+) -> IngestSummary:
+    """Ingest trace files, folders (recursively) and globs into ``store``.
+
+    Files under a folder that do not start like JSON are passed over silently; files named
+    explicitly must be trace files. With ``strict`` the first file with a problem stops the
+    ingest after that file (what was read is kept). ``progress`` shows a bar on stderr.
+    Files an earlier ingest read are passed over if unchanged, and read on from where it
+    stopped if they grew; ``rescan`` reads every file from its start.
+
+    Raises:
+        IngestError: a PATH matched no file.
+        StoreError: the store failed.
+    """
+    paths = list(paths)
+    files, missing = expand_paths(paths)
+    if missing:
+        raise IngestError(f"no such file, folder or match: {', '.join(missing)}", argument="paths")
+    explicit = {Path(os.fspath(p)).resolve() for p in paths if Path(os.fspath(p)).is_file()}
+    summary = IngestSummary()
+    total = sum(file.stat().st_size for file in files)
+    log = IngestLog(store)
+    with Progress(total, enabled=progress) as bar, writing(store, summary) as writer:
+        for file in files:
+            _ingest_file(
+                file,
+                writer,
+                summary,
+                bar,
+                None if rescan else log,
+                recorder=log,
+                explicit=file.resolve() in explicit,
+            )
+            if strict and summary.skipped:
+                break
+    if log.error:
+        summary.notes.append(
+            Skip(
+                store.dsn_redacted,
+                0,
+                f"no ingest log kept, files will be read whole: {log.error}",
+            )
+        )
+    return summary
+
+
+def _ingest_file(
+    file: Path,
+    writer: Writer,
+    summary: IngestSummary,
+    bar: Progress,
+    log: IngestLog | None,
+    *,
+    recorder: IngestLog,
+    explicit: bool,
+) -> None:
+    source = str(file)
+    stat = file.stat()
+    writer.wait()  # the store's client is not shared between threads
+    plan = log.plan(file, stat) if log else ReadPlan()
+    if plan.skip:
+        summary.unchanged += 1
+        bar.done_file(stat.st_size)
+        return
+    with otlp.open_trace_file(file) as (stream, position, compressed):
+        head = stream.peek(4096)[:4096] if hasattr(stream, "peek") else b""
+        if not otlp.sniff(head) and not plan.offset:
+            if explicit:
+                summary.skipped.append(Skip(source, 1, "not a JSON trace file"))
+            return
+        summary.files += 1
+        bar.track(position)
+        if plan.offset:
+            stream.seek(plan.offset)
+        before = summary.read
+        loader = Loader(writer, summary, on_chunk=bar.refresh)
+        reading = otlp.read_lines(stream, source, loader, first_line=plan.line + 1)
+        loader.flush()
+        end = stream.tell()
+    writer.wait()
+    if reading.broken:
+        return
+    # Where reading stopped: after the last complete line of a plain line file (a writer may
+    # still be appending), else the whole file.
+    after = file.stat()
+    resumable = not compressed and not reading.document
+    offset = end - reading.tail if resumable else after.st_size
+    previous = plan.previous if plan.offset else None
+    lows = [low for low in (loader.low, previous.low if previous else 0) if low]
+    recorder.record(
+        file,
+        FileRecord(
+            size=after.st_size,
+            mtime_ns=after.st_mtime_ns,
+            head=head_hash(file, offset),
+            offset=offset,
+            line=reading.lines - (1 if reading.tail else 0),
+            resumable=resumable,
+            spans=summary.read - before + (previous.spans if previous else 0),
+            low=min(lows, default=0),
+            high=max(loader.high, previous.high if previous else 0),
+        ),
+    )
+    bar.done_file(stat.st_size)

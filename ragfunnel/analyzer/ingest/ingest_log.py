@@ -1,0 +1,179 @@
+"""What earlier ingests read of each file, so that the next one reads only what is new.
+
+The default workflow runs ``ragfunnel ingest`` after every run of the app, over a trace folder
+that only grows: without a record, every ingest would read every old file again (adding nothing,
+thanks to de-duplication, but at full cost). For each file the store keeps where reading stopped:
+the byte offset after the last complete line, the line number there, a hash of the file's first
+64 KiB, and how many spans it held in which time window.
+
+- A file that has not changed since is passed over.
+- A plain line file that grew (the app appended) is read from where the last ingest stopped; a
+  line that was cut off then is read again whole.
+- Anything else — another head, a shorter file, a compressed or pretty-printed file that changed —
+  is read from the start.
+
+The log lives in the store itself (table ``ragfunnel_ingest_log`` next to the traces, made by
+``ragfunnel.analyzer.store.migrations``), so it goes away with the store. As a safety net, a file is passed over only while the traces table
+still holds at least as many spans in the file's time window as were read from it; when rows
+were deleted, the file is read again (de-duplication keeps that safe). ``rescan`` ignores the
+record altogether.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import socket
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ragfunnel.analyzer.store import StoreError
+from ragfunnel.analyzer.store.migrations import ensure_ingest_log
+
+if TYPE_CHECKING:
+    from ragfunnel.analyzer.store import Store
+
+__all__ = ["HEAD_BYTES", "FileRecord", "IngestLog", "ReadPlan", "head_hash"]
+
+HEAD_BYTES = 64 << 10
+"""How much of a file's start is hashed to tell the same file, grown, from another one."""
+
+
+@dataclass(frozen=True)
+class FileRecord:
+    """Where an ingest stopped reading one file."""
+
+    size: int
+    mtime_ns: int
+    head: str
+    offset: int
+    """Bytes read up to the end of the last complete line (the whole file unless resumable)."""
+    line: int
+    """Lines up to ``offset``."""
+    resumable: bool
+    """A plain line file: reading may go on from ``offset``."""
+    spans: int
+    low: int
+    high: int
+
+
+@dataclass(frozen=True)
+class ReadPlan:
+    """How to read a file this time: not at all, or from a byte offset and line number."""
+
+    skip: bool = False
+    offset: int = 0
+    line: int = 0
+    previous: FileRecord | None = None
+
+
+def head_hash(path: Path, length: int) -> str:
+    """SHA-256 of the first ``length`` bytes (at most :data:`HEAD_BYTES`) of ``path``."""
+    with path.open("rb") as file:
+        return hashlib.sha256(file.read(min(length, HEAD_BYTES))).hexdigest()
+
+
+class IngestLog:
+    """The ingest log of one store and traces table."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self._host = socket.gethostname()
+        self._table = ""
+        self.error = ""
+        """Why the log cannot be kept (a user without CREATE TABLE rights), if it cannot."""
+        self._records: dict[str, FileRecord] = {}
+        try:
+            self._table = ensure_ingest_log(store)
+            self._records = self._latest()
+        except StoreError as exc:
+            self.error = str(exc)
+
+    def plan(self, path: Path, stat: os.stat_result) -> ReadPlan:
+        """How much of ``path`` to read, given what earlier ingests recorded."""
+        if self.error:
+            return ReadPlan()
+        try:
+            record = self._records.get(str(path.resolve()))
+            if record is None or not self._still_stored(record):
+                return ReadPlan()
+        except StoreError as exc:
+            self.error = str(exc)
+            return ReadPlan()
+        if record.head != head_hash(path, record.offset):
+            return ReadPlan()
+        if (stat.st_size, stat.st_mtime_ns) == (record.size, record.mtime_ns) and (
+            not record.resumable or record.offset == record.size
+        ):
+            return ReadPlan(skip=True, previous=record)
+        if record.resumable and stat.st_size > record.offset:
+            # Grown since (or a cut-off last line to read again): go on from the last full line.
+            return ReadPlan(offset=record.offset, line=record.line, previous=record)
+        return ReadPlan()
+
+    def record(self, path: Path, record: FileRecord) -> None:
+        """Remember where reading ``path`` stopped (a failure only costs the next ingest time)."""
+        if self.error:
+            return
+        try:
+            self._insert(path, record)
+        except StoreError as exc:
+            self.error = str(exc)
+
+    def _insert(self, path: Path, record: FileRecord) -> None:
+        self._store.command(
+            f"INSERT INTO {self._table} (TracesTable, Host, Path, Size, MtimeNs, Head, Offset, Line, "
+            "Resumable, Spans, Low, High) VALUES ({t:String}, {host:String}, {path:String}, "
+            "{size:UInt64}, {mtime:Int64}, {head:String}, {offset:UInt64}, {line:UInt64}, "
+            "{resumable:Bool}, {spans:UInt64}, {low:Int64}, {high:Int64})",
+            {
+                "t": self._store.table,
+                "host": self._host,
+                "path": str(path.resolve()),
+                "size": record.size,
+                "mtime": record.mtime_ns,
+                "head": record.head,
+                "offset": record.offset,
+                "line": record.line,
+                "resumable": record.resumable,
+                "spans": record.spans,
+                "low": record.low,
+                "high": record.high,
+            },
+        )
+
+    def _latest(self) -> dict[str, FileRecord]:
+        """The latest record of every file this host ingested into this table: one query."""
+        columns = ("Size", "MtimeNs", "Head", "Offset", "Line", "Resumable", "Spans", "Low", "High")
+        latest = ", ".join(f"argMax({name}, RecordedAt) AS {name}" for name in columns)
+        rows = self._store.query_arrow(
+            f"SELECT Path, {latest} FROM {self._table} "
+            "WHERE TracesTable = {t:String} AND Host = {host:String} GROUP BY Path",
+            {"t": self._store.table, "host": self._host},
+        ).to_pylist()
+        return {
+            row["Path"]: FileRecord(
+                size=row["Size"],
+                mtime_ns=row["MtimeNs"],
+                head=row["Head"],
+                offset=row["Offset"],
+                line=row["Line"],
+                resumable=bool(row["Resumable"]),
+                spans=row["Spans"],
+                low=row["Low"],
+                high=row["High"],
+            )
+            for row in rows
+        }
+
+    def _still_stored(self, record: FileRecord) -> bool:
+        if not record.spans:
+            return True
+        held = self._store.command(
+            f"SELECT count() FROM {self._store.traces_table} "
+            "WHERE Timestamp >= fromUnixTimestamp64Nano({low:Int64}) "
+            "AND Timestamp <= fromUnixTimestamp64Nano({high:Int64})",
+            {"low": record.low, "high": record.high},
+        )
+        return isinstance(held, int) and held >= record.spans

@@ -1,0 +1,92 @@
+"""Pulling a service's traces from a running Jaeger (API v3) into the store, window by window.
+
+The formats are mapped in :mod:`.jaeger`; this module decides which windows to ask for.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+from typing import TYPE_CHECKING
+
+import msgspec
+
+from ragfunnel.analyzer.ingest import jaeger, otlp
+from ragfunnel.analyzer.ingest.chunking import Loader
+from ragfunnel.analyzer.ingest.otlp_structs import decode_envelope
+from ragfunnel.analyzer.ingest.summary import IngestError, IngestSummary
+from ragfunnel.analyzer.ingest.writer import writing
+
+if TYPE_CHECKING:
+    from ragfunnel.analyzer.store import Store
+
+__all__ = ["pull_from_jaeger"]
+
+
+def pull_from_jaeger(
+    store: Store,
+    url: str,
+    service: str,
+    since: str | timedelta,
+    *,
+    until: datetime | None = None,
+    limit: int = 1000,
+) -> IngestSummary:
+    """Fetch ``service``'s traces of the last ``since`` from Jaeger's API v3 and ingest them.
+
+    A window that returns ``limit`` traces (Jaeger's ``query.num_traces``) may have been cut
+    short, so it is split in two and each half fetched again, down to one second.
+
+    Raises:
+        IngestError: a bad ``since``, or Jaeger could not be queried.
+    """
+    try:
+        span = jaeger.parse_duration(since) if isinstance(since, str) else since
+    except ValueError as exc:
+        raise IngestError(str(exc), argument="since") from None
+    end = until or datetime.now(timezone.utc)
+    summary = IngestSummary()
+    with writing(store, summary) as writer:
+        loader = Loader(writer, summary)
+        try:
+            _pull_window(loader, url, service, (end - span, end), limit=limit)
+        except jaeger.JaegerError as exc:
+            raise IngestError(str(exc), argument=exc.argument) from None
+        loader.flush()
+    return summary
+
+
+def _pull_window(
+    loader: Loader,
+    url: str,
+    service: str,
+    window: tuple[datetime, datetime],
+    *,
+    limit: int,
+) -> None:
+    start, end = window
+    source = f"{url.rstrip('/')}/api/v3/traces"
+    body = jaeger.fetch_v3(url, service, start, end, limit=limit)
+    if body is None:
+        return
+    if end - start > timedelta(seconds=1) and _trace_count(body) >= limit:
+        middle = start + (end - start) / 2
+        _pull_window(loader, url, service, (start, middle), limit=limit)
+        _pull_window(loader, url, service, (middle, end), limit=limit)
+        return
+    loader.summary.files += 1
+    otlp.read_document(body, f"{source} [{start:%Y-%m-%dT%H:%M:%S}Z..]", loader)
+
+
+def _trace_count(body: bytes) -> int:
+    try:
+        envelope = decode_envelope(body)
+    except msgspec.DecodeError:
+        return 0
+    return len(
+        {
+            span.traceId
+            for rs in envelope.resource_spans or []
+            for ss in rs.scopeSpans
+            for span in ss.spans
+        }
+    )

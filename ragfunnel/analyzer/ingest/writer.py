@@ -1,0 +1,145 @@
+"""De-duplication of chunks against the store, and their inserts on a background thread.
+
+Idempotency: before each chunk is inserted, those of its spans that start where the store
+already holds rows are looked up by trace id (see :class:`Writer`), and the ones found are
+dropped; spans repeated within a chunk are dropped as they are read (``rows``). Re-ingesting
+a file therefore adds nothing, even into a table the collector created (a plain MergeTree,
+which would keep duplicates forever). Two ingests running at the same moment on the same spans
+may both insert them: run one at a time. This module never reads input files.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ragfunnel.analyzer.ingest.rows import Chunk
+from ragfunnel.analyzer.ingest.summary import IngestSummary
+
+if TYPE_CHECKING:
+    from ragfunnel.analyzer.store import Store
+
+__all__ = ["Writer", "writing"]
+
+_SECOND = 1_000_000_000
+
+
+class Writer:
+    """De-duplicates chunks against the store and inserts them, in order, on one background thread.
+
+    The embedded engine and the HTTP client both release the GIL while they work, so the next
+    chunk is read and converted while this one is written. At most one chunk waits.
+
+    Only a chunk's spans that start where the store already has rows can be duplicates: within
+    a second of the time range the table held when the writer started, or of what this writer
+    has inserted. Those are looked up by trace id; the others (usually all of a new file, and
+    all but a chunk's first second in a time-ordered one) are inserted without a query.
+    """
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ragfunnel-insert")
+        self._pending: Future[None] | None = None
+        self._stored: tuple[int, int] | None = None
+        self._inserted: tuple[int, int] | None = None
+        self._ranges_read = False
+        self.inserted = 0
+        self.duplicates = 0
+
+    def submit(self, chunk: Chunk) -> None:
+        """Queue ``chunk``; raises the store error of an earlier chunk, if any."""
+        self.wait()
+        self._pending = self._thread.submit(self._write, chunk)
+
+    def wait(self) -> None:
+        """Wait until every queued chunk is written."""
+        if self._pending is not None:
+            pending, self._pending = self._pending, None
+            pending.result()
+
+    def close(self) -> None:
+        """Write what is queued, then stop the thread."""
+        try:
+            self.wait()
+        finally:
+            self._thread.shutdown(wait=True)
+
+    def _write(self, chunk: Chunk) -> None:
+        table = chunk.table
+        known = self._known(chunk)
+        if known:
+            table = table.filter(pc.invert(pc.is_in(chunk.keys(), pa.array(known, pa.string()))))
+            self.duplicates += chunk.table.num_rows - table.num_rows
+        if table.num_rows:
+            self._store.insert_traces(table)
+            low, high = self._inserted or (chunk.low, chunk.high)
+            self._inserted = (min(low, chunk.low), max(high, chunk.high))
+        self.inserted += table.num_rows
+
+    def _stored_range(self) -> tuple[int, int] | None:
+        # min/max of the partition column come from each part's min-max index, not the rows.
+        store = self._store
+        result = store.query_arrow(
+            "SELECT count() AS n, toUnixTimestamp64Nano(min(Timestamp)) AS low, "
+            f"toUnixTimestamp64Nano(max(Timestamp)) AS high FROM {store.traces_table}"
+        )
+        row = result.to_pylist()[0]
+        return (int(row["low"]), int(row["high"])) if int(row["n"]) else None
+
+    def _known(self, chunk: Chunk) -> list[str]:
+        if not self._ranges_read:
+            self._stored = self._stored_range()
+            self._ranges_read = True
+        starts = pc.cast(chunk.table.column("Timestamp"), pa.int64())
+        near: pa.ChunkedArray | None = None
+        for covered in (self._stored, self._inserted):
+            if covered is None:
+                continue
+            # Spans read back from Jaeger lost their nanoseconds: widen by a second.
+            inside = pc.and_(
+                pc.greater_equal(starts, covered[0] - _SECOND),
+                pc.less_equal(starts, covered[1] + _SECOND),
+            )
+            near = inside if near is None else pc.or_(near, inside)
+        if near is None or not pc.any(near).as_py():
+            return []
+        candidates = chunk.table.filter(near)
+        low, high = pc.min_max(pc.cast(candidates.column("Timestamp"), pa.int64())).values()
+        store = self._store
+        result = store.query_arrow(
+            f"SELECT concat(TraceId, SpanId) AS key FROM {store.traces_table} "
+            "WHERE Timestamp >= fromUnixTimestamp64Nano({low:Int64}) "
+            "AND Timestamp <= fromUnixTimestamp64Nano({high:Int64}) "
+            "AND TraceId IN {ids:Array(String)}",
+            {
+                "low": max(low.as_py() - _SECOND, 0),
+                "high": high.as_py() + _SECOND,
+                "ids": sorted(pc.unique(candidates.column("TraceId")).to_pylist()),
+            },
+        )
+        keys: list[str] = result.column("key").to_pylist()
+        return keys
+
+
+@contextmanager
+def writing(store: Store, summary: IngestSummary) -> Iterator[Writer]:
+    """A :class:`Writer` for one ingest; its counts are added to ``summary`` at the end."""
+    # Reading allocates millions of short-lived objects and builds no reference cycles: the
+    # cyclic garbage collector would only rescan the growing chunk (about 10% of the time).
+    collecting = gc.isenabled()
+    gc.disable()
+    writer = Writer(store)
+    try:
+        yield writer
+    finally:
+        if collecting:
+            gc.enable()
+        writer.close()
+        summary.inserted += writer.inserted
+        summary.duplicates += writer.duplicates

@@ -1,0 +1,26 @@
+"""The span store: ClickHouse's ``otel_traces`` table, embedded (chdb) or on a server.
+
+    from ragfunnel.analyzer.store import Store, migrate
+
+    with Store.open("chdb://.ragfunnel/store") as store:     # or http(s)://user@host:8123/db
+        migrate(store)                                        # the analyzer's own tables
+
+:mod:`.dsn` parses addresses, :mod:`.connection` holds the open :class:`Store`,
+:mod:`.traces_table` the exporter's ``otel_traces`` layout, and :mod:`.migrations` every object
+the analyzer owns (docs/store.md and docs/deployment.md describe them). No SQL DDL lives
+outside this package.
+"""
+
+from ragfunnel.analyzer.store.connection import Store
+from ragfunnel.analyzer.store.dsn import DEFAULT_DSN, ENV_STORE, redact_dsn
+from ragfunnel.analyzer.store.errors import StoreError
+from ragfunnel.analyzer.store.traces_table import TRACES_COLUMNS
+
+__all__ = [
+    "DEFAULT_DSN",
+    "ENV_STORE",
+    "TRACES_COLUMNS",
+    "Store",
+    "StoreError",
+    "redact_dsn",
+]

@@ -1,0 +1,361 @@
+"""An open store: one clickhouse-connect client on ``otel_traces``, embedded (chdb) or on a server.
+
+One client library, one SQL dialect and one schema — the OpenTelemetry Collector
+clickhouseexporter's ``otel_traces`` (v0.165, :mod:`.traces_table`) — whether spans come from a
+laptop's trace files or a production collector. DSNs are parsed in :mod:`.dsn`.
+
+chdb runs one engine per process, bound to one data path: while a store on path A is open, a
+store on path B cannot be (closing every store on A frees the engine). Stores on the *same*
+path may be open together, and several databases live side by side under one path, so tests
+that need isolated stores either close each store before opening the next or share one path
+with a database each.
+
+This module must never put a user value into SQL text (values go as bound parameters;
+identifiers are validated and quoted) and never let a password reach a message. It creates
+only ``otel_traces`` (and its database); every object the analyzer owns is made by
+:mod:`.migrations`.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import tempfile
+import threading
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, cast
+
+from clickhouse_connect.driver.exceptions import ClickHouseError
+
+from ragfunnel.analyzer.store.dsn import (
+    DEFAULT_DSN,
+    ENV_STORE,
+    Target,
+    check_identifier,
+    parse_dsn,
+    quote,
+)
+from ragfunnel.analyzer.store.errors import StoreError
+from ragfunnel.analyzer.store.traces_table import TRACES_COLUMNS, traces_ddl
+
+if TYPE_CHECKING:
+    import polars
+    import pyarrow
+
+__all__ = ["Store"]
+
+_SPACES = re.compile(r"\s+")
+_HTTP_PORTS = {"http": 8123, "https": 8443}
+
+_ROWS_PER_FILE = 10_000
+"""An embedded insert uses one file (and thread) per this many rows, up to one per core."""
+
+_TMP = tempfile.gettempdir()
+_TMP_IS_GLOB = bool(re.search(r"[*?{}\[\]]", _TMP))  # file() would read it as a glob: not used
+
+# What clickhouse-connect raises: its own errors, plus OS and Arrow errors from the transport.
+_CLIENT_ERRORS = (ClickHouseError, OSError, ValueError)
+
+# chdb allows one engine path per process; remember which path is in use and by how many stores.
+_engine_lock = threading.Lock()
+_engine_users: dict[str, int] = {}
+
+
+class Store:
+    """An open ``otel_traces`` store; create one with :meth:`Store.open`.
+
+    Attributes:
+        dsn_redacted: the DSN without its password, for messages.
+        client: the clickhouse-connect client (embedded ``ChdbClient`` or HTTP client).
+        database: the database holding the traces table.
+        table: the traces table's name.
+        traces_table: the quoted qualified table name, e.g. ```otel`.`otel_traces```.
+        read_only: the session may only read (see :meth:`open`).
+    """
+
+    dsn_redacted: str
+    client: Any
+    database: str
+    table: str
+    traces_table: str
+    read_only: bool
+
+    def __init__(
+        self, target: Target, client: Any, database: str, table: str, *, read_only: bool = False
+    ) -> None:
+        self._target = target
+        self.read_only = read_only
+        self._closed = False
+        self.client = client
+        self.dsn_redacted = target.redacted
+        self.database = database
+        self.table = table
+        self.traces_table = quote(database, table)
+
+    @classmethod
+    def open(
+        cls,
+        dsn: str | None = None,
+        *,
+        database: str = "otel",
+        table: str = "otel_traces",
+        create: bool = True,
+        read_only: bool = False,
+    ) -> Store:
+        """Open the store at ``dsn`` (else ``$RAGFUNNEL_STORE``, else :data:`DEFAULT_DSN`).
+
+        With ``create`` the database and the exporter's tables are created when missing; an
+        existing table is checked column by column and never recreated. A database named in an
+        HTTP DSN's path takes precedence over ``database``.
+
+        With ``read_only`` nothing is created and the session runs with ClickHouse's
+        ``readonly = 2``: the engine itself refuses every write to a database (INSERT, CREATE,
+        ALTER, DROP), while the session's own temporary tables, which the analysis keeps its
+        case data in, still work (docs/deployment.md).
+
+        Raises:
+            StoreError: bad DSN, unreachable server, failed login, or a table whose columns
+                differ from the exporter's ``otel_traces``.
+        """
+        target = parse_dsn(dsn or os.environ.get(ENV_STORE) or DEFAULT_DSN)
+        database = check_identifier("database", target.database or database)
+        table = check_identifier("table", table)
+        create = create and not read_only
+        settings = {"readonly": 2} if read_only else {}
+        client = (
+            _open_embedded(target, create=create, settings=settings)
+            if target.embedded
+            else _open_server(target, settings=settings)
+        )
+        store = cls(target, client, database, table, read_only=read_only)
+        try:
+            store._prepare(create=create)
+        except BaseException:
+            store.close()
+            raise
+        return store
+
+    @classmethod
+    def open_for_analysis(
+        cls,
+        dsn: str | None = None,
+        *,
+        database: str = "otel",
+        table: str = "otel_traces",
+        read_only: bool | None = None,
+    ) -> Store:
+        """Open a store to analyse: never created, and read-only unless it is embedded.
+
+        A server store is opened read-only (:meth:`open`): an analysis must not write to a
+        production cluster. The embedded store is the user's own and stays writable unless
+        ``read_only`` is true, so that its first analysis may prepare the stage table.
+
+        Raises:
+            StoreError: as :meth:`open`; also when there is no store or traces table.
+        """
+        if read_only is None:
+            read_only = not parse_dsn(dsn or os.environ.get(ENV_STORE) or DEFAULT_DSN).embedded
+        return cls.open(dsn, database=database, table=table, create=False, read_only=read_only)
+
+    @property
+    def embedded(self) -> bool:
+        """Whether this is the embedded engine (chdb), which the user owns, not a server."""
+        return self._target.embedded
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        mode = ", read_only=True" if self.read_only else ""
+        return f"Store({self.dsn_redacted!r}, table={self.traces_table}{mode})"
+
+    def close(self) -> None:
+        """Close the client; for an embedded store, release the engine when no store uses it."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            self.client.close()
+        finally:
+            if self._target.embedded:
+                with _engine_lock:
+                    left = _engine_users.get(self._target.path, 0) - 1
+                    if left > 0:
+                        _engine_users[self._target.path] = left
+                    else:
+                        _engine_users.pop(self._target.path, None)
+
+    def query_arrow(self, sql: str, parameters: dict[str, Any] | None = None) -> pyarrow.Table:
+        """Run ``sql``; values are bound from ``parameters`` and written ``{name:Type}`` in the SQL."""
+        try:
+            return self.client.query_arrow(sql, parameters=parameters, use_strings=True)
+        except _CLIENT_ERRORS as exc:
+            raise self._error("query failed", exc) from None
+
+    def query_df(self, sql: str, parameters: dict[str, Any] | None = None) -> polars.DataFrame:
+        """Run ``sql`` and return a polars DataFrame (strings as ``pl.String``)."""
+        import polars
+
+        return cast("polars.DataFrame", polars.from_arrow(self.query_arrow(sql, parameters)))
+
+    def command(self, sql: str, parameters: dict[str, Any] | None = None) -> object:
+        """Run a statement that returns at most a single value."""
+        try:
+            return self.client.command(sql, parameters=parameters)
+        except _CLIENT_ERRORS as exc:
+            raise self._error("command failed", exc) from None
+
+    def insert_arrow(self, table: str, data: pyarrow.Table, *, temporary: bool = False) -> None:
+        """Insert ``data`` into ``table``, a table of :attr:`database`, in one Arrow block.
+
+        With ``temporary``, ``table`` is a temporary table of this session (it belongs to no
+        database).
+        """
+        check_identifier("table", table)
+        where = quote(table) if temporary else quote(self.database, table)
+        try:
+            if temporary:
+                self.client.insert_arrow(table, data)
+            else:
+                self.client.insert_arrow(table, data, database=self.database)
+        except _CLIENT_ERRORS as exc:
+            raise self._error(f"insert into {where} failed", exc) from None
+
+    def insert_traces(self, data: pyarrow.Table) -> None:
+        """Insert ``otel_traces`` rows (columns named as the table's, Nested ones flattened).
+
+        A server receives one Arrow block. The embedded engine receives the rows as Arrow
+        files, one per core, read by one ``INSERT ... SELECT ... FROM file()``: it then sorts
+        and compresses a part per file in parallel (ZSTD(3) compression is most of an insert's
+        cost), where one block would be written by one thread, and runs the materialized views
+        on the table alongside the table's own write.
+        """
+        if not self._target.embedded or _TMP_IS_GLOB:
+            self.insert_arrow(self.table, data)
+            return
+        try:
+            self._insert_files(data)
+        except _CLIENT_ERRORS as exc:
+            raise self._error(f"insert into {self.traces_table} failed", exc) from None
+
+    def _insert_files(self, data: pyarrow.Table) -> None:
+        import pyarrow as pa
+
+        files = max(1, min(os.cpu_count() or 1, data.num_rows // _ROWS_PER_FILE))
+        step = math.ceil(data.num_rows / files)
+        columns = data.schema.names
+        with tempfile.TemporaryDirectory(prefix="ragfunnel-insert-", dir=_TMP) as folder:
+            for number in range(files):
+                with pa.ipc.new_file(f"{folder}/{number}.arrow", data.schema) as writer:
+                    writer.write_table(data.slice(number * step, step))
+            names = ", ".join(quote(name) for name in columns)
+            self.client.command(
+                f"INSERT INTO {self.traces_table} ({names}) SELECT {names} "
+                "FROM file({files:String}, 'Arrow', {structure:String}) "
+                f"SETTINGS max_insert_threads = {files}, max_threads = {files}, "
+                # Keep the files' blocks apart, one part each, instead of squashing them; feed
+                # the views hanging off the table (the funnel's) alongside, not after, the table.
+                "min_insert_block_size_rows = 0, min_insert_block_size_bytes = 0, "
+                "parallel_view_processing = 1",
+                parameters={
+                    "files": f"{folder}/{{0..{files - 1}}}.arrow",
+                    "structure": ", ".join(
+                        f"{quote(name)} {TRACES_COLUMNS[name]}" for name in columns
+                    ),
+                },
+            )
+
+    def _error(self, what: str, exc: BaseException) -> StoreError:
+        return StoreError(f"{what} on {self.dsn_redacted}: {self._target.scrub(exc)}")
+
+    def _prepare(self, *, create: bool) -> None:
+        found = self._columns(self.table)
+        if not found:
+            if not create:
+                raise StoreError(
+                    f"there is no table {self.traces_table} in {self.dsn_redacted}: "
+                    "ingest traces first, or open the store that holds them",
+                    argument="dsn",
+                )
+            self._create_schema()
+            found = self._columns(self.table)
+        self._check_columns(found)
+
+    def _columns(self, table: str) -> dict[str, str]:
+        result = self.query_arrow(
+            "SELECT name, type FROM system.columns WHERE database = {db:String} AND table = {t:String}",
+            {"db": self.database, "t": table},
+        )
+        names = result.column("name").to_pylist()
+        types = result.column("type").to_pylist()
+        return dict(zip(names, types, strict=True))
+
+    def _check_columns(self, found: dict[str, str]) -> None:
+        problems = []
+        for name, expected in TRACES_COLUMNS.items():
+            actual = found.get(name)
+            if actual is None:
+                problems.append(f"{name} is missing")
+            elif _SPACES.sub("", actual) != _SPACES.sub("", expected):
+                problems.append(f"{name} is {actual}, expected {expected}")
+        if problems:
+            raise StoreError(
+                f"table {self.traces_table} in {self.dsn_redacted} does not have the "
+                f"clickhouseexporter otel_traces schema (v0.165): {'; '.join(problems)}. "
+                "ragfunnel never alters an existing table: use another table or database."
+            )
+
+    def _create_schema(self) -> None:
+        self.command(f"CREATE DATABASE IF NOT EXISTS {quote(self.database)}")
+        self.command(traces_ddl(self.traces_table))
+
+
+def _open_embedded(target: Target, *, create: bool, settings: dict[str, Any]) -> Any:
+    import clickhouse_connect
+
+    if not create and not Path(target.path).is_dir():
+        raise StoreError(f"there is no store at {target.redacted}", argument="dsn")
+    with _engine_lock:
+        busy = [path for path, users in _engine_users.items() if users and path != target.path]
+        if busy:
+            raise StoreError(
+                f"cannot open {target.redacted}: the embedded engine (chdb) of this process is "
+                f"bound to chdb://{busy[0]} until every store on it is closed — chdb allows one "
+                "store path per process (use one path with several databases instead)"
+            )
+        Path(target.path).mkdir(parents=True, exist_ok=True)
+        try:
+            client = clickhouse_connect.get_client(
+                interface="chdb", path=target.path, settings=settings
+            )
+        except _CLIENT_ERRORS as exc:
+            raise StoreError(f"cannot open the embedded store {target.redacted}: {exc}") from None
+        _engine_users[target.path] = _engine_users.get(target.path, 0) + 1
+    return client
+
+
+def _open_server(target: Target, *, settings: dict[str, Any]) -> Any:
+    import clickhouse_connect
+
+    try:
+        return clickhouse_connect.get_client(
+            host=target.host,
+            port=target.port,
+            username=target.username,
+            password=target.password,
+            secure=target.secure,
+            interface="https" if target.secure else "http",
+            settings=settings,
+        )
+    except _CLIENT_ERRORS as exc:
+        raise StoreError(f"cannot connect to {target.redacted}: {target.scrub(exc)}") from None
