@@ -37,7 +37,7 @@ class FunnelResult:
 
     Attributes:
         records: one row per question instance (a case asked in one trace): the record of
-            DESIGN §5 with an ``evidence`` list-of-struct column and per-question metrics.
+            docs/funnel.md §6 with an ``evidence`` list-of-struct column and per-question metrics.
         failures: per run and mode, the count of each ``first_failure`` with a Wilson CI.
         metrics: per run, each metric at the real cut and at each k, with its CI.
         index_truth: where "was it indexed?" came from.
@@ -119,7 +119,7 @@ def analyze(
     k: int | Sequence[int] | None = None,
     question: str | None = None,
 ) -> FunnelResult:
-    """Rebuild each question's funnel and attribute its first failure (DESIGN §5–6).
+    """Rebuild each question's funnel and attribute its first failure (docs/funnel.md §2–7).
 
     Args:
         store: an open :class:`~ragfunnel.analyzer.store.Store`.
