@@ -5,10 +5,19 @@ a non-zero exit (:mod:`.errors`). Every command module is imported here, statica
 importing this package registers every command on :data:`app`.
 """
 
-from ragfunnel.analyzer.cli import analyze, funnel, ingest, store
+from ragfunnel.analyzer.cli import (
+    analyze,
+    calibrate,
+    funnel,
+    ingest,
+    judge,
+    review,
+    store,
+    threshold,
+)
 from ragfunnel.analyzer.cli.app import app, main
 
 __all__ = ["COMMAND_MODULES", "app", "main"]
 
-COMMAND_MODULES = (ingest, analyze, funnel, store)
+COMMAND_MODULES = (ingest, analyze, funnel, judge, threshold, review, calibrate, store)
 """The command modules, in the order ``ragfunnel --help`` lists their commands."""
