@@ -7,7 +7,7 @@ from pathlib import Path
 
 import yaml
 from fake_openai import FakeOpenAI
-from pipeline import ANY_TIME, REFERENCE, REFUSAL, WORKED_RANKING, ask
+from judge_pipeline import ANY_TIME, REFERENCE, REFUSAL, WORKED_RANKING, ask
 from test_run import responder
 from typer.testing import CliRunner
 

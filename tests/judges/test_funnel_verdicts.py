@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from fake_openai import FakeOpenAI
-from pipeline import ANY_TIME, BOTH, CASES, WORKED_RANKING, ask
+from judge_pipeline import ANY_TIME, BOTH, CASES, WORKED_RANKING, ask
 from test_run import responder
 
 from ragfunnel.analyzer.funnel import analyze

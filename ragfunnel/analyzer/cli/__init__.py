@@ -8,9 +8,12 @@ importing this package registers every command on :data:`app`.
 from ragfunnel.analyzer.cli import (
     analyze,
     calibrate,
+    demo,
+    diff,
     funnel,
     ingest,
     judge,
+    report,
     review,
     store,
     threshold,
@@ -19,5 +22,7 @@ from ragfunnel.analyzer.cli.app import app, main
 
 __all__ = ["COMMAND_MODULES", "app", "main"]
 
-COMMAND_MODULES = (ingest, analyze, funnel, judge, threshold, review, calibrate, store)
+COMMAND_MODULES = (
+    demo, ingest, analyze, funnel, judge, threshold, report, diff, review, calibrate, store,
+)
 """The command modules, in the order ``ragfunnel --help`` lists their commands."""

@@ -1,0 +1,242 @@
+"""``ragfunnel report``: the diagnosis in the terminal, the HTML page, the exports, the CI gate.
+
+A thin layer: it opens the store read-only where it must (``Store.open_for_analysis``), runs
+the library (``funnel.analyze``, ``report.*``) with a progress line on stderr, writes what
+was asked, and exits 3 with one line per breached limit. It holds no statistic of its own.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+from ragfunnel.analyzer.cases import CaseSet, load_cases
+from ragfunnel.analyzer.cli.app import app
+from ragfunnel.analyzer.cli.errors import fail, reported, show_notices
+from ragfunnel.analyzer.cli.options import (
+    CasesOption,
+    IndexManifestOption,
+    JaegerUrlOption,
+    ParquetOption,
+    ReadOnlyOption,
+    RunOption,
+    StoreOption,
+)
+from ragfunnel.analyzer.funnel import FunnelResult, analyze
+from ragfunnel.analyzer.report import (
+    Report,
+    build_report,
+    pipeline_snapshots,
+    question_texts,
+    render_report,
+)
+from ragfunnel.analyzer.report.drilldown import check_jaeger_url
+from ragfunnel.analyzer.report.exports import summary, write_jsonl, write_parquet, write_summary
+from ragfunnel.analyzer.report.gate import check_limits, parse_limits
+from ragfunnel.analyzer.report.html import write_html
+from ragfunnel.analyzer.store import Store
+
+__all__ = ["GATE_EXIT", "Analysed", "analysed", "progress_steps", "report_command"]
+
+GATE_EXIT = 3
+"""Exit status when a CI limit is breached (1 stays "bad input or an unreachable store")."""
+
+FLAGS = {"jaeger_url": "--jaeger", "cases": "--cases"}
+
+REPORT_HELP = """Diagnose where the answers of each run break, and what to fix first.
+
+Prints, per run, a diagnosis ("Of 60 questions, 18 were answered wrongly ... Changing the \
+answer prompt can fix at most 5: work upstream first"), the first-failure shares with Wilson \
+intervals, the retrieval metrics at the real cut, the evidence most often lost upstream, the \
+worst questions, faithfulness and answer correctness when verdicts exist, the abstention \
+confusion and the run's configuration (ragfunnel.pipeline.*).
+
+--html writes one self-contained page (inline SVG charts, no script, no request) with a \
+drill-down per question linked to Jaeger; --json the report as JSON ('-' for stdout); \
+--jsonl/--parquet the per-question records (docs/report.md has the schemas). \
+--fail-under/--fail-over NAME=VALUE make it a CI gate: each breach prints one line and the \
+command exits 3.
+
+\b
+Examples:
+  ragfunnel report --cases cases.yaml --run 2024-06-01
+  ragfunnel report --cases cases.yaml --html report.html --jaeger http://localhost:16686
+  ragfunnel report --cases cases.yaml --json summary.json --parquet records.parquet
+  ragfunnel report --cases cases.yaml --fail-under faithfulness=0.85 \\
+      --fail-over share.search=0.10 --fail-over share.ingestion=0
+"""
+
+KOption = Annotated[
+    list[int] | None,
+    typer.Option("--k", metavar="N", min=1,
+                 help="Cut-off for ranking metrics (repeatable; default 1, 5, 10) besides the real cut."),
+]  # fmt: skip
+HtmlOption = Annotated[
+    Path | None,
+    typer.Option("--html", metavar="OUT", help="Write the report as one self-contained HTML file."),
+]
+SummaryOption = Annotated[
+    Path | None,
+    typer.Option("--json", metavar="OUT",
+                 help="Write the report as JSON (docs/report.md, schema 1); '-' prints it instead of the text."),
+]  # fmt: skip
+JsonlOption = Annotated[
+    Path | None,
+    typer.Option("--jsonl", metavar="OUT", help="Write the per-question records as JSON Lines."),
+]
+TopOption = Annotated[
+    int, typer.Option("--top", min=0, help="Worst questions shown (and drilled into) per run.")
+]
+SampleOption = Annotated[
+    int, typer.Option("--sample", min=0, help="Further questions drawn at random for the drill-down.")
+]  # fmt: skip
+FailUnderOption = Annotated[
+    list[str] | None,
+    typer.Option("--fail-under", metavar="NAME=VALUE",
+                 help="Exit 3 if a run's measure is below VALUE, e.g. faithfulness=0.85 (repeatable)."),
+]  # fmt: skip
+FailOverOption = Annotated[
+    list[str] | None,
+    typer.Option("--fail-over", metavar="NAME=VALUE",
+                 help="Exit 3 if a run's measure is above VALUE, e.g. share.search=0.10 (repeatable)."),
+]  # fmt: skip
+
+
+@contextmanager
+def progress_steps(enabled: bool = True) -> Iterator[Callable[[str], None]]:
+    """A transient progress line on stderr; the yielded callable names the current step."""
+    console = Console(stderr=True)
+    if not enabled or not console.is_terminal:
+        yield lambda _label: None
+        return
+    columns = (SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn())
+    with Progress(*columns, console=console, transient=True) as bar:
+        task = bar.add_task("starting")
+        yield lambda label: bar.update(task, description=label)
+
+
+@dataclass(frozen=True)
+class Analysed:
+    """An analysis with what a report needs from the store, read while it was open."""
+
+    cases: CaseSet
+    result: FunnelResult
+    report: Report
+
+
+def analysed(
+    *,
+    store: str | None,
+    cases: Path,
+    runs: Sequence[str] | None,
+    index_manifest: Path | None,
+    k: Sequence[int] | None,
+    jaeger_url: str | None,
+    read_only: bool,
+    top: int,
+    sample: int,
+    step: Callable[[str], None],
+) -> Analysed:
+    """Analyse, read the runs' configurations and the shown questions' texts, build the report."""
+    step("reading the cases")
+    case_set = load_cases(cases)
+    check_jaeger_url(jaeger_url)  # before the long part: a typo should not cost an analysis
+    with Store.open_for_analysis(store, read_only=read_only or None) as opened:
+        step("rebuilding every question's funnel")
+        result = analyze(
+            opened, case_set, run=list(runs) if runs else None, index_manifest=index_manifest,
+            k=list(k) if k else None,
+        )  # fmt: skip
+        step("reading the runs' configurations")
+        run_ids = [str(r) for r in result.records.get_column("run_id").unique().drop_nulls()]
+        snapshots = pipeline_snapshots(opened, run_ids)
+        report = build_report(
+            result, cases=case_set, snapshots=snapshots, texts=partial(question_texts, opened),
+            jaeger_url=jaeger_url, top=top, sample=sample, progress=step,
+        )  # fmt: skip
+    return Analysed(case_set, result, report)
+
+
+def _print_json(data: dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+
+@app.command("report", help=REPORT_HELP)
+def report_command(
+    *,
+    store: StoreOption = None,
+    cases: CasesOption = None,
+    run: RunOption = None,
+    index_manifest: IndexManifestOption = None,
+    k: KOption = None,
+    html: HtmlOption = None,
+    json_out: SummaryOption = None,
+    jsonl: JsonlOption = None,
+    parquet_out: ParquetOption = None,
+    jaeger: JaegerUrlOption = None,
+    top: TopOption = 20,
+    sample: SampleOption = 50,
+    fail_under: FailUnderOption = None,
+    fail_over: FailOverOption = None,
+    read_only: ReadOnlyOption = False,
+) -> None:
+    """Report on an analysis (see REPORT_HELP)."""
+    if cases is None:
+        fail("report", "--cases is required: a report attributes failures against the cases")
+    to_stdout = json_out is not None and str(json_out) == "-"
+    with reported("report", flags=FLAGS):
+        limits = parse_limits(fail_under or [], "under") + parse_limits(fail_over or [], "over")
+        with progress_steps() as step:
+            done = analysed(
+                store=store, cases=cases, runs=run, index_manifest=index_manifest, k=k,
+                jaeger_url=jaeger, read_only=read_only, top=top, sample=sample, step=step,
+            )  # fmt: skip
+            breaches = check_limits(done.report, limits)
+            step("writing")
+            written = _write_outputs(
+                done, html=html, json_out=None if to_stdout else json_out, jsonl=jsonl,
+                parquet_out=parquet_out, breaches=breaches,
+            )  # fmt: skip
+    show_notices("report", done.result.notices)
+    if to_stdout:
+        _print_json(summary(done.report, gate=breaches))
+    else:
+        render_report(done.report, Console(soft_wrap=False))
+        for path in written:
+            typer.echo(f"wrote {path}")
+    for breach in breaches:
+        typer.echo(f"ragfunnel report: {breach}", err=True)
+    if breaches:
+        raise typer.Exit(GATE_EXIT)
+
+
+def _write_outputs(
+    done: Analysed,
+    *,
+    html: Path | None,
+    json_out: Path | None,
+    jsonl: Path | None,
+    parquet_out: Path | None,
+    breaches: Sequence[str],
+) -> list[Path]:
+    records, k = done.result.records, done.result.k
+    written = []
+    if html is not None:
+        written.append(write_html(done.report, html))
+    if json_out is not None:
+        written.append(write_summary(done.report, json_out, gate=breaches))
+    if jsonl is not None:
+        written.append(write_jsonl(records, k, jsonl))
+    if parquet_out is not None:
+        written.append(write_parquet(records, k, parquet_out))
+    return written

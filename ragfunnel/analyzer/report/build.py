@@ -1,0 +1,341 @@
+"""Build the report model from a funnel result: aggregates per run, the worst questions, a sample.
+
+Work grows with the number of records only through polars aggregations; Python loops touch
+the few dozen rows a report shows (the worst questions, a sample, the chart points). The only
+input that can reach the store is the ``texts`` callable, and it is given just those rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import polars as pl
+
+from ragfunnel.analyzer.cases import CaseSet
+from ragfunnel.analyzer.funnel.analysis import FunnelResult
+from ragfunnel.analyzer.funnel.intervals import bootstrap_mean
+from ragfunnel.analyzer.report.distributions import (
+    abstention,
+    evidence_funnel,
+    faithfulness_bins,
+    rank_bins,
+)
+from ragfunnel.analyzer.report.drilldown import check_jaeger_url, entry
+from ragfunnel.analyzer.report.findings import (
+    DETAIL_PREFIXES,
+    STAGE_ORDER,
+    diagnosis_text,
+    group_reasons,
+)
+from ragfunnel.analyzer.report.model import (
+    FAILED_STAGES,
+    Finding,
+    Generation,
+    LostEvidence,
+    MetricValue,
+    Report,
+    RunReport,
+    Share,
+)
+from ragfunnel.analyzer.report.sources import QuestionTexts
+
+__all__ = ["TextFetcher", "build_report", "item_frame", "question_frame", "report_frame"]
+
+TextFetcher = Callable[[Sequence[tuple[str, str]]], Mapping[tuple[str, str], QuestionTexts]]
+"""Given ``(trace_id, question_key)`` pairs, their texts (``sources.question_texts``)."""
+
+LOST_SHOWN = 10
+_UPSTREAM_LOSS = ("ingestion", "ingestion_or_search", "search")
+
+
+def report_frame(result: FunnelResult) -> pl.DataFrame:
+    """The records a report counts: pipeline questions, the latest occurrence of each case."""
+    return result.records.filter(pl.col("latest"), pl.col("mode") == "pipeline")
+
+
+def _counted() -> pl.Expr:
+    return pl.col("latest") & (pl.col("mode") == "pipeline")
+
+
+def question_frame(records: pl.DataFrame) -> pl.DataFrame:
+    """One slim row per counted question: what the aggregates read, and ``_row`` to fetch it.
+
+    Selecting before filtering keeps the copy small: the records' evidence and claim lists,
+    most of their memory, are not copied here.
+    """
+    columns = [
+        pl.int_range(pl.len(), dtype=pl.UInt32).alias("_row"),
+        pl.col("run_id").cast(pl.String), "question_id", "trace_id", "question_key",
+        *(pl.col(c).cast(pl.String) for c in ("first_failure", "failure_reason", "answer_verdict")),
+        "flags", "k_prompt", "top_score",
+        "abstained", pl.col("recall_at_cut").fill_nan(None),
+        pl.col("evidence").list.len().fill_null(0).alias("n_evidence"),
+    ]  # fmt: skip
+    if "faithfulness" in records.columns:
+        columns.append(pl.col("faithfulness").cast(pl.Float64).fill_nan(None))
+    if "answer_correctness" in records.columns:
+        columns.append(pl.col("answer_correctness").cast(pl.String))
+    if "claims" in records.columns:
+        label = pl.element().struct.field("label") == "unsupported"
+        columns.append(
+            pl.col("claims").list.eval(label).list.sum().fill_null(0).alias("unsupported")
+        )
+    return records.lazy().filter(_counted()).select(columns).collect()
+
+
+def item_frame(records: pl.DataFrame) -> pl.DataFrame:
+    """One row per evidence item of each counted question: run, id, where it went."""
+    return (
+        records.lazy()
+        .filter(_counted())
+        .select(pl.col("run_id").cast(pl.String), "evidence")
+        .explode("evidence")
+        .filter(pl.col("evidence").is_not_null())
+        .select(
+            "run_id",
+            pl.col("evidence").struct.field("id"),
+            pl.col("evidence").struct.field("lost_at").cast(pl.String),
+            pl.col("evidence").struct.field("candidate_rank"),
+            pl.col("evidence").struct.field("rerank_rank"),
+        )
+        .collect()
+    )
+
+
+def _findings(run: pl.DataFrame) -> list[Finding]:
+    failed = run.filter(pl.col("first_failure").is_in(FAILED_STAGES))
+    has_faith = "faithfulness" in run.columns
+    reason = pl.col("failure_reason")
+    # Reasons that name a fact or an error message group by their head: collapse them here,
+    # where a million distinct texts cost little, rather than in Python.
+    collapse = pl.any_horizontal(reason.str.starts_with(p) for p in DETAIL_PREFIXES)
+    counts = failed.group_by(
+        pl.col("first_failure").alias("stage"),
+        pl.when(collapse)
+        .then(reason.str.split(":").list.first())
+        .otherwise(reason)
+        .alias("reason"),
+    ).agg(pl.len().alias("n"))
+    flags = failed.group_by(pl.col("first_failure").alias("stage")).agg(
+        pl.col("flags").list.contains("conflicting_sources").sum().alias("conflicting"),
+        pl.col("flags").list.contains("low_confidence").sum().alias("low"),
+        (pl.col("faithfulness") < 1.0).sum().alias("unfaithful") if has_faith else pl.lit(0),
+    )
+    by_stage = {row["stage"]: row for row in flags.iter_rows(named=True)}
+    out = []
+    for stage in FAILED_STAGES:
+        rows = counts.filter(pl.col("stage") == stage)
+        if rows.is_empty():
+            continue
+        details = group_reasons(dict(zip(rows["reason"], rows["n"], strict=True)))
+        extra = by_stage[stage]
+        if extra["conflicting"]:
+            details.append(
+                f"{extra['conflicting']} of them with two versions of one document in the prompt"
+            )
+        if extra["low"]:
+            details.append(f"{extra['low']} with low-confidence tokens in the answer")
+        if stage == "generation" and has_faith and extra["unfaithful"]:
+            details.append(f"{extra['unfaithful']} with unsupported claims")
+        out.append(Finding(stage, int(rows["n"].sum()), tuple(details)))
+    return out
+
+
+def _shares(result: FunnelResult, run_id: str) -> tuple[Share, ...]:
+    rows = result.failures.filter(pl.col("run_id") == run_id, pl.col("mode") == "pipeline")
+    return tuple(
+        Share(r["first_failure"], r["count"], r["total"], r["share"], r["ci_low"], r["ci_high"])
+        for r in rows.iter_rows(named=True)
+    )
+
+
+def _metrics(result: FunnelResult, run_id: str) -> tuple[MetricValue, ...]:
+    rows = result.metrics.filter(pl.col("run_id") == run_id)
+    return tuple(
+        MetricValue(r["metric"], r["at"], r["mean"], r["ci_low"], r["ci_high"], r["n"],
+                    r["n_undefined"], r["method"])
+        for r in rows.iter_rows(named=True)
+    )  # fmt: skip
+
+
+def _lost_evidence(items: pl.DataFrame) -> tuple[LostEvidence, ...]:
+    lost = (
+        items.filter(pl.col("lost_at").is_in(_UPSTREAM_LOSS))
+        .group_by("id", "lost_at")
+        .agg(pl.len().alias("n"))
+        .sort(["n", "id"], descending=[True, False])
+        .head(LOST_SHOWN)
+    )
+    return tuple(LostEvidence(i, where, int(n)) for i, where, n in lost.iter_rows())
+
+
+def _generation(run: pl.DataFrame) -> Generation | None:
+    has_faith = "faithfulness" in run.columns
+    has_correct = "answer_correctness" in run.columns
+    if not (has_faith or has_correct):
+        return None
+    faith_value = None
+    bins: tuple[int, ...] = ()
+    judged = 0
+    if has_faith:
+        values = run.get_column("faithfulness").drop_nulls()
+        judged = values.len()
+        ci = bootstrap_mean(values.to_numpy())
+        faith_value = MetricValue(
+            "faithfulness", "answer", ci.estimate, ci.low, ci.high, ci.n,
+            run.height - ci.n, ci.method,
+        )  # fmt: skip
+        bins = faithfulness_bins(values)
+    correctness: dict[str, int] = {}
+    if has_correct:
+        counts = run.get_column("answer_correctness").drop_nulls().value_counts()
+        correctness = {str(v): int(n) for v, n in counts.iter_rows()}
+    unsupported = int(run.get_column("unsupported").sum()) if "unsupported" in run.columns else 0
+    return Generation(judged, faith_value, bins, correctness, unsupported)
+
+
+def _worst_rows(run: pl.DataFrame, top: int) -> list[int]:
+    """The ``_row`` of the run's worst questions, worst first (docs/report.md §1)."""
+    if top <= 0:
+        return []
+    failure = pl.col("first_failure")
+    severity = pl.when(failure.is_in(FAILED_STAGES)).then(0).otherwise(1)
+    keys = [severity.alias("_severity"), pl.col("recall_at_cut").alias("_recall")]
+    if "faithfulness" in run.columns:
+        keys.append(pl.col("faithfulness").alias("_faith"))
+    keys.append(failure.cast(pl.String).replace_strict(STAGE_ORDER, default=99).alias("_stage"))
+    keys.append(pl.col("question_id").cast(pl.String).alias("_id"))
+    ranked = (
+        run.filter(failure.is_in([*FAILED_STAGES, "incomplete_trace"]))
+        .select("_row", *keys)
+        .sort([k.meta.output_name() for k in keys], nulls_last=True)
+        .head(top)
+    )
+    return ranked.get_column("_row").to_list()
+
+
+def build_report(
+    result: FunnelResult,
+    *,
+    cases: CaseSet | None = None,
+    snapshots: Mapping[str, Mapping[str, Any]] | None = None,
+    texts: TextFetcher | None = None,
+    jaeger_url: str | None = None,
+    top: int = 20,
+    sample: int = 50,
+    seed: int = 0,
+    progress: Callable[[str], None] | None = None,
+) -> Report:
+    """The report of every run in ``result``: diagnosis, metrics, charts' data, drill-down.
+
+    Args:
+        result: what :func:`ragfunnel.analyzer.funnel.analyze` returned.
+        cases: the cases analysed, for the question texts (else the spans' texts, if any).
+        snapshots: per run, its configuration (``sources.pipeline_snapshots``).
+        texts: fetches the texts of the questions the report shows (``sources.question_texts``).
+        jaeger_url: ``http(s)://…`` of a Jaeger UI; each trace links to ``{url}/trace/{id}``.
+        top: the worst questions shown per run.
+        sample: how many more questions to draw at random for the drill-down.
+        seed: the sample's seed (the same records give the same sample).
+        progress: called with a short label as each step starts.
+
+    Raises:
+        ReportError: a ``jaeger_url`` that is not an http(s) URL.
+    """
+    jaeger = check_jaeger_url(jaeger_url)
+    step = progress or (lambda _label: None)
+    step("aggregating runs")
+    records = result.records
+    questions = question_frame(records)
+    items = item_frame(records)
+    oracle = records.lazy().filter(pl.col("latest"), pl.col("mode") == "oracle")
+    oracle_counts = dict(
+        oracle.group_by(pl.col("run_id").cast(pl.String)).len().collect().iter_rows()
+    )
+    by_run, items_by_run = _by_run(questions), _by_run(items)
+    plans: list[tuple[dict[str, Any], list[int]]] = []
+    for (run_id,) in sorted(by_run, key=lambda key: str(key[0])):
+        run = by_run[(run_id,)]
+        run_items = items_by_run.get((run_id,), items.clear())
+        findings = _findings(run)
+        counts = dict(run.group_by(pl.col("first_failure").cast(pl.String)).len().iter_rows())
+        plans.append(
+            (
+                {
+                    "run_id": str(run_id),
+                    "questions": run.height,
+                    "failed": sum(f.count for f in findings),
+                    "unjudged": int(counts.get("unjudged", 0)),
+                    "incomplete": int(counts.get("incomplete_trace", 0)),
+                    "shares": _shares(result, str(run_id)),
+                    "findings": tuple(findings),
+                    "diagnosis": diagnosis_text(
+                        questions=run.height,
+                        findings=findings,
+                        ok_without_evidence=int(counts.get("ok_without_evidence", 0)),
+                        unjudged=int(counts.get("unjudged", 0)),
+                        incomplete=int(counts.get("incomplete_trace", 0)),
+                    ),
+                    "metrics": _metrics(result, str(run_id)),
+                    "lost_evidence": _lost_evidence(run_items),
+                    "funnel": evidence_funnel(run),
+                    "ranks": rank_bins(run_items),
+                    "cut_k": _mode_int(run.get_column("k_prompt")),
+                    "generation": _generation(run),
+                    "abstention": abstention(run),
+                    "config": dict((snapshots or {}).get(str(run_id), {})),
+                    "oracle_questions": int(oracle_counts.get(str(run_id), 0)),
+                },
+                _worst_rows(run, top),
+            )
+        )
+    step("drawing a sample")
+    shown = {row for _, rows in plans for row in rows}
+    sampled: list[int] = []
+    if sample > 0 and questions.height:
+        pool = questions.select("_row").sample(
+            min(questions.height, sample + len(shown)), seed=seed, shuffle=True
+        )
+        sampled = [r for r in pool.get_column("_row").to_list() if r not in shown][:sample]
+    chosen = sorted(shown | set(sampled))
+    full = dict(zip(chosen, records[chosen].iter_rows(named=True), strict=True))
+    step("reading question texts")
+    wanted = sorted({(r["trace_id"], r["question_key"]) for r in full.values()})
+    found = texts(wanted) if texts is not None and wanted else {}
+    metric_columns = [c for c in records.columns if c.endswith("_at_cut") and "note" not in c]
+
+    def make(row: int) -> dict[str, Any]:
+        record = full[row]
+        case = cases.by_id(record["question_id"]) if cases is not None else None
+        return entry(
+            record,
+            question=case.question if case is not None else None,
+            texts=found.get((record["trace_id"], record["question_key"])),
+            jaeger_url=jaeger,
+            metric_columns=metric_columns,
+        )
+
+    runs = tuple(RunReport(**fields, worst=tuple(make(r) for r in rows)) for fields, rows in plans)
+    return Report(
+        runs=runs,
+        index_truth=result.index_truth,
+        k=result.k,
+        total_records=records.height,
+        unmatched_questions=result.unmatched_questions,
+        cases_without_trace=result.cases_without_trace,
+        sample=tuple(make(r) for r in sampled),
+        jaeger_url=jaeger,
+    )
+
+
+def _by_run(frame: pl.DataFrame) -> dict[tuple[Any, ...], pl.DataFrame]:
+    runs = frame.get_column("run_id").unique()
+    if runs.len() == 1:  # the usual report: one run, no need to copy it into a partition
+        return {(runs[0],): frame}
+    return frame.partition_by("run_id", as_dict=True)
+
+
+def _mode_int(values: pl.Series) -> int | None:
+    counts = values.drop_nulls().value_counts(sort=True)
+    return int(counts.row(0)[0]) if counts.height else None

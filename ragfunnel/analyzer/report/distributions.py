@@ -1,0 +1,146 @@
+"""The small aggregates behind the charts: funnel counts, rank bins, risk–coverage, bins.
+
+Each function takes one run's pipeline records (latest of each case) and returns a few dozen
+numbers whatever the number of questions. Nothing here renders or queries a store.
+"""
+
+from __future__ import annotations
+
+import math
+
+import polars as pl
+
+from ragfunnel.analyzer.report.model import Abstention
+
+__all__ = ["RANK_BINS", "abstention", "evidence_funnel", "faithfulness_bins", "rank_bins"]
+
+RANK_BINS: tuple[tuple[str, int, int], ...] = (
+    *((str(r), r, r) for r in range(1, 11)),
+    ("11–20", 11, 20),
+    ("21–30", 21, 30),
+    ("31–50", 31, 50),
+    ("51–100", 51, 100),
+    ("> 100", 101, 1 << 62),
+)
+DROPPED = "dropped"
+"""The reranker dropped the item."""
+NOT_RANKED = "not found"
+"""The item was never retrieved (or never indexed)."""
+_LOST_AT = r"was lost at (ingestion_or_search|ingestion|search|rerank|cut)"
+
+FUNNEL_STEPS = (
+    "asked",
+    "indexed",
+    "retrieved",
+    "kept by the reranker",
+    "in the prompt",
+    "answered correctly",
+)
+_LOST_BEFORE = {
+    "indexed": ("ingestion", "ingestion_or_search"),
+    "retrieved": ("ingestion", "ingestion_or_search", "search"),
+    "kept by the reranker": ("ingestion", "ingestion_or_search", "search", "rerank"),
+    "in the prompt": ("ingestion", "ingestion_or_search", "search", "rerank", "cut"),
+}
+
+
+def evidence_funnel(questions: pl.DataFrame) -> tuple[tuple[str, int], ...]:
+    """How many answerable questions with a complete trace kept their evidence to each step.
+
+    ``questions`` is ``build.question_frame``'s. A question answered correctly although
+    evidence was lost (``ok_without_evidence``) counts as lost where the record says it was
+    lost, and as answered correctly.
+    """
+    failure = pl.col("first_failure")
+    lost = (
+        pl.when(failure == "ok_without_evidence")
+        .then(pl.col("failure_reason").str.extract(_LOST_AT))
+        .otherwise(failure)
+    )
+    counted = (pl.col("n_evidence") > 0) & (failure != "incomplete_trace")
+    sums = questions.select(
+        counted.sum().alias("asked"),
+        *(
+            (counted & lost.is_in(before)).sum().alias(step)
+            for step, before in _LOST_BEFORE.items()
+        ),
+        (counted & failure.is_in(["ok", "ok_without_evidence"])).sum().alias("answered correctly"),
+    ).row(0, named=True)
+    total = int(sums["asked"])
+    out = [("asked", total)]
+    out += [(step, total - int(sums[step])) for step in _LOST_BEFORE]
+    out.append(("answered correctly", int(sums["answered correctly"])))
+    return tuple(out)
+
+
+def rank_bins(items: pl.DataFrame) -> tuple[tuple[str, int], ...]:
+    """Gold evidence items by their rank after the last ranking stage.
+
+    The reranker's rank when it ranked the item, else the candidate rank (no reranker, or an
+    item beyond the reranker's depth); items the reranker dropped and items never retrieved
+    have their own bins. ``items`` is ``build.item_frame``'s.
+    """
+    dropped = (pl.col("lost_at") == "rerank") & pl.col("rerank_rank").is_null()
+    rank = pl.coalesce("rerank_rank", pl.when(pl.col("lost_at") != "rerank").then("candidate_rank"))
+    sums = items.select(
+        *(rank.is_between(low, high).sum().alias(label) for label, low, high in RANK_BINS),
+        dropped.sum().alias(DROPPED),
+        (rank.is_null() & ~dropped.fill_null(False)).sum().alias(NOT_RANKED),
+    ).row(0, named=True)
+    labels = [label for label, _, _ in RANK_BINS] + [DROPPED, NOT_RANKED]
+    return tuple((label, int(sums[label] or 0)) for label in labels)
+
+
+def faithfulness_bins(values: pl.Series) -> tuple[int, ...]:
+    """Counts in ten bins [0, 0.1), …, [0.8, 0.9), [0.9, 1.0] of the judged faithfulness."""
+    finite = values.drop_nulls().drop_nans().clip(0.0, 1.0)
+    index = (finite * 10).floor().cast(pl.Int64).clip(0, 9)
+    counts = index.value_counts()
+    found = dict(zip(counts.get_column(index.name), counts.get_column("count"), strict=True))
+    return tuple(int(found.get(i, 0)) for i in range(10))
+
+
+def abstention(questions: pl.DataFrame, *, points: int = 101) -> Abstention:
+    """The abstention confusion, and the risk–coverage curve of the last ranking stage's top score.
+
+    Sweeping a gate threshold t over the top scores: coverage is the share of questions with a
+    score ≥ t, risk the share of those whose answer was wrong — an unanswerable question counts
+    as wrong, an answerable one as right only when its answer was checked correct. Answerable
+    questions whose answer could not be checked (abstained, unknown, missing) are left out.
+    """
+    answerable = pl.col("n_evidence") > 0
+    abstained = pl.col("abstained").fill_null(False)
+    sums = questions.select(
+        (answerable & ~abstained).sum().alias("answerable_answered"),
+        (answerable & abstained).sum().alias("answerable_abstained"),
+        (~answerable & ~abstained).sum().alias("unanswerable_answered"),
+        (~answerable & abstained).sum().alias("unanswerable_abstained"),
+    ).row(0, named=True)
+    confusion = {name: int(value) for name, value in sums.items()}
+    verdict = pl.col("answer_verdict")
+    scored = (
+        questions.filter(
+            pl.col("top_score").is_not_null(),
+            pl.col("top_score").is_finite(),
+            ~answerable | verdict.is_in(["correct", "incorrect", "failed"]),
+        )
+        .select(
+            score=pl.col("top_score"),
+            wrong=(~answerable | (verdict != "correct")).cast(pl.Int64),
+        )
+        .sort("score", descending=True)
+    )
+    n = scored.height
+    if n == 0:
+        return Abstention(confusion, ())
+    # The last row of each distinct score: a threshold admits all questions tied at it.
+    steps = scored.with_columns(errors=pl.col("wrong").cum_sum(), covered=pl.int_range(1, n + 1))
+    steps = steps.filter(pl.col("score") != pl.col("score").shift(-1, fill_value=-math.inf))
+    if steps.height > points:
+        picks = sorted({round(i * (steps.height - 1) / (points - 1)) for i in range(points)})
+        steps = steps[picks]
+    curve = tuple(
+        (float(s), c / n, e / c)
+        for s, e, c in steps.select("score", "errors", "covered").iter_rows()
+    )
+    return Abstention(confusion, curve)

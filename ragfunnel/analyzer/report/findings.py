@@ -1,0 +1,176 @@
+"""The diagnosis: what each failing stage's questions have in common, phrased for people.
+
+Reasons are the exact texts docs/funnel.md §3–4 documents. Reasons that differ only in their
+numbers are grouped, and the numbers become ranges ("rank 20–50 > prompt cut at 10"); the
+commonest shapes get plainer wording ("found at ranks 20–50 while only the top 10 reach the
+prompt"). This module only reads per-stage reason counts; it must never query a store.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from ragfunnel.analyzer.report.model import FAILED_STAGES, UPSTREAM, Finding
+
+__all__ = ["DETAIL_PREFIXES", "STAGE_ORDER", "diagnosis_text", "group_reasons", "work_order"]
+
+_SINGLE_RANK = re.compile(r"ranks (≥?\d+)(?![–\d])")
+_NUMBER = re.compile(r"≥?\d+(?:\.\d+)?")
+DETAIL_PREFIXES = (
+    "answer misses fact",
+    "generate failed",
+    "retrieve failed",
+    "rerank failed",
+    "cut failed",
+    "answer wrong",
+    "answer incomplete",
+)
+_PLAIN: dict[str, str] = {
+    "rank # > prompt cut at #": "found at ranks {0} while only the top {1} reach the prompt",
+    "rank # beyond rerank depth #": "found at ranks {0}, beyond the {1} candidates the reranker is given",
+    "not retrieved (top_k = #)": "not retrieved at all (top {0})",
+    "not retrieved (# candidates)": "not retrieved at all ({0} candidates)",
+    "moved from rank # to # > #": "moved by the reranker from ranks {0} to {1}, below the cut at {2}",
+    "dropped by the reranker (was rank # of # given)": "dropped by the reranker (was rank {0} of {1})",
+    "score # below threshold #": "scored {0}, below the gate's threshold {1}",
+    "never indexed (parser, connector, scope)": "never indexed (parser, connector, scope)",
+    "answered an unanswerable question (no confidence gate to stop it)": (
+        "answered an unanswerable question (no confidence gate)"
+    ),
+    "the confidence gate let an unanswerable question through (top score #, threshold #)": (
+        "unanswerable, let through by the confidence gate (top score {0}, threshold {1})"
+    ),
+    "abstained although the evidence was in the prompt": "abstained although the evidence was in the prompt",
+    "answer misses fact(s)": "answers miss facts the case lists",
+    "generate failed": "generate steps failed",
+}
+
+
+def _numbers(text: str) -> list[str]:
+    return _NUMBER.findall(text)
+
+
+def _key(reason: str) -> str:
+    for prefix in DETAIL_PREFIXES:
+        if reason.startswith(prefix):
+            return reason.split(":", 1)[0]
+    return _NUMBER.sub("#", reason)
+
+
+def _span(values: Sequence[str]) -> str:
+    def as_float(v: str) -> float:
+        return float(v.lstrip("≥"))
+
+    low, high = min(values, key=as_float), max(values, key=as_float)
+    return low if as_float(low) == as_float(high) else f"{low}–{high}"
+
+
+@dataclass(frozen=True)
+class _Group:
+    key: str
+    count: int
+    numbers: tuple[str, ...]
+
+    def text(self) -> str:
+        plain = _PLAIN.get(self.key)
+        if plain is not None:
+            return _SINGLE_RANK.sub(r"rank \1", plain.format(*self.numbers))
+        out = self.key
+        for number in self.numbers:
+            out = out.replace("#", number, 1)
+        return out
+
+
+def group_reasons(reasons: Mapping[str, int]) -> list[str]:
+    """Reason counts grouped by shape, commonest first: ``"7 found at ranks 20–50 while …"``."""
+    groups: dict[str, list[tuple[str, int]]] = {}
+    for reason, count in reasons.items():
+        groups.setdefault(_key(reason or "(no reason)"), []).append((reason or "", count))
+    out: list[_Group] = []
+    for key, members in groups.items():
+        columns = [_numbers(r) for r, _ in members]
+        width = min(len(c) for c in columns)
+        spans = tuple(_span([c[i] for c in columns]) for i in range(width))
+        out.append(_Group(key, sum(n for _, n in members), spans))
+    out.sort(key=lambda g: (-g.count, g.key))
+    if len(out) == 1:  # the stage's count already says how many
+        return [out[0].text()]
+    return [f"{g.count} {g.text()}" for g in out]
+
+
+def work_order(findings: Sequence[Finding]) -> list[Finding]:
+    """Upstream stages by size, then generation; generation first when it outweighs them all.
+
+    Upstream losses come first because the prompt cannot use evidence it never receives, and
+    fixing them changes which questions reach generation at all.
+    """
+    upstream = sorted((f for f in findings if f.stage in UPSTREAM), key=lambda f: -f.count)
+    generation = [f for f in findings if f.stage == "generation"]
+    if generation and generation[0].count > sum(f.count for f in upstream):
+        return generation + upstream
+    return upstream + generation
+
+
+def _stage_name(stage: str) -> str:
+    return "ingestion or search (no index truth)" if stage == "ingestion_or_search" else stage
+
+
+def _clause(finding: Finding) -> str:
+    head = f"{finding.count} at {_stage_name(finding.stage)}"
+    return f"{head} ({'; '.join(finding.details)})" if finding.details else head
+
+
+def diagnosis_text(
+    *,
+    questions: int,
+    findings: Sequence[Finding],
+    ok_without_evidence: int = 0,
+    unjudged: int = 0,
+    incomplete: int = 0,
+) -> str:
+    """The paragraph a good engineer would write about one run (the issue's example shape)."""
+    failed = sum(f.count for f in findings)
+    if questions == 0:
+        return "No questions of this run were analysed."
+    parts = [f"Of {questions:,} questions, {failed:,} were answered wrongly or incompletely."]
+    by_stage = {f.stage: f for f in findings}
+    upstream = [by_stage[s] for s in UPSTREAM if s in by_stage]
+    generation = by_stage.get("generation")
+    n_up = sum(f.count for f in upstream)
+    n_gen = generation.count if generation else 0
+    if failed:
+        clauses = ", ".join(_clause(f) for f in upstream)
+        if upstream and generation:
+            parts.append(
+                f"{n_up:,} of the {failed:,} failures arise before generation — {clauses} — "
+                f"and {_clause(generation)}."
+            )
+        elif upstream:
+            parts.append(f"All {failed:,} failures arise before generation: {clauses}.")
+        elif generation:
+            parts.append(f"All {failed:,} failures arise at generation: {_clause(generation)}.")
+        if n_up > n_gen:
+            parts.append(
+                f"Changing the answer prompt can fix at most {n_gen:,}: work upstream first."
+            )
+        elif n_gen:
+            parts.append(
+                f"Generation holds {n_gen:,} of the {failed:,}: start with the prompt and model."
+            )
+        order = " → ".join(f"{_stage_name(f.stage)} ({f.count:,})" for f in work_order(findings))
+        parts.append(f"Order of work: {order}.")
+    if ok_without_evidence:
+        parts.append(
+            f"{ok_without_evidence:,} answered correctly although evidence was lost: check "
+            "their gold labels (or the model knew)."
+        )
+    if unjudged:
+        parts.append(f"{unjudged:,} could not be judged (no answer text or no facts to check).")
+    if incomplete:
+        parts.append(f"{incomplete:,} traces are incomplete and blame no stage.")
+    return " ".join(parts)
+
+
+STAGE_ORDER = {stage: i for i, stage in enumerate(FAILED_STAGES)}

@@ -1,0 +1,105 @@
+"""The report as ONE self-contained HTML file: jinja2 with autoescape, charts as inline SVG.
+
+The page has no script, loads nothing (a Content-Security-Policy of ``default-src 'none'``
+says so to the browser too) and uses system fonts. Every text of a question, chunk, answer or
+id reaches the page through jinja2's autoescape; charts are ``svg.py``'s escaped markup. This
+module must never mark user text safe, and never add a script, a link to a stylesheet or a
+font, or any URL other than the trace links, whose base is checked to be http(s).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from markupsafe import Markup
+
+from ragfunnel.analyzer.report import svg
+from ragfunnel.analyzer.report.errors import ReportError
+from ragfunnel.analyzer.report.model import Report, RunReport
+from ragfunnel.analyzer.report.terminal import METRIC_NAMES, fmt, interval
+
+__all__ = ["MAX_RUN_SECTIONS", "render_html", "write_html"]
+
+MAX_RUN_SECTIONS = 10
+"""Runs beyond this many appear in the overview table only (the JSON summary has them all)."""
+
+_ENV = jinja2.Environment(
+    loader=jinja2.PackageLoader("ragfunnel.analyzer.report", "templates"),
+    autoescape=True,
+    undefined=jinja2.StrictUndefined,
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+CLIP = {"question": 2000, "answer": 4000, "chunk": 1000}
+"""Characters of each text the page shows (the JSON summary keeps them whole): with 10 runs'
+worst questions and the sample, the page stays far below 5 MB whatever the chunks weigh."""
+
+
+def _clip(text: str | None, kind: str) -> str:
+    if not text:
+        return ""
+    limit = CLIP[kind]
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… (+{len(text) - limit:,} characters)"
+
+
+_ENV.filters["clip"] = _clip
+_ENV.filters["fmt"] = fmt
+_ENV.filters["interval"] = interval
+_ENV.filters["percent"] = lambda v: "—" if v is None else f"{100 * v:.1f}%"
+
+
+def _charts(run: RunReport) -> dict[str, Markup]:
+    charts = {
+        "funnel": svg.funnel_chart(run.funnel),
+        "ranks": svg.rank_chart(run.ranks, run.cut_k),
+        "metrics": svg.metric_panels(
+            [(METRIC_NAMES.get(m.metric, m.metric), m) for m in run.metrics if m.at == "cut"],
+            title="Retrieval metrics at the real cut, with 95% intervals",
+        ),
+    }
+    gen = run.generation
+    if gen is not None and gen.faithfulness is not None:
+        charts["faithfulness_panel"] = svg.metric_panels(
+            [("faithfulness", gen.faithfulness)], title="Faithfulness of judged answers"
+        )
+        charts["faithfulness"] = svg.histogram(
+            list(gen.faithfulness_bins),
+            [f"{i / 10:.1f}" for i in range(10)],
+            title="Faithfulness per answer (supported claims / claims)",
+        )
+    if run.abstention.curve:
+        charts["risk"] = svg.risk_coverage(run.abstention.curve)
+    return charts
+
+
+def render_html(report: Report, *, diff: Any = None, title: str = "ragfunnel report") -> str:
+    """The page's text. ``diff`` (a ``diff.RunDiff``) adds the paired comparison section."""
+    sections = [(run, _charts(run)) for run in report.runs[:MAX_RUN_SECTIONS]]
+    diff_chart = None
+    if diff is not None:
+        diff_chart = svg.delta_panels(
+            [
+                (METRIC_NAMES.get(d.metric, d.metric), d.delta, d.ci_low, d.ci_high)
+                for d in diff.metrics
+            ]
+        )
+    return _ENV.get_template("report.html.j2").render(
+        title=title, report=report, sections=sections, hidden_runs=report.runs[MAX_RUN_SECTIONS:],
+        diff=diff, diff_chart=diff_chart, metric_names=METRIC_NAMES,
+    )  # fmt: skip
+
+
+def write_html(report: Report, path: str | Path, *, diff: Any = None) -> Path:
+    """Write the page to ``path`` (UTF-8) and return the path."""
+    target = Path(path)
+    try:
+        target.write_text(render_html(report, diff=diff), encoding="utf-8")
+    except OSError as exc:
+        raise ReportError(
+            f"{target}: cannot write the HTML report: {exc.strerror or exc}"
+        ) from None
+    return target

@@ -1,0 +1,123 @@
+"""The HTML report in a real headless Chromium (Debian's ``chromium``, driven by playwright).
+
+The page must render its charts, log no console error, make no network request, and show
+hostile question, chunk and answer texts as text without running any of them.
+"""
+
+from __future__ import annotations
+
+import struct
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page, Route, sync_playwright
+from report_fixtures import Fixture, report_of, with_verdicts
+
+from ragfunnel.analyzer.report.diff import diff_runs
+from ragfunnel.analyzer.report.html import write_html
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]  # fmt: skip
+
+
+def _png_pixels(png: bytes) -> bytes:
+    """The decompressed image data of a PNG (filter bytes included): enough to tell blank."""
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    data, at = b"", 8
+    while at < len(png):
+        (length,) = struct.unpack(">I", png[at : at + 4])
+        kind = png[at + 4 : at + 8]
+        if kind == b"IDAT":
+            data += png[at + 8 : at + 8 + length]
+        at += 12 + length
+    return zlib.decompress(data)
+
+
+class Loaded:
+    def __init__(self, page: Page, url: str) -> None:
+        self.page = page
+        self.url = url
+        self.console: list[str] = []
+        self.errors: list[str] = []
+        self.requests: list[str] = []
+        self.blocked: list[str] = []
+
+
+@pytest.fixture(scope="module")
+def loaded(runs: Fixture, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Loaded]:
+    assert Path(CHROMIUM).exists(), "Debian chromium is missing: apt-get install -y chromium"
+    report = report_of(runs, with_verdicts(runs.result), jaeger_url="http://127.0.0.1:16686")
+    diff = diff_runs(runs.result, "A", "B", snapshots=runs.snapshots)
+    path = write_html(report, tmp_path_factory.mktemp("html") / "report.html", diff=diff)
+    url = path.as_uri()
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        state = Loaded(page, url)
+        page.on("console", lambda m: state.console.append(f"{m.type}: {m.text}"))
+        page.on("pageerror", lambda e: state.errors.append(str(e)))
+        page.on("request", lambda r: state.requests.append(r.url))
+
+        def guard(route: Route) -> None:
+            if route.request.url == url:
+                route.continue_()
+            else:
+                state.blocked.append(route.request.url)
+                route.abort()
+
+        page.route("**/*", guard)
+        page.goto(url, wait_until="load")
+        for summary in page.locator("details > summary").all():
+            summary.click()  # open every drill-down: the hostile texts are inside
+        page.wait_for_timeout(200)
+        yield state
+        browser.close()
+
+
+def test_charts_render(loaded: Loaded) -> None:
+    page = loaded.page
+    charts = page.locator("svg.chart")
+    assert charts.count() >= 15
+    for i in range(charts.count()):
+        box = charts.nth(i).bounding_box()
+        assert box is not None and box["width"] > 100 and box["height"] > 30
+    assert page.locator("svg.chart rect.bar").count() > 20
+    assert page.locator("svg.chart polyline.curve").count() >= 1
+    first = _png_pixels(charts.first.screenshot())
+    assert len(set(first)) > 8, "the funnel chart's screenshot is blank"
+    shot = _png_pixels(page.screenshot(full_page=False))
+    assert len(set(shot)) > 8
+
+
+def test_no_console_error_and_no_network(loaded: Loaded) -> None:
+    assert [m for m in loaded.console if m.startswith(("error", "warning"))] == []
+    assert loaded.errors == []
+    assert loaded.blocked == []
+    assert loaded.requests == [loaded.url]
+
+
+def test_hostile_texts_execute_nothing_and_read_as_text(loaded: Loaded) -> None:
+    page = loaded.page
+    assert page.evaluate("typeof window.__pwned") == "undefined"
+    assert page.locator("script").count() == 0 and page.locator("img").count() == 0
+    text = page.inner_text("main")
+    for payload in (
+        "What does <script>window.__pwned = 1</script> do?",
+        'Is <img src=x onerror="window.__pwned = 2"> allowed?',
+        '<a href="javascript:window.__pwned = 3">click me</a>',
+        "</style><style>body { display: none }</style>",
+        "It says <script>window.__pwned = 4</script> too.",
+    ):
+        assert payload in text, payload
+    hrefs: list[Any] = page.eval_on_selector_all("a", "els => els.map(e => e.getAttribute('href'))")
+    assert hrefs and all(h.startswith(("#", "http://127.0.0.1:16686/trace/")) for h in hrefs)
+    assert page.is_visible("main") and page.locator("style").count() == 1
+    # Following a trace link would leave the page; it is a plain link to the Jaeger UI.
+    trace = page.locator("a[href^='http://127.0.0.1:16686/trace/']").first
+    assert trace.get_attribute("rel") == "noreferrer noopener"

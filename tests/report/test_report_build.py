@@ -1,0 +1,131 @@
+"""The report model and terminal diagnosis on planned runs whose faults are known."""
+
+from __future__ import annotations
+
+from report_fixtures import Fixture, report_of, with_verdicts
+
+from ragfunnel.analyzer.report import build_report, report_text
+
+
+def test_diagnosis_reads_like_an_engineer_wrote_it(runs: Fixture) -> None:
+    a = report_of(runs).run("A")
+    assert (a.questions, a.failed, a.unjudged, a.incomplete) == (12, 7, 0, 0)
+    assert a.diagnosis.startswith(
+        "Of 12 questions, 7 were answered wrongly or incompletely. 6 of the 7 failures arise "
+        "before generation — 1 at ingestion (never indexed (parser, connector, scope)), 2 at "
+        "search (found at rank 25, beyond the 20 candidates the reranker is given), 1 at rerank "
+        "(moved by the reranker from rank 4 to 7, below the cut at 3), 2 at cut (1 scored 0.1, "
+        "below the gate's threshold 0.3; 1 unanswerable, let through by the confidence gate "
+        "(top score 0.9, threshold 0.3)) — and 1 at generation (answers miss facts the case "
+        "lists). Changing the answer prompt can fix at most 1: work upstream first. Order of "
+        "work: search (2) → cut (2) → ingestion (1) → rerank (1) → generation (1)."
+    )
+    assert {f.stage: f.count for f in a.findings} == {
+        "ingestion": 1, "search": 2, "rerank": 1, "cut": 2, "generation": 1,
+    }  # fmt: skip
+
+
+def test_shares_metrics_and_losses(runs: Fixture) -> None:
+    a = report_of(runs).run("A")
+    shares = {s.stage: (s.count, s.total) for s in a.shares}
+    assert shares["search"] == (2, 12) and shares["ok"] == (5, 12)
+    search = next(s for s in a.shares if s.stage == "search")
+    assert 0 < search.ci_low < 2 / 12 < search.ci_high < 1
+    recall = next(m for m in a.metrics if (m.metric, m.at) == ("recall", "cut"))
+    assert recall.mean == 0.5 and recall.n == 10 and recall.ci_low < 0.5 < recall.ci_high
+    assert "faithfulness" not in {m.metric for m in a.metrics}
+    assert {(e.id, e.lost_at, e.questions) for e in a.lost_evidence} == {
+        ("gold-4#c1", "search", 1), ("gold-5#c1", "search", 1),
+        ("scan-2019#p1", "ingestion", 1),
+    }  # fmt: skip
+    assert a.cut_k == 3
+    assert dict(a.funnel) == {
+        "asked": 10, "indexed": 9, "retrieved": 7, "kept by the reranker": 6,
+        "in the prompt": 5, "answered correctly": 4,
+    }  # fmt: skip
+    ranks = dict(a.ranks)
+    # Five in the prompt at rank 1, the cut one at 2, the reranked one at 7, two at 25.
+    assert (ranks["1"], ranks["2"], ranks["7"], ranks["21–30"], ranks["not found"]) == (
+        5, 1, 1, 2, 1,
+    )  # fmt: skip
+    assert a.abstention.confusion == {
+        "answerable_answered": 10, "answerable_abstained": 0,
+        "unanswerable_answered": 1, "unanswerable_abstained": 1,
+    }  # fmt: skip
+    assert a.config == {"index_version": "v1", "prompt_version": "p1", "retriever.top_k": "30"}
+
+
+def test_worst_questions_carry_their_drilldown(runs: Fixture) -> None:
+    report = report_of(runs, jaeger_url="http://127.0.0.1:16686/", top=20)
+    a = report.run("A")
+    failed = {"q-04", "q-05", "q-06", "q-07", "q-08", "q-09", "q-12"}
+    assert {w["question_id"] for w in a.worst} == failed
+    assert a.worst[0]["first_failure"] == "ingestion"  # upstream first among recall 0
+    search = next(w for w in a.worst if w["question_id"] == "q-05")
+    assert search["question"].startswith("Is <img src=x")  # raw here; HTML escapes it
+    assert "See <a href" in search["answer"]
+    (item,) = search["evidence"]
+    assert item["path"] == (
+        "indexed → candidate #25 → lost at search: rank 25 beyond rerank depth 20"
+    )
+    assert len(search["prompt"]) == 3 and search["prompt"][0]["text"].startswith("Filler")
+    assert search["trace_url"] == f"http://127.0.0.1:16686/trace/{search['trace_id']}"
+    assert search["metrics"]["recall_at_cut"] == 0.0
+    ok = next(w for w in report_of(runs, top=1).run("B").worst)
+    assert ok["question_id"] == "q-08"  # top=1: just the worst
+    shown = sum(len(run.worst) for run in report.runs)
+    assert len(report.sample) == 36 - shown  # fewer records left than the 50 asked for
+
+
+def test_sample_is_seeded_and_excludes_the_worst(runs: Fixture) -> None:
+    one = report_of(runs, top=2, sample=5, seed=3)
+    two = report_of(runs, top=2, sample=5, seed=3)
+    keys = [(s["trace_id"], s["question_id"]) for s in one.sample]
+    assert keys == [(s["trace_id"], s["question_id"]) for s in two.sample] and len(keys) == 5
+    worst = {w["trace_id"] for run in one.runs for w in run.worst}
+    assert not worst & {trace for trace, _ in keys}
+
+
+def test_verdicts_appear_when_present_never_mixed_with_retrieval(runs: Fixture) -> None:
+    report = report_of(runs, with_verdicts(runs.result))
+    a = report.run("A")
+    gen = a.generation
+    assert gen is not None and gen.faithfulness is not None
+    assert gen.judged == 6 and gen.faithfulness.mean == (5 * 1.0 + 0.5) / 6
+    assert gen.correctness == {"correct": 5, "wrong": 1} and gen.unsupported_claims == 1
+    assert gen.faithfulness_bins[5] == 1 and gen.faithfulness_bins[9] == 5
+    assert (
+        "1 with unsupported claims"
+        in next(f for f in a.findings if f.stage == "generation").details
+    )
+    wrong = next(w for w in a.worst if w["question_id"] == "q-04")
+    assert wrong["unsupported_claims"] == [
+        {"text": "It says <script>window.__pwned = 4</script> too.", "label": "unsupported",
+         "missing": "no chunk says so"}
+    ]  # fmt: skip
+    text = report_text(report)
+    assert "generation (judged answers, never averaged with retrieval)" in text
+    assert report_of(runs).run("A").generation is None
+
+
+def test_terminal_text(runs: Fixture) -> None:
+    text = report_text(report_of(runs))
+    assert "36 question records; index truth: ingest spans" in text
+    assert "run A · 12 questions" in text and "Of 12 questions, 7 were answered" in text
+    assert "retrieval at the real cut (k = 3)" in text
+    assert "gold-4#c1" in text and "q-08" in text
+    assert "configuration: index_version = v1, prompt_version = p1" in text
+    assert "unanswerable — answered 1, abstained 1" in text
+
+
+def test_empty_result_reports_no_runs(runs: Fixture) -> None:
+    empty = runs.result.records.clear()
+    import dataclasses
+
+    result = dataclasses.replace(
+        runs.result, records=empty, failures=runs.result.failures.clear(),
+        metrics=runs.result.metrics.clear(),
+    )  # fmt: skip
+    report = build_report(result)
+    assert report.runs == () and report.sample == ()
+    assert "0 question records" in report_text(report)

@@ -1,0 +1,78 @@
+"""Grouping reasons into findings, the diagnosis in its other shapes, McNemar's exact test."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from ragfunnel.analyzer.report.findings import diagnosis_text, group_reasons, work_order
+from ragfunnel.analyzer.report.model import Finding
+from ragfunnel.analyzer.report.paired import mcnemar_exact
+
+
+def test_reasons_differing_in_numbers_become_ranges() -> None:
+    reasons = {"rank 20 > prompt cut at 10": 3, "rank 50 > prompt cut at 10": 4}
+    assert group_reasons(reasons) == ["found at ranks 20–50 while only the top 10 reach the prompt"]
+    mixed = {
+        "rank 41 > prompt cut at 10": 2,
+        "not retrieved (top_k = 50)": 5,
+        "retrieve failed: TimeoutError: 30 s": 1,
+    }
+    assert group_reasons(mixed) == [
+        "5 not retrieved at all (top 50)",
+        "2 found at rank 41 while only the top 10 reach the prompt",
+        "1 retrieve failed",
+    ]
+    facts = {"answer misses fact(s): 4.2.1": 2, "answer misses fact(s): the manager": 1}
+    assert group_reasons(facts) == ["answers miss facts the case lists"]
+    assert group_reasons({"something new 3 and 5": 1, "something new 4 and 5": 1}) == [
+        "something new 3–4 and 5"
+    ]
+
+
+def test_generation_first_when_it_outweighs_upstream() -> None:
+    findings = [Finding("search", 2, ()), Finding("generation", 9, ("answers miss facts",))]
+    assert [f.stage for f in work_order(findings)] == ["generation", "search"]
+    text = diagnosis_text(questions=40, findings=findings)
+    assert text == (
+        "Of 40 questions, 11 were answered wrongly or incompletely. 2 of the 11 failures arise "
+        "before generation — 2 at search — and 9 at generation (answers miss facts). "
+        "Generation holds 9 of the 11: start with the prompt and model. "
+        "Order of work: generation (9) → search (2)."
+    )
+
+
+def test_diagnosis_other_shapes() -> None:
+    assert diagnosis_text(questions=0, findings=[]) == "No questions of this run were analysed."
+    clean = diagnosis_text(
+        questions=5, findings=[], unjudged=2, incomplete=1, ok_without_evidence=1
+    )
+    assert clean == (
+        "Of 5 questions, 0 were answered wrongly or incompletely. 1 answered correctly although "
+        "evidence was lost: check their gold labels (or the model knew). 2 could not be judged "
+        "(no answer text or no facts to check). 1 traces are incomplete and blame no stage."
+    )
+    only_up = diagnosis_text(questions=3, findings=[Finding("ingestion_or_search", 3, ())])
+    assert (
+        "All 3 failures arise before generation: 3 at ingestion or search (no index truth)."
+        in only_up
+    )
+    assert "can fix at most 0" in only_up
+
+
+@pytest.mark.parametrize(
+    ("fixed", "broken", "expected"),
+    [(0, 0, 1.0), (0, 5, 2 / 32), (1, 9, 2 * 11 / 1024), (5, 5, 1.0), (3, 1, 0.625)],
+)
+def test_mcnemar_exact_matches_the_binomial_tail(fixed: int, broken: int, expected: float) -> None:
+    assert math.isclose(mcnemar_exact(fixed, broken), expected, rel_tol=1e-12)
+
+
+def test_mcnemar_exact_at_scale_and_bad_input() -> None:
+    n = 400_000
+    p = mcnemar_exact(n // 2 - 1000, n // 2 + 1000)
+    # Normal approximation: z = 2000 / sqrt(400000) ≈ 3.16, two-sided p ≈ 0.0016.
+    assert 0.001 < p < 0.002
+    with pytest.raises(ValueError, match="non-negative"):
+        mcnemar_exact(-1, 2)
