@@ -23,6 +23,16 @@ from ragfunnel.analyzer.cli.app import app, main
 __all__ = ["COMMAND_MODULES", "app", "main"]
 
 COMMAND_MODULES = (
-    demo, ingest, analyze, funnel, judge, threshold, report, diff, review, calibrate, store,
+    demo,
+    ingest,
+    analyze,
+    funnel,
+    judge,
+    threshold,
+    report,
+    diff,
+    review,
+    calibrate,
+    store,
 )
 """The command modules, in the order ``ragfunnel --help`` lists their commands."""
