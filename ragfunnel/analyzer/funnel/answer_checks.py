@@ -69,8 +69,9 @@ def judge_answers(answers: pl.DataFrame, cases: pl.DataFrame) -> pl.DataFrame:
         cases: the case table after :func:`prepare_cases`.
 
     Returns:
-        ``row``, ``verdict`` (correct / incorrect / unknown) and ``verdict_reason`` (which
-        names the missing facts).
+        ``row``, ``verdict`` (correct / incorrect / unknown), ``verdict_reason`` (which
+        names the missing facts) and ``facts_correctness`` (correct / incomplete / wrong,
+        null without facts or answer text).
     """
     width = sum(1 for c in cases.columns if c.startswith("fact_norm_"))
     slots = [slot("fact_norm", j) for j in range(width)]
@@ -123,4 +124,21 @@ def judge_answers(answers: pl.DataFrame, cases: pl.DataFrame) -> pl.DataFrame:
         .then(pl.lit("no facts, and the answer does not contain the reference verbatim"))
         .otherwise(pl.lit("the case has no facts or reference to check the answer against"))
     )
-    return base.select("row", verdict.alias("verdict"), reason.alias("verdict_reason"))
+    # Correctness against the facts: all stated, some (incomplete), or none (wrong).
+    stated = [pl.col(slot).is_not_null() & f for slot, f in zip(slots, found, strict=True)]
+    some = pl.any_horizontal(stated) if stated else pl.lit(False)
+    correctness = (
+        pl.when(~pl.col("has_answer") | ~pl.col("has_facts"))
+        .then(None)
+        .when(pl.col("all_found"))
+        .then(pl.lit("correct"))
+        .when(some)
+        .then(pl.lit("incomplete"))
+        .otherwise(pl.lit("wrong"))
+    )
+    return base.select(
+        "row",
+        verdict.alias("verdict"),
+        reason.alias("verdict_reason"),
+        correctness.alias("facts_correctness"),
+    )

@@ -34,6 +34,7 @@ from ragfunnel.analyzer.funnel.decision_table import (
 from ragfunnel.analyzer.funnel.evidence_tree import evaluate
 from ragfunnel.analyzer.funnel.first_failure import FIRST_FAILURES, oracle_note, question_verdicts
 from ragfunnel.analyzer.funnel.index_truth import IndexTruth
+from ragfunnel.analyzer.funnel.judged import CLAIM, DEFAULT_FAITHFULNESS_THRESHOLD, no_verdicts
 from ragfunnel.analyzer.funnel.metrics import question_metrics
 from ragfunnel.analyzer.funnel.session import SideData
 from ragfunnel.analyzer.funnel.side_details import (
@@ -97,7 +98,28 @@ def _answers(f: pl.DataFrame, cases: pl.DataFrame) -> pl.DataFrame:
         oracle_verdict=pl.when(pl.col("oracle_error") > 0)
         .then(pl.lit("failed"))
         .otherwise(pl.col("oracle_verdict")),
-    ).drop("verdict", "verdict_reason")
+    ).drop("verdict")
+
+
+def _with_judged(f: pl.DataFrame, judged: pl.DataFrame) -> pl.DataFrame:
+    """Join the judges' verdicts, and settle each answer's correctness.
+
+    Correctness comes from the judged verdict when a judge gave one (facts or reference),
+    else from the facts check; none for an abstention, a failed or a missing generate step.
+    """
+    f = f.join(judged, on=["trace_id", "question_key"], how="left")
+    no_answer = pl.col("abstained") | ~pl.col("has_gen") | (pl.col("gen_error") > 0)
+    facts_reason = pl.when(pl.col("facts_correctness").is_not_null()).then(pl.col("verdict_reason"))
+    return f.with_columns(
+        answer_correctness=pl.when(no_answer)
+        .then(None)
+        .otherwise(pl.coalesce("judged_correctness", "facts_correctness")),
+        correctness_reason=pl.when(no_answer)
+        .then(None)
+        .otherwise(pl.coalesce("judged_correctness_reason", facts_reason)),
+        claims=pl.col("claims").fill_null(pl.lit([], dtype=pl.List(CLAIM))),
+        correctness_by_judge=~no_answer & pl.col("judged_correctness").is_not_null(),
+    ).drop("verdict_reason", "facts_correctness", "judged_correctness", "judged_correctness_reason")
 
 
 def _mode(f: pl.DataFrame) -> pl.DataFrame:
@@ -172,13 +194,18 @@ def build_batch(
     k_values: Sequence[int],
     fetch_scores: ScoreFetcher,
     repeats: bool = True,
+    judged: pl.DataFrame | None = None,
+    faithfulness_threshold: float = DEFAULT_FAITHFULNESS_THRESHOLD,
 ) -> pl.DataFrame:
     """The records of one batch of instances, before :func:`finish` joins the batches.
 
     Everything here depends on one instance alone, so batches can be built one after the
     other and only their slim results kept. ``repeats`` says whether cases were asked many
-    times each (then their ids and answer reasons are stored as categoricals).
+    times each (then their ids and answer reasons are stored as categoricals). ``judged`` is
+    the judges' deciding verdicts (``judged.read_judged``); below ``faithfulness_threshold``
+    a judged answer fails at generation.
     """
+    judged = no_verdicts() if judged is None else judged
     light = cases.select("case_idx", "question_id", "answerable", "root_kind", "n_items",
                          *(pl.col("items").list.get(j, null_on_oob=True).alias(slot("item", j))
                            for j in range(items)))  # fmt: skip
@@ -186,7 +213,7 @@ def build_batch(
     f = errors(f, side.errors)
     f = samples(details(f, side), side.samples, cases)
     f = conflicts(f, conflict_chunks)
-    f = _mode(_answers(f, cases))
+    f = _mode(_with_judged(_answers(f, cases), judged))
 
     f = truth.in_index_slots(slot_positions(f, items), items)
     stale = [
@@ -201,7 +228,7 @@ def build_batch(
     f = slot_codes(f, items)
     f = slot_scores(_with_scores(f, items, fetch_scores), items)
     long = item_reasons(long_items(f, items), f)
-    f = question_verdicts(_root_codes(f, long, nodes, items))
+    f = question_verdicts(_root_codes(f, long, nodes, items), faithfulness_threshold)
     f = _oracle_run_verdicts(f)
 
     long = retriever_ranks(long, f, side, items)
@@ -318,7 +345,9 @@ def _slim(f: pl.DataFrame, k_values: Sequence[int], *, repeats: bool) -> pl.Data
         pl.col("oracle_verdict").cast(_VERDICT_ENUM), "abstained",
         pl.col("k").alias("k_prompt"), pl.col("prompt_source").cast(_SOURCE_ENUM),
         pl.col("prompt_n").alias("prompt_size"), pl.col("cand_n").alias("candidates"),
-        pl.col("ranking_top").alias("top_score"), pl.col("index_version").cast(repeated),
+        pl.col("ranking_top").alias("top_score"), "cut_threshold",
+        pl.col("index_version").cast(repeated),
+        "faithfulness", "claims", "answer_correctness", "correctness_reason",
         "evidence", "missing",
         flags.alias("flags"), pl.col("errors_text").alias("errors"), "low_confidence_tokens",
         pl.col("gen_logprobs_min").alias("logprobs_min"), "sample_disagreement",
@@ -363,5 +392,5 @@ def finish(parts: Sequence[pl.DataFrame]) -> pl.DataFrame:
         "answer_reason", "oracle_verdict", "oracle_note",
     ]  # fmt: skip
     rest = [c for c in f.columns if c not in ordered and not c.startswith("_")
-            and c not in ("case_idx", "started_ns", "answerable")]  # fmt: skip
+            and c not in ("case_idx", "started_ns")]  # fmt: skip
     return f.with_columns(latest=pl.col("occurrence") == pl.col("_size")).select(*ordered, *rest)
