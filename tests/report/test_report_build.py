@@ -68,6 +68,10 @@ def test_worst_questions_carry_their_drilldown(runs: Fixture) -> None:
     assert item["path"] == (
         "indexed → candidate #25 → lost at search: rank 25 beyond rerank depth 20"
     )
+    ingestion = next(w for w in a.worst if w["question_id"] == "q-08")
+    assert ingestion["evidence"][0]["path"] == (
+        "lost at ingestion: never indexed (parser, connector, scope)"
+    )
     assert len(search["prompt"]) == 3 and search["prompt"][0]["text"].startswith("Filler")
     assert search["trace_url"] == f"http://127.0.0.1:16686/trace/{search['trace_id']}"
     assert search["metrics"]["recall_at_cut"] == 0.0
