@@ -133,3 +133,23 @@ def test_empty_result_reports_no_runs(runs: Fixture) -> None:
     report = build_report(result)
     assert report.runs == () and report.sample == ()
     assert "0 question records" in report_text(report)
+
+
+def test_questions_without_a_run_report_as_one_unnamed_run(runs: Fixture) -> None:
+    import dataclasses
+
+    import polars as pl
+
+    from ragfunnel.analyzer.funnel.summary import failure_table, metric_table
+
+    a = runs.result.records.filter(pl.col("run_id") == "A")
+    records = a.with_columns(run_id=pl.lit(None, pl.Categorical))
+    result = dataclasses.replace(
+        runs.result, records=records, failures=failure_table(records),
+        metrics=metric_table(records, runs.result.k),
+    )  # fmt: skip
+    (run,) = build_report(result).runs
+    assert run.run_id == "" and run.questions == 12 and run.failed == 7
+    assert {s.stage: s.count for s in run.shares}["search"] == 2
+    assert next(m for m in run.metrics if (m.metric, m.at) == ("recall", "cut")).mean == 0.5
+    assert "run (none) · 12 questions" in report_text(build_report(result))

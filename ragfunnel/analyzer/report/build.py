@@ -58,6 +58,11 @@ def _counted() -> pl.Expr:
     return pl.col("latest") & (pl.col("mode") == "pipeline")
 
 
+def _run_id() -> pl.Expr:
+    """Questions without a run (foreign traces) report together as the run ``""``."""
+    return pl.col("run_id").cast(pl.String).fill_null("")
+
+
 def question_frame(records: pl.DataFrame) -> pl.DataFrame:
     """One slim row per counted question: what the aggregates read, and ``_row`` to fetch it.
 
@@ -66,7 +71,7 @@ def question_frame(records: pl.DataFrame) -> pl.DataFrame:
     """
     columns = [
         pl.int_range(pl.len(), dtype=pl.UInt32).alias("_row"),
-        pl.col("run_id").cast(pl.String), "question_id", "trace_id", "question_key",
+        _run_id(), "question_id", "trace_id", "question_key",
         *(pl.col(c).cast(pl.String) for c in ("first_failure", "failure_reason", "answer_verdict")),
         "flags", "k_prompt", "top_score",
         "abstained", pl.col("recall_at_cut").fill_nan(None),
@@ -89,7 +94,7 @@ def item_frame(records: pl.DataFrame) -> pl.DataFrame:
     return (
         records.lazy()
         .filter(_counted())
-        .select(pl.col("run_id").cast(pl.String), "evidence")
+        .select(_run_id(), "evidence")
         .explode("evidence")
         .filter(pl.col("evidence").is_not_null())
         .select(
@@ -143,7 +148,7 @@ def _findings(run: pl.DataFrame) -> list[Finding]:
 
 
 def _shares(result: FunnelResult, run_id: str) -> tuple[Share, ...]:
-    rows = result.failures.filter(pl.col("run_id") == run_id, pl.col("mode") == "pipeline")
+    rows = result.failures.filter(_run_id() == run_id, pl.col("mode") == "pipeline")
     return tuple(
         Share(r["first_failure"], r["count"], r["total"], r["share"], r["ci_low"], r["ci_high"])
         for r in rows.iter_rows(named=True)
@@ -151,7 +156,8 @@ def _shares(result: FunnelResult, run_id: str) -> tuple[Share, ...]:
 
 
 def _metrics(result: FunnelResult, run_id: str) -> tuple[MetricValue, ...]:
-    rows = result.metrics.filter(pl.col("run_id") == run_id)
+    # metric_table writes a missing run id as the text "None".
+    rows = result.metrics.filter(_run_id().is_in([run_id] if run_id else ["", "None"]))
     return tuple(
         MetricValue(r["metric"], r["at"], r["mean"], r["ci_low"], r["ci_high"], r["n"],
                     r["n_undefined"], r["method"])
@@ -250,9 +256,7 @@ def build_report(
     questions = question_frame(records)
     items = item_frame(records)
     oracle = records.lazy().filter(pl.col("latest"), pl.col("mode") == "oracle")
-    oracle_counts = dict(
-        oracle.group_by(pl.col("run_id").cast(pl.String)).len().collect().iter_rows()
-    )
+    oracle_counts = dict(oracle.group_by(_run_id()).len().collect().iter_rows())
     by_run, items_by_run = _by_run(questions), _by_run(items)
     plans: list[tuple[dict[str, Any], list[int]]] = []
     for (run_id,) in sorted(by_run, key=lambda key: str(key[0])):
