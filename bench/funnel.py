@@ -14,7 +14,7 @@ directly: the materialized view parses them on insert, as it would for a collect
 
 Timings run in child processes so that peak RSS (``VmHWM``) covers only the analysis:
 ``analyze`` with the cases rebuilt in memory from the same seed, and a naive single query that
-parses the JSON attributes of ``otel_traces`` on every read (the baseline, DESIGN §8).
+parses the JSON attributes of ``otel_traces`` on every read (the baseline; targets in bench/RESULTS.md, "Funnel").
 """
 
 from __future__ import annotations

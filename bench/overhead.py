@@ -1,6 +1,6 @@
 """Per-call cost of each ragfunnel decorator, against a bare OTel span with the same attributes.
 
-DESIGN §8 targets: a decorated stage call with 50 ids + scores costs at most 1.3x a bare
+Targets (bench/RESULTS.md, "Decorator overhead"): a decorated stage call with 50 ids + scores costs at most 1.3x a bare
 OpenTelemetry span carrying the same two array attributes; with tracing off, < 2 µs per call
 over the bare function. Everything is measured in one process, through one TracerProvider and one
 export pipeline (ragfunnel's batch processor with an exporter that discards), so the only

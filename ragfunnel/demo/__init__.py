@@ -1,1 +1,7 @@
-"""Demo pipelines over real data (the ``ragfunnel[demo]`` extra): see :mod:`.hotpotqa`."""
+"""The demo: a small hybrid RAG pipeline over a shipped policy corpus, with known faults.
+
+:mod:`.corpus` reads the shipped documents and cases, :mod:`.pipeline` is the app (instrumented
+only through the public ``ragfunnel`` decorators, as a user's app would be), :mod:`.faults`
+injects faults and writes their truth, and :mod:`.run` runs it all and analyzes the traces
+(``ragfunnel demo``). Needs the ``ragfunnel[demo]`` extra.
+"""

@@ -1,79 +1,116 @@
-"""Run the HotpotQA pipeline with injected faults and score the analyzer's attributions.
+"""The faults the demo can inject, and the settings the pipeline reads to inject them.
 
-Used by ``bench/faults.py`` (the DESIGN §8 target: 100 % on deterministic faults) and by the test
-suite on a smaller sample.
+Each fault names the stage the analyzer must attribute it to (docs/funnel.md's decision table).
+Index faults act on the whole index build (a document the parser fails on, the scanned page's
+OCR returning nothing); question faults act on the questions the plan gives them (``.plan``
+chooses which, and writes the injection log). Data only: nothing here traces or runs a model.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
-from pathlib import Path
 
-import ragfunnel
-from ragfunnel.analyzer.funnel import analyze
-from ragfunnel.analyzer.ingest import ingest_paths
-from ragfunnel.analyzer.store import Store
-from ragfunnel.demo.hotpotqa import (
-    CUT_K,
-    EXPECTED,
-    INDEX_VERSION,
-    load,
-    plan_faults,
-    trace_plan,
-    write_cases,
-)
+from ragfunnel.analyzer.errors import InvalidArgument
+
+
+@dataclass(frozen=True)
+class Fault:
+    """One kind of fault: its name, the stage it must be blamed on, and what it does."""
+
+    name: str
+    stage: str
+    what: str
+    flag: str | None = None
+
+
+FAULTS: dict[str, Fault] = {
+    f.name: f
+    for f in (
+        Fault(
+            "dropped_document",
+            "ingestion",
+            "the parser fails on a document: it never reaches the index",
+        ),
+        Fault(
+            "empty_ocr",
+            "ingestion",
+            "OCR returns no text for the scanned page: its sections are never indexed",
+        ),
+        Fault(
+            "small_k",
+            "search",
+            "the first-stage retrievers return their top 1 instead of their top 20",
+        ),
+        Fault(
+            "inverted_reranker",
+            "rerank",
+            "a weak reranker: its scores are inverted, the best chunks sink",
+        ),
+        Fault(
+            "shuffled_reranker", "rerank", "a broken reranker: a seeded shuffle of the candidates"
+        ),
+        Fault(
+            "threshold_high",
+            "cut",
+            "the confidence threshold is 0.95: the gate abstains on a good answer",
+        ),
+        Fault(
+            "threshold_low",
+            "cut",
+            "the confidence threshold is 0: the gate lets an unanswerable question through",
+        ),
+        Fault("changed_numbers", "generation", "the generator changes the numbers it quotes"),
+        Fault(
+            "stale_version",
+            "generation",
+            "a stale replica still holds the superseded POL-2023-02: both versions reach the prompt",
+            flag="conflicting_sources",
+        ),
+    )
+}
+"""Every fault, by name. ``stale_version`` is blamed on generation when the answer quoted the
+superseded version (``ok`` when it quoted the current one); the flag is expected either way."""
+
+INDEX_FAULTS = frozenset({"dropped_document", "empty_ocr"})
+LLM_UNPLANNED = frozenset({"changed_numbers", "stale_version"})
+"""Faults whose truth depends on the generator's own words: not injected with an LLM."""
+DEFAULT_FAULTS = tuple(FAULTS)
+
+SMALL_K = 1
+HIGH_THRESHOLD = 0.95
+LOW_THRESHOLD = 0.0
+DROPPED_DOCUMENTS = ("vpn-runbook",)
+"""The documents the ``dropped_document`` fault makes the parser fail on (document ids)."""
+STALE_DOCUMENT = ("travel-policy", "2023-02")
+
+
+class DemoError(InvalidArgument):
+    """A demo option has a value it cannot take (the message names the option)."""
+
+
+class FaultError(DemoError):
+    """An unknown fault name (lists the known ones)."""
+
+
+def check_faults(names: tuple[str, ...] | list[str]) -> tuple[str, ...]:
+    """``names`` validated, in catalogue order."""
+    unknown = sorted(set(names) - set(FAULTS))
+    if unknown:
+        raise FaultError(
+            f"unknown fault(s) {', '.join(unknown)}; known: {', '.join(FAULTS)}",
+            argument="faults",
+        )
+    return tuple(n for n in FAULTS if n in names)
 
 
 @dataclass
-class FaultReport:
-    """How the analyzer's first_failure compares with the injected fault, per question."""
+class Injection:
+    """What the pipeline injects: index faults for the whole build, one fault per question."""
 
-    questions: int = 0
-    correct: int = 0
-    by_fault: dict[str, Counter[str]] = field(default_factory=dict)
-    mistakes: list[tuple[str, str, str, str]] = field(default_factory=list)
-    spans_ingested: int = 0
-    spans_dropped: int = 0
+    dropped_documents: frozenset[str] = frozenset()
+    empty_ocr: bool = False
+    questions: dict[str, str] = field(default_factory=dict)
 
-    @property
-    def accuracy(self) -> float:
-        """Share of questions whose first failure is the injected stage (NaN with none)."""
-        return self.correct / self.questions if self.questions else float("nan")
-
-
-def run_faults(workdir: Path, *, limit: int | None = None, data: Path | None = None) -> FaultReport:
-    """Trace, ingest and analyze the fault experiment in ``workdir``; compare the verdicts."""
-    corpus = load(data, limit=limit)
-    plan = plan_faults(corpus)
-    traces = workdir / "traces"
-    ragfunnel.configure(
-        exporter=f"file:{traces}/spans-{{pid}}.jsonl",
-        capture_content=True,
-        run_id="faults",
-        pipeline={"index_version": INDEX_VERSION, "k": CUT_K},
-        service_name="hotpotqa-faults",
-    )
-    trace_plan(corpus, plan)
-    ragfunnel.flush()
-    report = FaultReport(spans_dropped=ragfunnel.export_stats().dropped)
-    cases = workdir / "cases.jsonl"
-    write_cases(cases, corpus, plan)
-    with Store.open(f"chdb://{workdir / 'store'}") as store:
-        report.spans_ingested = ingest_paths(store, [traces]).inserted
-        result = analyze(store, cases)
-    verdicts = dict(
-        zip(result.records["question_id"], result.records["first_failure"], strict=True)
-    )
-    reasons = dict(
-        zip(result.records["question_id"], result.records["failure_reason"], strict=True)
-    )
-    for qid, fault in plan.faults.items():
-        expected, got = EXPECTED[fault], verdicts.get(qid, "missing")
-        report.questions += 1
-        report.by_fault.setdefault(fault, Counter())[got] += 1
-        if got == expected:
-            report.correct += 1
-        else:
-            report.mistakes.append((qid, fault, got, str(reasons.get(qid, ""))))
-    return report
+    def fault_of(self, case_id: str) -> str | None:
+        """The fault this question gets, if any."""
+        return self.questions.get(case_id)

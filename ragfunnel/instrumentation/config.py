@@ -36,6 +36,7 @@ from ragfunnel.instrumentation.safety import Redactor, internal_error
 from ragfunnel.instrumentation.settings import (
     DEFAULT_EXPORT_DELAY_S,
     DEFAULT_MAX_QUEUE_SIZE,
+    MAX_EXTRA_ATTRIBUTES,
     ConfigError,
     check_arguments,
     from_env,
@@ -81,6 +82,29 @@ def flatten_pipeline(pipeline: Mapping[str, Any], prefix: str = "") -> dict[str,
         else:
             out[contract.PIPELINE_PREFIX + name] = json.dumps(value, default=str)
     return out
+
+
+def _pipeline_attributes(pipeline: Mapping[str, Any] | None) -> dict[str, Any]:
+    # The SDK keeps 128 attributes per span and evicts the oldest: a huge snapshot would push
+    # out ragfunnel.stage and the question id, which are set first.
+    if pipeline is not None:
+        flat = flatten_pipeline(pipeline)
+        if len(flat) > MAX_EXTRA_ATTRIBUTES:
+            raise ConfigError(
+                f"pipeline has {len(flat)} settings once flattened; at most "
+                f"{MAX_EXTRA_ATTRIBUTES} fit on a span beside ragfunnel's own attributes"
+            )
+        return flat
+    flat = flatten_pipeline(from_env("RAGFUNNEL_PIPELINE", parse_pipeline, {}))
+    if len(flat) > MAX_EXTRA_ATTRIBUTES:
+        logger.warning(
+            "ignoring RAGFUNNEL_PIPELINE (%d settings once flattened, at most %d); "
+            "recording no pipeline snapshot",
+            len(flat),
+            MAX_EXTRA_ATTRIBUTES,
+        )
+        return {}
+    return flat
 
 
 class _Switch(SpanProcessor):
@@ -239,11 +263,7 @@ def configure(
             ),
             redact=redact,
             run_id=run_id or os.environ.get("RAGFUNNEL_RUN_ID") or _default_run_id(),
-            pipeline_attributes=flatten_pipeline(
-                pipeline
-                if pipeline is not None
-                else from_env("RAGFUNNEL_PIPELINE", parse_pipeline, {})
-            ),
+            pipeline_attributes=_pipeline_attributes(pipeline),
         )
         if hook_broken and state.capture_content:
             logger.warning("content capture is off: the RAGFUNNEL_REDACT hook could not be loaded")

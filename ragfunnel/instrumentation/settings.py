@@ -24,6 +24,9 @@ T = TypeVar("T")
 
 DEFAULT_MAX_QUEUE_SIZE = 2048
 DEFAULT_EXPORT_DELAY_S = 1.0
+MAX_EXTRA_ATTRIBUTES = 64
+"""Pipeline settings (flattened) or ``attributes=`` entries per span: the SDK keeps 128
+attributes and evicts the oldest, which are ragfunnel's own."""
 
 
 class ConfigError(ValueError):

@@ -25,6 +25,7 @@ from ragfunnel.instrumentation.extract import (
     ranked,
 )
 from ragfunnel.instrumentation.safety import is_secret_name, not_read, redact
+from ragfunnel.instrumentation.settings import MAX_EXTRA_ATTRIBUTES
 
 Attributes = dict[str, Any]
 Getter = Callable[[str], Any]
@@ -138,7 +139,13 @@ def make_plan(stage: c.Stage, fn_name: str, options: Mapping[str, Any]) -> Plan:
     elif stage is c.Stage.INGEST and options.get("index_version") is not None:
         static[c.INDEX_VERSION] = str(options["index_version"])
     label = str(model) if model and not options.get("name") else name
-    static.update(options.get("attributes") or {})
+    extra = options.get("attributes") or {}
+    if not isinstance(extra, Mapping) or len(extra) > MAX_EXTRA_ATTRIBUTES:
+        raise TypeError(
+            f"@ragfunnel.{stage.value}(attributes=...) takes a mapping of at most "
+            f"{MAX_EXTRA_ATTRIBUTES} attributes (the SDK would evict ragfunnel's own beyond that)"
+        )
+    static.update(extra)
     sources = {k: options[k] for k in ARG_OPTIONS[stage] if options.get(k) is not None}
     return Plan(
         stage=stage,

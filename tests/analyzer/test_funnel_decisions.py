@@ -1,4 +1,4 @@
-"""One trace-level test per row of the decision table (DESIGN §5), verdicts derived by hand.
+"""One trace-level test per row of the decision table (docs/funnel.md §3–4), verdicts derived by hand.
 
 Each test builds the question's spans, ingests them, runs ``analyze`` and checks
 ``first_failure`` and the exact reason. Candidate lists are padded with filler ids ``f1..``.

@@ -1,4 +1,4 @@
-"""Metric definitions (DESIGN §6), their edge cases, the confidence intervals, and the
+"""Metric definitions (docs/funnel.md §7), their edge cases, the confidence intervals, and the
 agreement of the vectorised computation with the scalar definitions."""
 
 from __future__ import annotations

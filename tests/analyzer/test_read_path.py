@@ -254,14 +254,14 @@ def test_the_cli_says_once_that_store_migrate_would_help(b: TraceBuilder, tmp_pa
         assert f"ragfunnel {command[0]}: note: otel_traces was parsed at read time" in result.stderr
         assert "`ragfunnel store migrate` creates it" in result.stderr
     info = runner.invoke(app, ["store", "info", "--store", dsn])
-    assert "revision 0 of 1 (ragfunnel store migrate)" in info.stdout
+    assert "revision 0 of 2 (ragfunnel store migrate)" in info.stdout
     assert "view not attached" in info.stdout
 
     result = runner.invoke(app, ["analyze", "--store", dsn])
     assert result.exit_code == 0, result.output
     assert "note:" not in result.stderr
     info = runner.invoke(app, ["store", "info", "--store", dsn])
-    assert "revision 1 of 1\n" in info.stdout
+    assert "revision 2 of 2\n" in info.stdout
     assert "view attached" in info.stdout
 
 

@@ -159,3 +159,36 @@ def test_an_unreachable_server_error_never_shows_the_password() -> None:
         Store.open("http://bob:hunter2-secret@127.0.0.1:9/otel")
     assert "hunter2-secret" not in str(caught.value)
     assert "http://bob:***@127.0.0.1:9/otel" in str(caught.value)
+
+
+def test_a_read_only_store_creates_nothing(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match="there is no store at") as raised:
+        Store.open(f"chdb://{tmp_path / 'none'}", read_only=True)
+    assert raised.value.argument == "dsn"
+    assert not (tmp_path / "none").exists()
+    with Store.open(f"chdb://{tmp_path / 'st'}") as writable:
+        assert not writable.read_only and writable.embedded
+    with Store.open(f"chdb://{tmp_path / 'st'}", read_only=True) as reader:
+        assert reader.read_only and "read_only=True" in repr(reader)
+
+
+def test_analysis_opens_a_server_read_only_and_the_embedded_store_writable(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    opened: list[dict[str, object]] = []
+
+    def record(cls: type[Store], /, dsn: str | None = None, **kw: object) -> None:
+        opened.append({"dsn": dsn, **kw})
+
+    monkeypatch.setattr(Store, "open", classmethod(record))
+    Store.open_for_analysis("http://reader@ch.example:8123/otel")
+    Store.open_for_analysis("chdb:///tmp/mine")
+    Store.open_for_analysis("chdb:///tmp/mine", read_only=True)
+    monkeypatch.setenv("RAGFUNNEL_STORE", "https://ch.example/otel")
+    Store.open_for_analysis()
+    assert [(o["read_only"], o["create"]) for o in opened] == [
+        (True, False),
+        (False, False),
+        (True, False),
+        (True, False),
+    ]

@@ -22,6 +22,7 @@ from ragfunnel.analyzer.store.migrations import (
     stage_table_ready,
 )
 from ragfunnel.analyzer.store.stage_table import STAGE_TABLE, VIEW_NAME, stage_table
+from ragfunnel.analyzer.store.verdict_tables import CACHE_TABLE, VERDICTS_TABLE
 
 
 def tables(store: Store) -> dict[str, str]:
@@ -51,6 +52,7 @@ def test_migrate_creates_every_object_once_and_backfills(store: Store) -> None:
     found = tables(store)
     assert found[STAGE_TABLE] == "MergeTree" and found[VIEW_NAME] == "MaterializedView"
     assert found[MARKER_TABLE] == "ReplacingMergeTree"
+    assert found[VERDICTS_TABLE] == found[CACHE_TABLE] == "ReplacingMergeTree"
     assert stage_table_ready(store)
     count = f"SELECT count() FROM {stage_table(store)}"
     assert store.command(count) == 6  # backfilled: 3 question + 3 retrieve spans
@@ -75,7 +77,7 @@ def test_a_superseding_revision_drops_the_old_objects_first(store: Store) -> Non
         created.append("ragfunnel_toy_v2")
 
     v2 = Revision(
-        number=2,
+        number=CURRENT_REVISION + 1,
         marker="ragfunnel_toy_v2",
         summary="toy table replacing the stage spans",
         creates=(("TABLE", "ragfunnel_toy_v2"),),
@@ -83,11 +85,12 @@ def test_a_superseding_revision_drops_the_old_objects_first(store: Store) -> Non
         apply=toy,
     )
     done = migrate(store, revisions=(*REVISIONS, v2))
-    assert [r.number for r in done.applied] == [2] and (done.before, done.after) == (1, 2)
+    assert [r.number for r in done.applied] == [CURRENT_REVISION + 1]
+    assert (done.before, done.after) == (CURRENT_REVISION, CURRENT_REVISION + 1)
     found = tables(store)
     assert STAGE_TABLE not in found and VIEW_NAME not in found
     assert "ragfunnel_toy_v2" in found and created == ["ragfunnel_toy_v2"]
-    assert applied_revision(store) == 2
+    assert applied_revision(store) == CURRENT_REVISION + 1
     assert migrate(store, revisions=(*REVISIONS, v2)).applied == ()
 
 
@@ -144,15 +147,16 @@ def test_store_migrate_and_info_commands(tmp_path: Path) -> None:
         b.into(opened)
     info = runner.invoke(app, ["store", "info", "--store", dsn])
     assert info.exit_code == 0, info.output
-    assert "revision 0 of 1 (ragfunnel store migrate)" in info.stdout
+    assert "revision 0 of 2 (ragfunnel store migrate)" in info.stdout
     assert "MergeTree, 4 rows" in info.stdout and "absent" in info.stdout
 
     first = runner.invoke(app, ["store", "migrate", "--store", dsn])
     assert first.exit_code == 0, first.output
     assert f"revision 1: stage-span table {STAGE_TABLE}" in first.stdout
-    assert "revision 0 → 1" in first.stdout
+    assert f"revision 2: judges' verdicts table {VERDICTS_TABLE}" in first.stdout
+    assert "revision 0 → 2" in first.stdout
     second = runner.invoke(app, ["store", "migrate", "--store", dsn])
-    assert "at revision 1, nothing to do" in second.stdout
+    assert "at revision 2, nothing to do" in second.stdout
     info = runner.invoke(app, ["store", "info", "--store", dsn])
     assert "view attached: new spans are parsed as they arrive" in info.stdout
     assert "absent" not in info.stdout

@@ -1,6 +1,6 @@
 """The collector path and the embedded path give the same per-question funnel records.
 
-One run of the instrumented HotpotQA pipeline exports every span twice: through the SDK's
+The demo pipeline over its shipped corpus, run clean and then with its faults, exports every span twice: through the SDK's
 OTLP-JSON file exporter (the embedded default) and over OTLP gRPC through the real collector,
 whose file exporter writes its own OTLP JSON. Both files are ingested with ``ragfunnel ingest``'s
 library and analyzed: the records must be identical.
@@ -20,11 +20,16 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 
 import ragfunnel
+from ragfunnel.analyzer.cases import load_cases
 from ragfunnel.analyzer.funnel import analyze
 from ragfunnel.analyzer.ingest import ingest_paths
 from ragfunnel.analyzer.ingest import native as _native
 from ragfunnel.analyzer.store import Store
-from ragfunnel.demo.hotpotqa import CUT_K, INDEX_VERSION, load, plan_faults, trace_plan, write_cases
+from ragfunnel.demo.corpus import CASES_PATH, load_documents
+from ragfunnel.demo.faults import DEFAULT_FAULTS
+from ragfunnel.demo.pipeline import Settings
+from ragfunnel.demo.plan import plan_faults
+from ragfunnel.demo.run import pipeline_snapshot, run_pipeline
 
 
 def span_count(path: Path) -> int:
@@ -46,18 +51,22 @@ def test_collector_file_and_embedded_file_give_identical_records(
     monkeypatch.setenv("OTEL_EXPORTER_OTLP_INSECURE", "true")
     embedded = tmp_path / "embedded" / "spans.jsonl"
     embedded.parent.mkdir()
-    provider = TracerProvider(resource=Resource.create({"service.name": "hotpotqa-e2e"}))
+    provider = TracerProvider(resource=Resource.create({"service.name": "demo-e2e"}))
     provider.add_span_processor(SimpleSpanProcessor(FileSpanExporter(str(embedded))))
-    ragfunnel.configure(
-        tracer_provider=provider,
-        exporter="otlp",
-        capture_content=True,
-        run_id="e2e-funnel",
-        pipeline={"index_version": INDEX_VERSION, "k": CUT_K},
-    )
-    corpus = load(limit=60)
-    plan = plan_faults(corpus)
-    trace_plan(corpus, plan)
+    documents, cases, settings = load_documents(), list(load_cases(CASES_PATH)), Settings()
+    injection = None
+    for run_id in ("e2e-clean", "e2e-faulty"):
+        ragfunnel.configure(
+            tracer_provider=provider,
+            exporter="otlp",
+            capture_content=True,
+            run_id=run_id,
+            pipeline=pipeline_snapshot(run_id, settings, None),
+        )
+        outcomes = run_pipeline(run_id, documents, cases, settings=settings, injection=injection)
+        if injection is None:  # the faulty run's plan comes from the clean run's outcomes
+            injection, planned = plan_faults(cases, outcomes, documents, DEFAULT_FAULTS, settings)
+    assert planned
     assert ragfunnel.flush(30_000)
     assert ragfunnel.export_stats().dropped == 0
     expected = span_count(embedded)
@@ -74,15 +83,15 @@ def test_collector_file_and_embedded_file_give_identical_records(
         assert {converter.add_line(line)[0] for line in lines} == {0}, source
         converter.finish()
 
-    cases = tmp_path / "cases.jsonl"
-    write_cases(cases, corpus, plan)
     records = {}
     for name, source in (("embedded", embedded), ("collector", stack.file_path)):
         with Store.open(f"chdb://{tmp_path / 'store'}", database=name) as store:
             summary = ingest_paths(store, [source])
             assert summary.inserted == expected and not summary.skipped
-            records[name] = analyze(store, cases).records.sort("question_id", "run_id", "trace_id")
-    assert records["embedded"].height == len(plan.faults)
+            records[name] = analyze(store, CASES_PATH).records.sort(
+                "question_id", "run_id", "trace_id"
+            )
+    assert records["embedded"].height == 2 * len(cases)
     assert set(records["embedded"]["first_failure"]) >= {
         "ok",
         "ingestion",

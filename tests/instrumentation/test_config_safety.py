@@ -212,3 +212,21 @@ def test_the_processor_refuses_what_the_sdk_refuses(kwargs: dict[str, float]) ->
 
     with pytest.raises(ValueError, match="must be"):
         BoundedBatchProcessor(InMemorySpanExporter(), **kwargs)  # type: ignore[arg-type]
+
+
+def test_a_pipeline_too_big_for_a_span_is_refused(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    # The SDK keeps 128 attributes per span and evicts the oldest: ragfunnel's own.
+    huge = {f"setting_{i}": i for i in range(65)}
+    with pytest.raises(ragfunnel.ConfigError, match="pipeline has 65 settings"):
+        ragfunnel.configure(exporter="none", pipeline=huge)
+    import json
+
+    monkeypatch.setenv("RAGFUNNEL_PIPELINE", json.dumps(huge))
+    with caplog.at_level(logging.WARNING, logger="ragfunnel"):
+        st = ragfunnel.configure(exporter="none")
+    assert st.pipeline_attributes == {}
+    assert "ignoring RAGFUNNEL_PIPELINE (65 settings" in caplog.text
+    with pytest.raises(TypeError, match="at most 64 attributes"):
+        ragfunnel.retrieve(attributes={f"a{i}": i for i in range(65)})(search.__wrapped__)

@@ -1,4 +1,4 @@
-"""Return shapes the decorators understand without help (DESIGN §3)."""
+"""Return shapes the decorators understand without help (docs/span-contract.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""DESIGN §9: instrumentation never changes what the app sees, and keeps context right."""
+"""README "Instrument a pipeline": instrumentation never changes what the app sees, and keeps context right."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The base install goes into production services: OpenTelemetry only (DESIGN §1)."""
+"""The base install goes into production services: OpenTelemetry only (README "Install")."""
 
 from __future__ import annotations
 

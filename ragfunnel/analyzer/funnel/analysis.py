@@ -13,9 +13,8 @@ from pathlib import Path
 from typing import cast
 
 import polars as pl
-import pyarrow as pa
 
-from ragfunnel.analyzer.cases import AllOf, CaseSet, Evidence, Leaf, load_cases
+from ragfunnel.analyzer.cases import CaseSet, load_cases
 from ragfunnel.analyzer.errors import InvalidArgument
 from ragfunnel.analyzer.funnel.answer_checks import prepare_cases
 from ragfunnel.analyzer.funnel.evidence_tree import node_table
@@ -38,7 +37,7 @@ class FunnelResult:
 
     Attributes:
         records: one row per question instance (a case asked in one trace): the record of
-            DESIGN §5 with an ``evidence`` list-of-struct column and per-question metrics.
+            docs/funnel.md §6 with an ``evidence`` list-of-struct column and per-question metrics.
         failures: per run and mode, the count of each ``first_failure`` with a Wilson CI.
         metrics: per run, each metric at the real cut and at each k, with its CI.
         index_truth: where "was it indexed?" came from.
@@ -65,18 +64,6 @@ class FunnelResult:
         return self.records.filter(pl.col("question_id") == question_id)
 
 
-def _root_kind(evidence: Evidence | None) -> str | None:
-    if evidence is None:
-        return None
-    if isinstance(evidence, Leaf):
-        return "leaf"
-    ids = [child.id for child in evidence.children if isinstance(child, Leaf)]
-    # A group naming one id twice weighs it twice in recall: the tree fold handles that.
-    if len(ids) == len(evidence.children) == len(set(ids)):
-        return "all" if isinstance(evidence, AllOf) else "any"
-    return "nested"
-
-
 def case_tables(cases: CaseSet) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The cases as one table, and the node table of the nested evidence trees.
 
@@ -88,49 +75,19 @@ def case_tables(cases: CaseSet) -> tuple[pl.DataFrame, pl.DataFrame]:
     cached = cases.derived.get("tables")
     if cached is not None:
         return cast("tuple[pl.DataFrame, pl.DataFrame]", cached)
-    all_cases = cases.cases
-    # Built column by column through Arrow: polars' constructor from Python lists of lists is
-    # an order of magnitude slower and far hungrier at a million cases.
-    kinds: list[str | None] = []
-    item_offsets, item_values = [0], []
-    fact_offsets: list[int] = [0]
-    fact_values: list[str] = []
-    nested = []
-    for i, case in enumerate(all_cases, start=1):
-        kind = _root_kind(case.evidence)
-        kinds.append(kind)
-        if kind == "leaf":
-            item_values.append(cast(Leaf, case.evidence).id)
-        elif kind in ("all", "any"):
-            item_values.extend(cast(Leaf, c).id for c in cast(AllOf, case.evidence).children)
-        elif kind == "nested":
-            item_values.extend(case.evidence_ids)
-            nested.append((i, case))
-        item_offsets.append(len(item_values))
-        fact_values.extend(case.facts)
-        fact_offsets.append(len(fact_values))
-    strings = pa.list_(pa.string())
-    frame = cast(
-        pl.DataFrame,
-        pl.from_arrow(
-            pa.table(
-                {
-                    "case_idx": pa.array(range(1, len(all_cases) + 1), pa.uint32()),
-                    "question_id": pa.array([case.id for case in all_cases], pa.string()),
-                    "answerable": pa.array([case.answerable for case in all_cases], pa.bool_()),
-                    "items": pa.ListArray.from_arrays(
-                        pa.array(item_offsets, pa.int32()), pa.array(item_values, pa.string())
-                    ).cast(strings),
-                    "root_kind": pa.array(kinds, pa.string()),
-                    "facts": pa.ListArray.from_arrays(
-                        pa.array(fact_offsets, pa.int32()), pa.array(fact_values, pa.string())
-                    ).cast(strings),
-                    "reference": pa.array([case.reference for case in all_cases], pa.string()),
-                }
-            )
-        ),
+    # The case set's columns, not its Case objects: a loaded set never builds one per case.
+    columns = cases.columns
+    frame = columns.frame.select(
+        pl.int_range(1, columns.frame.height + 1, dtype=pl.UInt32).alias("case_idx"),
+        pl.col("id").alias("question_id"),
+        "answerable",
+        "items",
+        "root_kind",
+        "facts",
+        "reference",
     )
     frame = prepare_cases(frame.with_columns(n_items=pl.col("items").list.len().cast(pl.Int64)))
+    nested = [(row + 1, columns.case(row)) for row in sorted(columns.trees)]
     tables = (frame, node_table(nested))
     cases.derived["tables"] = tables
     return tables
@@ -162,7 +119,7 @@ def analyze(
     k: int | Sequence[int] | None = None,
     question: str | None = None,
 ) -> FunnelResult:
-    """Rebuild each question's funnel and attribute its first failure (DESIGN §5–6).
+    """Rebuild each question's funnel and attribute its first failure (docs/funnel.md §2–7).
 
     Args:
         store: an open :class:`~ragfunnel.analyzer.store.Store`.
@@ -226,8 +183,10 @@ def analyze(
                 )
             )  # fmt: skip
     records = finish(parts)
-    asked = set(records.get_column("question_id").unique().to_list())
-    wanted = [question] if question is not None else frame.get_column("question_id").to_list()
+    # Vectorised: a million case ids as Python strings and a set cost seconds.
+    asked = records.get_column("question_id").cast(pl.String).unique()
+    wanted = frame.get_column("question_id") if question is None else pl.Series([question])
+    missing = wanted.filter(~wanted.is_in(asked.implode()))
     return FunnelResult(
         records=records,
         failures=failure_table(records),
@@ -236,6 +195,6 @@ def analyze(
         k=k_values,
         unmatched_questions=found.unmatched_instances if question is None else 0,
         unmatched_examples=found.unmatched_examples if question is None else (),
-        cases_without_trace=tuple(q for q in wanted if q not in asked),
+        cases_without_trace=tuple(missing.to_list()),
         notices=source.notices,
     )

@@ -1,4 +1,4 @@
-"""The decision table of DESIGN §5, vectorised over every (question instance, evidence item).
+"""The decision table of docs/funnel.md §3–4, vectorised over every (question instance, evidence item).
 
 Input: one row per question instance from the funnel query (``sql.py``) joined to its case.
 Item j of a case (its j-th distinct evidence id) lives in *slot* j: columns ``cand_{j}``,

@@ -1,6 +1,6 @@
 """From item survival and the answer check to each question's ``first_failure`` and reason.
 
-Order of the rules (DESIGN §5; docs/funnel.md has the full table with examples):
+Order of the rules (docs/funnel.md §4 has the full table with examples):
 
 1. A span the decision needs is missing → ``incomplete_trace``, naming what is missing.
 2. Unanswerable case: abstained → ``ok``; answered → ``cut`` when a confidence gate (a cut

@@ -1,4 +1,4 @@
-"""Turn the funnel query's rows into the per-question records of DESIGN §5.
+"""Turn the funnel query's rows into the per-question records of docs/funnel.md §6.
 
 Conventions decided here (docs/funnel.md explains each):
 

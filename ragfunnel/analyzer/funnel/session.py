@@ -29,13 +29,16 @@ from ragfunnel.analyzer.funnel import decision_table, sql
 from ragfunnel.analyzer.funnel.index_truth import IndexTruth
 from ragfunnel.analyzer.funnel.stage_source import StageSource
 from ragfunnel.analyzer.store import Store, StoreError
-from ragfunnel.analyzer.store.stage_table import BUCKETS
+from ragfunnel.analyzer.store.stage_table import BUCKETS, STAGE_COLUMNS
 from ragfunnel.instrumentation.contract import question_hash
 
 __all__ = ["Discovery", "Session", "SideData"]
 
 BATCH_INSTANCES = 250_000
 """Question instances aggregated per funnel query (one batch of buckets)."""
+
+# The stage columns without codecs, for a temporary Memory copy of some stage rows.
+_MEMORY_COLUMNS = ", ".join(f"{name} {kind.split(' CODEC')[0]}" for name, kind in STAGE_COLUMNS)
 
 # Keys a foreign root's JSON input may hold the question under (OpenInference input.value).
 _JSON_QUESTION_KEYS = ("query", "question", "input", "query_str", "text")
@@ -83,14 +86,13 @@ def _case_hashes(cases: CaseSet) -> pl.DataFrame:
     """
     cached = cases.derived.get("hashes")
     if cached is None:
-        ambiguous = cases.ambiguous_hashes()
-        pairs = [
-            (case.question_hash, i)
-            for i, case in enumerate(cases, start=1)
-            if case.question_hash not in ambiguous
-        ]
-        cached = pl.DataFrame(
-            pairs, schema={"question_hash": pl.String, "case_idx": pl.UInt32}, orient="row"
+        hashes = cases.question_hashes()
+        cached = (
+            pl.DataFrame(
+                {"question_hash": hashes, "case_idx": pl.int_range(1, hashes.len() + 1, eager=True)}
+            )
+            .filter(~pl.col("question_hash").is_duplicated())
+            .cast({"case_idx": pl.UInt32})
         )
         cases.derived["hashes"] = cached
     return cast("pl.DataFrame", cached)
@@ -102,7 +104,9 @@ class Session:
     def __init__(self, store: Store, source: StageSource) -> None:
         self.store = store
         self.stage_table = source.sql
+        self._question_rows = "" if source.read_time else source.sql
         tag = uuid.uuid4().hex[:12]
+        self._tag = tag
         self.keys_table = f"_ragfunnel_{tag}_keys"
         self.items_table = f"_ragfunnel_{tag}_items"
         self.match_table = f"_ragfunnel_{tag}_match"
@@ -131,6 +135,25 @@ class Session:
         if data.num_rows:
             self.store.insert_arrow(name, data, temporary=True)
 
+    @property
+    def question_rows(self) -> str:
+        """Where the question and ingest stage rows are read from.
+
+        The stage table; or, when ``otel_traces`` is parsed at read time, a temporary copy of
+        just those rows (one per question, and the ingest spans), made on first use, so that
+        the small queries (discovery, index truth, batch sizes, roots) do not each parse every
+        span again.
+        """
+        if not self._question_rows:
+            name = f"_ragfunnel_{self._tag}_rows"
+            self._create(name, _MEMORY_COLUMNS)
+            self.store.command(
+                f"INSERT INTO `{name}` SELECT * FROM {self.stage_table} "
+                "WHERE Stage IN ('question', 'ingest')"
+            )
+            self._question_rows = f"`{name}`"
+        return self._question_rows
+
     def load_cases(self, cases: pl.DataFrame) -> None:
         """Create the key and item tables for ``cases``.
 
@@ -145,7 +168,7 @@ class Session:
     def discover(self, cases: CaseSet, runs: tuple[str, ...]) -> Discovery:
         """Match question keys that are no case id by question text (see the module doc)."""
         found = self.store.query_df(
-            sql.discovery_sql(self.stage_table, self.keys_table, runs=bool(runs)),
+            sql.discovery_sql(self.question_rows, self.keys_table, runs=bool(runs)),
             {"runs": list(runs)},
         )
         if found.is_empty():
@@ -188,10 +211,10 @@ class Session:
 
     def index_truth(self) -> IndexTruth:
         """Index truth from the ingest spans in the store (none if there are none)."""
-        versions = self.store.query_df(sql.ingest_versions_sql(self.stage_table))
+        versions = self.store.query_df(sql.ingest_versions_sql(self.question_rows))
         if versions.is_empty():
             return IndexTruth.none()
-        found = self.store.query_df(sql.index_truth_sql(self.stage_table, self.items_table))
+        found = self.store.query_df(sql.index_truth_sql(self.question_rows, self.items_table))
         return IndexTruth.from_ingest(found, versions.get_column("version").to_list())
 
     def conflict_chunks(self) -> pl.DataFrame:
@@ -200,7 +223,7 @@ class Session:
         Columns: ``hash`` (UInt64, as the view hashes ids), ``chunk``, ``document`` and
         ``ingestion`` (a label).
         """
-        docs = self.store.query_df(sql.multi_ingested_sql(self.stage_table))
+        docs = self.store.query_df(sql.multi_ingested_sql(self.question_rows))
         empty = pl.DataFrame(
             schema={"hash": pl.UInt64, "chunk": pl.String, "document": pl.String,
                     "ingestion": pl.String}
@@ -240,7 +263,7 @@ class Session:
         if query.question_keys:
             return [replace(query, buckets=None)]
         found = self.store.query_arrow(
-            f"SELECT count() AS n FROM {self.stage_table} WHERE Stage = 'question'"
+            f"SELECT count() AS n FROM {self.question_rows} WHERE Stage = 'question'"
         )
         instances = int(found.column("n")[0].as_py())
         count = max(1, min(BUCKETS, -(-instances // BATCH_INSTANCES)))
@@ -254,7 +277,8 @@ class Session:
         """
         params = self._params(query, conflict)
         raw = self.store.query_df(sql.funnel_sql(query), params)
-        roots = self.store.query_df(sql.roots_sql(query), params).unique("inst_key")
+        roots_query = replace(query, stage_table=self.question_rows)
+        roots = self.store.query_df(sql.roots_sql(roots_query), params).unique("inst_key")
         raw = raw.join(roots, on="inst_key", how="left")
         rootless = raw.filter(pl.col("trace_id").is_null()).get_column("inst_key").to_list()
         if rootless:

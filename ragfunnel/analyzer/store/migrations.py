@@ -6,7 +6,9 @@ The analyzer owns, next to the exporter's ``otel_traces``:
   (:mod:`.stage_table`; the view parses each stage span once, when it is inserted);
 - the schema marker ``ragfunnel_schema``: one row per revision applied;
 - the ingest log ``ragfunnel_ingest_log`` (what earlier ingests read of each file), which
-  ``ingest`` also creates on its own (:func:`ensure_ingest_log`) when it first needs it.
+  ``ingest`` also creates on its own (:func:`ensure_ingest_log`) when it first needs it;
+- the judges' verdicts table and judge cache (:mod:`.verdict_tables`), revision 2, which
+  ``ragfunnel judge`` applies when it first writes a verdict.
 
 A revision is applied once, in order, and its marker row is written only when it finished, so an
 interrupted revision is run again (each is written to resume, not to repeat). A revision that
@@ -27,6 +29,7 @@ from typing import TYPE_CHECKING
 from ragfunnel.analyzer.conventions import stage_select_sql
 from ragfunnel.analyzer.store.dsn import quote
 from ragfunnel.analyzer.store.stage_table import STAGE_COLUMNS, STAGE_TABLE, VIEW_NAME
+from ragfunnel.analyzer.store.verdict_tables import CACHE_TABLE, VERDICTS_TABLE, verdict_tables_ddl
 
 if TYPE_CHECKING:
     from ragfunnel.analyzer.store.connection import Store
@@ -44,6 +47,7 @@ __all__ = [
     "migrate",
     "stage_select",
     "stage_table_ready",
+    "verdicts_ready",
     "view_ddl",
 ]
 
@@ -138,6 +142,13 @@ def _stage_spans(store: Store) -> None:
     )
 
 
+def _verdict_tables(store: Store) -> None:
+    for statement in verdict_tables_ddl(
+        quote(store.database, VERDICTS_TABLE), quote(store.database, CACHE_TABLE)
+    ):
+        store.command(statement)
+
+
 REVISIONS: tuple[Revision, ...] = (
     Revision(
         number=1,
@@ -145,6 +156,13 @@ REVISIONS: tuple[Revision, ...] = (
         summary=f"stage-span table {STAGE_TABLE}, filled from otel_traces by the view {VIEW_NAME}",
         creates=(("TABLE", STAGE_TABLE), ("VIEW", VIEW_NAME), ("TABLE", INGEST_LOG_TABLE)),
         apply=_stage_spans,
+    ),
+    Revision(
+        number=2,
+        marker=VERDICTS_TABLE,
+        summary=f"judges' verdicts table {VERDICTS_TABLE} and judge cache {CACHE_TABLE}",
+        creates=(("TABLE", VERDICTS_TABLE), ("TABLE", CACHE_TABLE)),
+        apply=_verdict_tables,
     ),
 )
 """The analyzer's revisions, oldest first; a new object or layout is a new revision at the end."""
@@ -218,6 +236,11 @@ def ensure_ingest_log(store: Store) -> str:
     table = quote(store.database, INGEST_LOG_TABLE)
     store.command(_INGEST_LOG_DDL.format(table=table))
     return table
+
+
+def verdicts_ready(store: Store) -> bool:
+    """Whether the verdicts table exists (something was judged); reads only."""
+    return _has_table(store, VERDICTS_TABLE)
 
 
 def stage_table_ready(store: Store) -> bool:

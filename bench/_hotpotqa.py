@@ -1,9 +1,12 @@
-"""A real RAG pipeline over HotpotQA with deterministic, injectable faults.
+"""The HotpotQA fault benchmark's pipeline: BM25 over HotpotQA with deterministic, injectable faults.
+
+A benchmark helper, not part of the installed package: it reads ``../shared/data/hotpotqa``
+(``RAGFUNNEL_HOTPOTQA`` overrides), which a user's clone does not have.
 
 The corpus is the pool of HotpotQA paragraphs (their titles are stable, unique document ids);
 retrieval is BM25 over it; the reranker, the cut and the reader are simple and deterministic, so
-that a fault injected at one stage has exactly one right attribution. This is what the fault
-attribution benchmark (``bench/faults.py``) and its test measure the analyzer against.
+that a fault injected at one stage has exactly one right attribution. ``bench/faults.py`` uses
+it as a regression check of the analyzer's decision table.
 
 The reader simulates a two-hop model: it answers with the gold answer only when every supporting
 paragraph is in its prompt, and otherwise says it cannot answer — so losing any evidence makes
@@ -298,7 +301,7 @@ def plan_faults(corpus: Corpus, faults: Sequence[str] = FAULTS) -> Plan:
 
 
 def cases_jsonl(corpus: Corpus, plan: Plan) -> Iterator[str]:
-    """Evaluation cases (DESIGN §4) for the planned questions, one JSON object a line."""
+    """Evaluation cases (docs/funnel.md) for the planned questions, one JSON object a line."""
     for q in corpus.questions:
         if q.id in plan.faults:
             yield json.dumps(

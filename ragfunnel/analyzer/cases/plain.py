@@ -1,0 +1,116 @@
+"""Plain JSON cases checked in bulk: typed decoding in C, the checks as column expressions.
+
+Most cases of a large file have the plain shapes: string id and question, evidence a chunk id,
+a list of ids or one ``all_of`` / ``any_of`` group of ids, string facts and reference, a
+boolean ``answerable``, no other field. msgspec decodes such a case straight into a
+:class:`PlainCase` (and refuses any other shape); :func:`plain_batch` turns a run of them into
+one frame of :data:`~ragfunnel.analyzer.cases.columns.COLUMNS_SCHEMA` and, with
+vectorised checks, flags every case whose values the full validation must see (blank or
+padded ids, empty groups, an id named twice, evidence and answerability that disagree, ...).
+A flagged case is never rejected here: the caller validates it in full. Never touches the store.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, cast
+
+import msgspec
+import polars as pl
+import pyarrow as pa
+
+__all__ = ["PLAIN_DECODER", "PlainCase", "PlainGroup", "plain_batch"]
+
+
+class PlainGroup(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    """A one-level evidence group (both keys, or neither, is flagged)."""
+
+    all_of: list[str] | msgspec.UnsetType = msgspec.UNSET
+    any_of: list[str] | msgspec.UnsetType = msgspec.UNSET
+
+
+class PlainCase(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    """One case in the plain shapes (any other shape fails to decode)."""
+
+    id: str
+    question: str
+    evidence: str | list[str] | PlainGroup | None = None
+    reference: str | None = None
+    facts: str | list[str] | None = None
+    answerable: bool | None = None
+
+
+PLAIN_DECODER = msgspec.json.Decoder(PlainCase)
+
+# Python's str.strip() also strips \x1c-\x1f, which Unicode (and so the regex \s) does not
+# call white space: flag both, and let the full validation decide.
+_WS = r"[\s\x1c-\x1f]"
+_PADDED = rf"^{_WS}|{_WS}$"
+_BLANK = rf"^{_WS}*$"
+_STRINGS = pa.list_(pa.string())
+
+
+def plain_batch(cases: Sequence[PlainCase], lines: pl.Series) -> tuple[pl.DataFrame, list[int]]:
+    """The cases as one frame, and the positions of those the full validation must see.
+
+    ``lines`` holds each case's line (or nulls). Flagged rows are in the frame too, with
+    values that mean nothing: the caller replaces them.
+    """
+    evidence = [case.evidence for case in cases]
+    kinds = [
+        None if e is None else "leaf" if e.__class__ is str else "all" if e.__class__ is list
+        else _group_kind(e) for e in evidence
+    ]  # fmt: skip
+    items = [
+        [] if e is None else [e] if e.__class__ is str else e if e.__class__ is list
+        else _group_items(e) for e in evidence
+    ]  # fmt: skip
+    facts = [case.facts for case in cases]
+    frame = pl.DataFrame(
+        [
+            pl.Series("id", [case.id for case in cases], pl.String),
+            pl.Series("question", [case.question for case in cases], pl.String),
+            pl.Series("answerable", [case.answerable for case in cases], pl.Boolean),
+            _strings("items", items),
+            pl.Series("root_kind", kinds, pl.String),
+            _strings(
+                "facts", [[] if f is None else [f] if f.__class__ is str else f for f in facts]
+            ),
+            pl.Series("reference", [case.reference for case in cases], pl.String),
+            lines.cast(pl.Int32).alias("line"),
+        ]
+    ).with_columns(pl.col("answerable").fill_null(True))
+    n_items = pl.col("items").list.len()
+    bad_item = pl.element().str.contains(_PADDED) | (pl.element().str.len_bytes() == 0)
+    flagged = frame.select(
+        pl.col("id").str.contains(_PADDED)
+        | (pl.col("id").str.len_bytes() == 0)
+        | pl.col("question").str.contains(_BLANK)
+        # a malformed group, a group without items, an id named twice (a tree, not flat)
+        | pl.col("items").is_null()
+        | (pl.col("root_kind").is_not_null() & (n_items == 0))
+        | (pl.col("items").list.n_unique() != n_items)
+        | pl.col("items").list.eval(bad_item).list.any()
+        | pl.col("facts").list.eval(pl.element().str.contains(_BLANK)).list.any()
+        # evidence iff answerable, no facts when unanswerable
+        | (pl.col("root_kind").is_null() == pl.col("answerable"))
+        | (~pl.col("answerable") & (pl.col("facts").list.len() > 0))
+    ).to_series()
+    return frame, flagged.fill_null(True).arg_true().to_list()
+
+
+def _group_kind(group: Any) -> str | None:  # a PlainGroup
+    if group.all_of is msgspec.UNSET:
+        return None if group.any_of is msgspec.UNSET else "any"
+    return "all" if group.any_of is msgspec.UNSET else None
+
+
+def _group_items(group: Any) -> list[str] | None:  # a PlainGroup
+    if group.all_of is msgspec.UNSET:
+        return None if group.any_of is msgspec.UNSET else group.any_of
+    return group.all_of if group.any_of is msgspec.UNSET else None
+
+
+def _strings(name: str, lists: list[Any]) -> pl.Series:
+    # Arrow converts lists of strings many times faster than polars does.
+    return cast(pl.Series, pl.from_arrow(pa.array(lists, _STRINGS))).alias(name)

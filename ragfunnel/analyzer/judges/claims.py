@@ -1,0 +1,284 @@
+"""Split an English or German answer into claims, offline and deterministically.
+
+A claim is one checkable statement: a sentence, or a clause of one when it is joined to the next
+by a semicolon or a coordinating conjunction that starts a new main clause ("…, and the fee is
+…", "…, aber ein Taxi ist …"). List items are claims of their own; a lead-in line that ends with
+a colon is prefixed to each of its items, so "Reset needed for:" + "- 4.2.0" is one claim.
+
+What must not split a sentence: abbreviations (``z. B.``, ``e.g.``, ``i.e.``, ``Nr.``,
+``bzw.``, ``ca.``, ``Dr.`` …), decimals and versions (``4.2.1``, ``120,50 €``), German ordinals
+("am 3. Juli") and initials.
+
+Sentences that refuse ("I don't know", "Dazu habe ich keine Informationen") are *refusals*, not
+claims; politeness without content ("Hope this helps!") is dropped. An answer without claims is
+an abstention: it is never scored, neither 1 nor NaN (docs/judges.md).
+
+This module only splits text; it never looks at the context or decides support.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = ["ClaimSplit", "is_refusal", "split_claims"]
+
+# Lower-cased abbreviations that end with a period and do not end a sentence.
+_ABBREVIATIONS = frozenset(
+    [
+        "z.b",
+        "zb",
+        "e.g",
+        "eg",
+        "i.e",
+        "ie",
+        "etc",
+        "usw",
+        "bzw",
+        "ca",
+        "vgl",
+        "nr",
+        "no",
+        "dr",
+        "mr",
+        "mrs",
+        "ms",
+        "prof",
+        "st",
+        "vs",
+        "sog",
+        "ggf",
+        "evtl",
+        "inkl",
+        "exkl",
+        "zzgl",
+        "abs",
+        "art",
+        "s",
+        "ff",
+        "bspw",
+        "u.a",
+        "d.h",
+        "o.ä",
+        "u.ä",
+        "z.t",
+        "max",
+        "min",
+        "mind",
+        "approx",
+        "incl",
+        "dept",
+        "fig",
+        "jan",
+        "feb",
+        "mar",
+        "apr",
+        "jun",
+        "jul",
+        "aug",
+        "sep",
+        "sept",
+        "oct",
+        "okt",
+        "nov",
+        "dec",
+        "dez",
+        "tel",
+        "str",
+        "hr",
+        "fr",
+    ]
+)
+
+_BOUNDARY = re.compile(r"(?<=[.!?…])[\"'”’)\]]*\s+")
+_LAST_WORD = re.compile(r"(\S+)$")
+_ORDINAL = re.compile(r"^\d{1,2}\.$")
+_INITIAL = re.compile(r"^(?:[A-ZÄÖÜ]\.)+$")
+_LETTER_DOT = re.compile(r"^[^\W\d_]\.")
+_STARTS_LOWER = re.compile(r"^[\"'“„(]*[a-zäöüß]")
+_MONTH_START = re.compile(
+    r"^(?:januar|jänner|februar|märz|april|mai|juni|juli|august|september|oktober|november"
+    r"|dezember)\b",
+    re.IGNORECASE,
+)
+
+_BULLET = re.compile(r"^\s*(?:[-*•–·]|\d{1,2}[.)]|[a-z][.)])\s+")
+_SEMICOLON = re.compile(r"\s*;\s+")
+# A comma (or none, for "and"/"und") and a coordinating conjunction, followed by a word that
+# can open a main clause. Only then does the conjunction join two statements.
+_SUBJECT = (
+    r"(?:the|a|an|it|he|she|they|we|you|i|this|that|these|those|there|its|their|his|her|our|"
+    r"der|die|das|den|dem|des|ein|eine|einen|einem|es|er|sie|wir|ihr|man|dies|diese|dieser|"
+    r"dieses|dann|dafür|dazu|dort|hier|sein|seine|ihre|unser|unsere|mitarbeiter\w*|"
+    r"[A-ZÄÖÜ][\w-]*)"
+)
+_COORDINATION = re.compile(
+    rf",\s+(?:and|but|or|so|yet|while|whereas|und|aber|oder|sondern|doch|jedoch|denn|"
+    rf"während)\s+(?={_SUBJECT}\s)"
+    rf"|\s+(?:and|und)\s+(?=(?:the|it|he|she|they|we|there|es|er|sie|wir|man|der|die|das|ein|"
+    rf"eine)\s+\w+\s)",
+)
+_MIN_CLAUSE_WORDS = 3
+
+_REFUSAL = re.compile(
+    r"\b(?:i\s+(?:do\s*n[o']t|don[’']t|cannot|can[’']t|can\s+not)\s+(?:know|say|answer|tell|find|"
+    r"help)|i\s+(?:am|'m|’m)\s+(?:not\s+sure|unable|sorry)|i\s+have\s+no\s+(?:information|idea|"
+    r"data)|i\s+do\s*n[o’']t\s+have\s+(?:enough\s+)?(?:information|data|details)|"
+    r"(?:there\s+is|i\s+found)\s+no\s+information|no\s+information\s+(?:is\s+)?(?:available|"
+    r"about|on|regarding)|unable\s+to\s+(?:answer|find|determine)|"
+    r"(?:the\s+)?(?:context|documents?|sources?|provided\s+\w+)\s+(?:does|do)\s*n[o’']t\s+"
+    r"(?:contain|mention|say|include|provide|specify|state)|not\s+(?:mentioned|specified|stated|"
+    r"covered)\s+in\s+the\s+(?:context|documents?|sources?)|"
+    r"(?:dazu|darüber|hierzu|hierüber)\s+(?:habe|hab)\s+ich\s+keine|"
+    r"ich\s+(?:habe|hab)\s+(?:dazu\s+|leider\s+)*keine\s+(?:informationen|angaben|daten)|"
+    r"ich\s+weiß\s+(?:es\s+|das\s+)?nicht|das\s+weiß\s+ich\s+nicht|"
+    r"kann\s+ich\s+(?:leider\s+)?nicht\s+beantworten|"
+    r"(?:liegen|sind)\s+(?:mir\s+)?keine\s+(?:informationen|angaben|daten)|"
+    r"keine\s+(?:informationen|angaben)\s+(?:dazu|darüber|vorhanden|verfügbar)|"
+    r"geht\s+aus\s+(?:dem|den)\s+\w+\s+nicht\s+hervor|"
+    r"(?:ist|wird)\s+(?:im|in\s+den)\s+\w+\s+nicht\s+(?:erwähnt|genannt|angegeben))",
+    re.IGNORECASE,
+)
+_FILLER = re.compile(
+    r"^(?:i\s+hope\s+(?:this|that)\s+helps|hope\s+(?:this|that)\s+helps|let\s+me\s+know\b.*|"
+    r"feel\s+free\s+to\s+ask\b.*|(?:you(?:'re|\s+are)\s+)?welcome|thanks?(?:\s+you)?(?:\s+for\s+.*)?|"
+    r"gern(?:e)?(?:\s+geschehen)?|ich\s+hoffe,?\s+das\s+hilft(?:\s+\w+)?|"
+    r"(?:vielen\s+)?dank(?:\s+für\s+.*)?|bei\s+(?:weiteren\s+)?fragen\b.*|"
+    r"(?:sure|certainly|of\s+course|gerne|klar|natürlich)|great\s+question|gute\s+frage)"
+    r"[\s.!,:]*$",
+    re.IGNORECASE,
+)
+_HAS_CONTENT = re.compile(r"[^\W_]{2,}|\d")
+
+
+@dataclass(frozen=True)
+class ClaimSplit:
+    """The claims of one answer and the sentences that refused.
+
+    Attributes:
+        claims: the checkable statements, in answer order.
+        refusals: sentences that decline to answer.
+    """
+
+    claims: tuple[str, ...]
+    refusals: tuple[str, ...] = ()
+
+    @property
+    def abstained(self) -> bool:
+        """No claims: the answer refused, or said nothing checkable."""
+        return not self.claims
+
+
+def is_refusal(sentence: str) -> bool:
+    """Whether ``sentence`` declines to answer (English or German)."""
+    return _REFUSAL.search(sentence) is not None
+
+
+def _ends_sentence(before: str, after: str) -> bool:
+    """Whether the period ending ``before`` ends a sentence, given the text ``after`` it."""
+    if not before.endswith("."):
+        return True
+    match = _LAST_WORD.search(before)
+    word = match.group(1) if match else ""
+    bare = word.rstrip(".").lstrip("(\"'“„").lower()
+    if bare in _ABBREVIATIONS or _INITIAL.match(word):
+        return False
+    if len(bare) == 1 and bare.isalpha() and _LETTER_DOT.match(after):
+        return False
+    if (_ORDINAL.match(word) and (_STARTS_LOWER.match(after) or _MONTH_START.match(after))) or (
+        _ORDINAL.match(word) and after[:1].isdigit()
+    ):
+        return False
+    # "z. B." and "d. h." arrive as two words: look at the last two together.
+    pair = before[-6:].replace(" ", "").lower().rstrip(".")
+    if pair.endswith(("z.b", "d.h", "u.a", "o.ä", "i.e", "e.g", "u.ä", "z.t")):
+        return False
+    return not _STARTS_LOWER.match(after)
+
+
+def _sentences(text: str) -> list[str]:
+    out: list[str] = []
+    start = 0
+    pending = ""
+    for match in _BOUNDARY.finditer(text):
+        piece = text[start : match.start()]
+        after = text[match.end() : match.end() + 12]
+        if _ends_sentence(pending + piece, after):
+            out.append((pending + piece).strip())
+            pending = ""
+        else:
+            pending += text[start : match.end()]
+        start = match.end()
+    rest = (pending + text[start:]).strip()
+    if rest:
+        out.append(rest)
+    return out
+
+
+def _clauses(sentence: str) -> list[str]:
+    parts: list[str] = []
+    for piece in _SEMICOLON.split(sentence):
+        pieces = _COORDINATION.split(piece)
+        merged: list[str] = []
+        for clause in pieces:
+            # A short left part ("Yes, and …") is no statement of its own.
+            if merged and len(merged[-1].split()) < _MIN_CLAUSE_WORDS:
+                merged[-1] = f"{merged[-1]} {clause}"
+            else:
+                merged.append(clause)
+        if len(merged) > 1 and len(merged[-1].split()) < _MIN_CLAUSE_WORDS:
+            merged[-2:] = [f"{merged[-2]} {merged[-1]}"]
+        parts.extend(merged)
+    return [_tidy(p) for p in parts if p.strip()]
+
+
+def _tidy(clause: str) -> str:
+    clause = clause.strip().rstrip(",;:.!")
+    return clause[:1].upper() + clause[1:] if clause[:1].islower() else clause
+
+
+def _blocks(text: str) -> list[str]:
+    """Lines joined into paragraphs; each list item, with its lead-in, becomes a block."""
+    blocks: list[str] = []
+    paragraph: list[str] = []
+    lead = ""
+    for raw in text.splitlines():
+        line = raw.strip()
+        bullet = _BULLET.match(raw)
+        if bullet:
+            if paragraph:
+                joined = " ".join(paragraph)
+                if joined.endswith(":"):
+                    lead = joined.rstrip(":").strip()
+                else:
+                    blocks.append(joined)
+                    lead = ""
+                paragraph = []
+            item = raw[bullet.end() :].strip()
+            blocks.append(f"{lead}: {item}" if lead else item)
+        elif not line:
+            if paragraph:
+                blocks.append(" ".join(paragraph))
+                paragraph = []
+            lead = ""
+        else:
+            paragraph.append(line)
+    if paragraph:
+        blocks.append(" ".join(paragraph))
+    return blocks
+
+
+def split_claims(answer: str) -> ClaimSplit:
+    """The claims of ``answer`` (see the module docstring for the rules)."""
+    claims: list[str] = []
+    refusals: list[str] = []
+    for block in _blocks(answer):
+        for sentence in _sentences(block):
+            if is_refusal(sentence):
+                refusals.append(sentence)
+                continue
+            for clause in _clauses(sentence):
+                if _FILLER.match(clause) or not _HAS_CONTENT.search(clause):
+                    continue
+                claims.append(clause)
+    return ClaimSplit(tuple(claims), tuple(refusals))

@@ -1,0 +1,148 @@
+"""Answer correctness, kept apart from faithfulness: did the answer state the case's truth.
+
+Faithfulness asks whether the prompt supports the answer; correctness asks whether the answer
+states the case's truth. An answer that faithfully repeats an outdated chunk is faithful and
+wrong; the two are never averaged.
+
+- Against ``facts`` (deterministic): every fact stated → ``correct``; some → ``incomplete``
+  (naming the missing ones); none → ``wrong``. A fact is stated when it appears as whole
+  tokens, or when the offline judge finds it in the answer with its value normalised
+  (``120 Euro`` states the fact ``120 EUR``).
+- Against ``reference``, offline: the reference is split into claims and each is checked
+  against the answer as if the answer were the context. All found → ``correct``; a reference
+  value the answer states differently → ``wrong``; none found → ``wrong``; otherwise
+  ``incomplete``, naming the reference claims the answer lacks.
+- Against ``reference`` with an LLM (prompt ``correctness-v1``): the model's verdict, cached.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+
+from ragfunnel.analyzer.judges import prompts
+from ragfunnel.analyzer.judges.cache import MemoryCache, VerdictCache, cache_key
+from ragfunnel.analyzer.judges.claims import split_claims
+from ragfunnel.analyzer.judges.endpoint import Endpoint, Usage
+from ragfunnel.analyzer.judges.llm import complete
+from ragfunnel.analyzer.judges.model import SUPPORTED, Chunk
+from ragfunnel.analyzer.judges.offline import judge_claim
+
+__all__ = [
+    "CORRECT",
+    "INCOMPLETE",
+    "WRONG",
+    "Correctness",
+    "LLMCorrectness",
+    "facts_correctness",
+    "reference_correctness",
+]
+
+CORRECT = "correct"
+INCOMPLETE = "incomplete"
+WRONG = "wrong"
+_NON_WORD = re.compile(r"[^\w]+")
+
+
+@dataclass(frozen=True)
+class Correctness:
+    """One answer's correctness.
+
+    Attributes:
+        label: ``correct``, ``incomplete`` or ``wrong``.
+        reason: why; for ``incomplete``, which part is missing.
+        missing: the facts or reference claims the answer lacks.
+    """
+
+    label: str
+    reason: str
+    missing: tuple[str, ...] = ()
+
+
+def _tokens(text: str) -> str:
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    return " " + _NON_WORD.sub(" ", folded).strip() + " "
+
+
+def _states(answer: str, fact: str) -> bool:
+    if _tokens(fact) in _tokens(answer):
+        return True
+    return judge_claim(fact, [Chunk("answer", answer)]).label == SUPPORTED
+
+
+def facts_correctness(answer: str, facts: Sequence[str]) -> Correctness | None:
+    """Correctness against a case's facts; ``None`` without facts."""
+    if not facts:
+        return None
+    missing = tuple(f for f in facts if not _states(answer, f))
+    if not missing:
+        return Correctness(CORRECT, "states every fact")
+    if len(missing) == len(facts):
+        return Correctness(WRONG, "states none of the facts: " + ", ".join(missing), missing)
+    return Correctness(INCOMPLETE, "misses: " + ", ".join(missing), missing)
+
+
+def reference_correctness(answer: str, reference: str) -> Correctness | None:
+    """Correctness against a reference answer, offline; ``None`` for an empty reference."""
+    parts = split_claims(reference).claims
+    if not parts:
+        return None
+    context = [Chunk("answer", answer)]
+    verdicts = [judge_claim(part, context) for part in parts]
+    missing = tuple(v.text for v in verdicts if v.label != SUPPORTED)
+    contradicted = [v for v in verdicts if "(context: " in v.missing]
+    if contradicted:
+        first = contradicted[0]
+        return Correctness(
+            WRONG, f"contradicts the reference: {first.text!r} ({first.missing})", missing
+        )
+    if not missing:
+        return Correctness(CORRECT, "states everything the reference states")
+    if len(missing) == len(parts):
+        return Correctness(WRONG, "states none of the reference", missing)
+    return Correctness(
+        INCOMPLETE, "misses part of the reference: " + "; ".join(repr(m) for m in missing), missing
+    )
+
+
+class LLMCorrectness:
+    """Correctness against the reference, judged by an LLM (one call per answer, cached)."""
+
+    def __init__(
+        self, endpoint: Endpoint, *, cache: VerdictCache | None = None, client: Any = None
+    ) -> None:
+        endpoint.check()
+        self.endpoint = endpoint
+        self.cache: VerdictCache = cache if cache is not None else MemoryCache()
+        self.usage = Usage()
+        self._client = client if client is not None else endpoint.client()
+
+    def judge(self, question: str, answer: str, reference: str) -> Correctness:
+        """The model's verdict of ``answer`` against ``reference``."""
+        key = cache_key("correctness", self.endpoint.model, prompts.CORRECTNESS_VERSION,
+                        question, answer, reference)  # fmt: skip
+        cached = self.cache.get(key)
+        if cached is not None:
+            self.usage.add(cached=1)
+            data = json.loads(cached)
+        else:
+            reply = complete(
+                self._client, self.endpoint, self.usage,
+                prompts.correctness_messages(question, answer, reference),
+                schema=prompts.CORRECTNESS_SCHEMA, name="correctness",
+                parse=lambda text: msgspec.json.decode(text, type=prompts.CorrectnessReply),
+            )  # fmt: skip
+            data = {"label": reply.verdict, "missing": reply.missing, "reason": reply.reason}
+            self.cache.put(key, json.dumps(data), kind="correctness", model=self.endpoint.model,
+                           prompt_version=prompts.CORRECTNESS_VERSION)  # fmt: skip
+        missing = (data["missing"],) if data["missing"] else ()
+        reason = data["reason"] or data["label"]
+        if data["label"] == INCOMPLETE and data["missing"]:
+            reason = f"misses: {data['missing']} ({reason})"
+        return Correctness(data["label"], reason, missing)

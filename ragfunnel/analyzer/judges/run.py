@@ -1,0 +1,297 @@
+"""``judge_store``: judge the stored answers with a policy and write the verdicts table.
+
+Policies: ``offline`` (every answer, no network), ``llm`` (every answer through the LLM
+judge), ``factcheck`` (every claim through a Yes/No fact-checking model), ``tiered`` (offline
+and signals for all; flagged answers and a seeded random sample to the LLM, see
+``tiered.py``). With cases, each answer's correctness is judged too: against its facts, else
+its reference (by the LLM when one judged the answer, else offline).
+
+Writing verdicts is what this function is for, so it writes unless ``write=False``; it never
+touches ``otel_traces``.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import polars as pl
+
+from ragfunnel.analyzer.cases import Case, CaseSet
+from ragfunnel.analyzer.judges import tables
+from ragfunnel.analyzer.judges.answers import read_answers
+from ragfunnel.analyzer.judges.cache import StoreCache, VerdictCache
+from ragfunnel.analyzer.judges.correctness import (
+    Correctness,
+    LLMCorrectness,
+    facts_correctness,
+    reference_correctness,
+)
+from ragfunnel.analyzer.judges.endpoint import Endpoint, Usage
+from ragfunnel.analyzer.judges.factcheck import FactCheckJudge
+from ragfunnel.analyzer.judges.llm import JudgeInput, LLMJudge, same_model_warning
+from ragfunnel.analyzer.judges.model import (
+    AnswerVerdict,
+    Chunk,
+    JudgeError,
+    context_hash,
+    text_hash,
+)
+from ragfunnel.analyzer.judges.offline import OfflineJudge
+from ragfunnel.analyzer.judges.signals import signals
+from ragfunnel.analyzer.judges.stats import Estimate
+from ragfunnel.analyzer.judges.tiered import (
+    DEFAULT_SAMPLE_RATE,
+    Screened,
+    estimates,
+    flag_reasons,
+    in_sample,
+)
+from ragfunnel.instrumentation.contract import question_hash
+
+if TYPE_CHECKING:
+    from ragfunnel.analyzer.store import Store
+
+__all__ = ["POLICIES", "JudgeRun", "SameModelWarning", "judge_store"]
+
+POLICIES = ("offline", "llm", "factcheck", "tiered")
+
+
+class SameModelWarning(UserWarning):
+    """The judge model also generated the answers it judges."""
+
+
+@dataclass
+class JudgeRun:
+    """What one ``judge_store`` call did.
+
+    Attributes:
+        policy: the policy used.
+        answers: answers found; judged: answers with a verdict; abstained: answers without
+            claims; without_content: answers not judged for lack of recorded text.
+        sent_to_llm: answers the tiered policy escalated (flagged or sampled), and why.
+        rows: the verdict rows written (or that would be, with ``write=False``).
+        usage: calls, tokens and cost of the LLM or fact-checking judge.
+        estimates: the tiered policy's rates from its random sample.
+        errors: answers the endpoint could not judge, with the reason.
+        warnings: e.g. the judge model equals the generator's.
+    """
+
+    policy: str
+    answers: int = 0
+    judged: int = 0
+    abstained: int = 0
+    without_content: int = 0
+    sent_to_llm: dict[str, int] = field(default_factory=dict)
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    usage: dict[str, Any] = field(default_factory=dict)
+    estimates: dict[str, Estimate] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def faithfulness(self) -> float | None:
+        """The mean faithfulness of the rows of the deciding judge (LLM over offline)."""
+        values = [r["Faithfulness"] for r in _deciding(self.rows) if r["Faithfulness"] is not None]
+        return sum(values) / len(values) if values else None
+
+
+def _deciding(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    best: dict[tuple[str, str], dict[str, Any]] = {}
+    for row in rows:
+        key = (row["TraceId"], row["QuestionKey"])
+        if key not in best or row["Judge"] != "offline":
+            best[key] = row
+    return list(best.values())
+
+
+def _case_of(cases: CaseSet | None, key: str, question: str | None) -> Case | None:
+    if cases is None:
+        return None
+    found = cases.by_id(key)
+    if found is None and question:
+        wanted = question_hash(question)
+        if wanted not in cases.ambiguous_hashes():
+            found = next((c for c in cases if c.question_hash == wanted), None)
+    return found
+
+
+def _row(answer: dict[str, Any], verdict: AnswerVerdict, *, policy: str, digest: str,
+         correctness: Correctness | None, found: list[str], sampled: bool) -> dict[str, Any]:  # fmt: skip
+    return {
+        "TraceId": answer["trace_id"], "SpanId": answer["span_id"],
+        "QuestionKey": answer["question_key"], "RunId": answer["run_id"] or "",
+        "Mode": answer["mode"], "Judge": verdict.judge, "Policy": policy,
+        "AnswerHash": text_hash(answer["answer"]), "ContextHash": digest,
+        "Abstained": int(verdict.abstained), "Faithfulness": verdict.faithfulness,
+        "ClaimTexts": [c.text for c in verdict.claims],
+        "ClaimVerdicts": [c.verdict for c in verdict.claims],
+        "ClaimLabels": [c.label for c in verdict.claims],
+        "ClaimSupportingIds": [list(c.supporting_ids) for c in verdict.claims],
+        "ClaimMissing": [c.missing for c in verdict.claims],
+        "Correctness": correctness.label if correctness else "",
+        "CorrectnessReason": correctness.reason if correctness else "",
+        "Signals": found, "Sampled": int(sampled),
+    }  # fmt: skip
+
+
+def judge_store(
+    store: Store,
+    *,
+    policy: str = "offline",
+    runs: str | Iterable[str] | None = None,
+    cases: CaseSet | None = None,
+    endpoint: Endpoint | None = None,
+    sample_rate: float = DEFAULT_SAMPLE_RATE,
+    seed: int = 0,
+    split: str = "llm",
+    cache: VerdictCache | None = None,
+    write: bool = True,
+) -> JudgeRun:
+    """Judge every stored pipeline answer (of ``runs``) with ``policy``.
+
+    Args:
+        store: the store holding ``otel_traces``; the verdicts go beside it.
+        policy: ``offline``, ``llm``, ``factcheck`` or ``tiered``.
+        runs: only answers of these run ids (a string or an iterable); default all.
+        cases: when given, each matched answer's correctness is judged as well.
+        endpoint: the LLM (or fact-checker) endpoint; needed by every policy but ``offline``.
+        sample_rate: the tiered policy's random share sent to the LLM (0 to 1).
+        seed: the tiered sample's seed.
+        split: how the LLM judge splits answers: ``llm`` or ``offline``.
+        cache: the verdict cache; default the store's judge-cache table.
+        write: insert the verdict rows (default) or only return them.
+
+    Raises:
+        JudgeError: an unknown policy, a missing endpoint, a bad ``sample_rate``.
+    """
+    if policy not in POLICIES:
+        raise JudgeError(f"unknown policy {policy!r}: use one of {', '.join(POLICIES)}")
+    if policy != "offline" and endpoint is None:
+        raise JudgeError(f"the {policy} policy needs a judge endpoint (model, base URL, key)")
+    if not 0 <= sample_rate <= 1:
+        raise JudgeError(f"sample_rate must be between 0 and 1, got {sample_rate!r}")
+    chosen_runs = (runs,) if isinstance(runs, str) else tuple(runs or ())
+    found = read_answers(store, runs=chosen_runs, modes=("pipeline", "oracle"))
+    oracle = {
+        (r["trace_id"], r["question_key"]): r["answer"]
+        for r in found.filter(pl.col("mode") == "oracle").iter_rows(named=True)
+        if r["has_answer"]
+    }
+    answers = list(found.filter(pl.col("mode") == "pipeline").iter_rows(named=True))
+    result = JudgeRun(policy, answers=len(answers))
+    usable = [r for r in answers if r["has_answer"] and r["has_context"]]
+    result.without_content = len(answers) - len(usable)
+
+    remote: LLMJudge | FactCheckJudge | None = None
+    grader: LLMCorrectness | None = None
+    if endpoint is not None and policy != "offline":
+        if cache is None:
+            cache = StoreCache(store, [endpoint.model], write=write)
+        remote = (FactCheckJudge(endpoint, cache=cache) if policy == "factcheck"
+                  else LLMJudge(endpoint, cache=cache, split=split))  # fmt: skip
+        grader = LLMCorrectness(endpoint, cache=cache) if policy != "factcheck" else None
+        message = same_model_warning(endpoint.model, {r["model"] for r in usable})
+        if message:
+            result.warnings.append(message)
+            warnings.warn(message, SameModelWarning, stacklevel=2)
+
+    offline = OfflineJudge()
+    prepared = []
+    for r in usable:
+        ids = r["context_ids"] or [str(n) for n in range(1, len(r["context_texts"]) + 1)]
+        chunks = tuple(Chunk(i, t) for i, t in zip(ids, r["context_texts"], strict=False))
+        found_signals = signals(
+            r["answer"], chunks, low_confidence=r["low_confidence"] or (),
+            logprobs_min=r["logprobs_min"], sample_answers=r["sample_answers"] or (),
+            oracle_answer=oracle.get((r["trace_id"], r["question_key"])),
+        )  # fmt: skip
+        prepared.append((r, chunks, found_signals))
+
+    screened: dict[int, Screened] = {}
+    first: dict[int, AnswerVerdict] = {}
+    if policy in ("offline", "tiered"):
+        first = {n: offline.judge(r["answer"], chunks) for n, (r, chunks, _) in enumerate(prepared)}
+    escalate: list[int] = list(range(len(prepared))) if policy in ("llm", "factcheck") else []
+    if policy == "tiered":
+        for n, (r, _, found_signals) in enumerate(prepared):
+            reasons = flag_reasons(first[n], found_signals)
+            sampled = in_sample(
+                f"{r['trace_id']}\x1f{r['question_key']}", seed=seed, rate=sample_rate
+            )
+            screened[n] = Screened(first[n], None, sampled, bool(reasons))
+            for reason in [*reasons, *(["random sample"] if sampled else [])]:
+                result.sent_to_llm[reason] = result.sent_to_llm.get(reason, 0) + 1
+            if reasons or sampled:
+                escalate.append(n)
+    second: dict[int, AnswerVerdict] = {}
+    if remote is not None and escalate:
+        items = [JudgeInput(prepared[n][0]["answer"], prepared[n][1], prepared[n][0]["question"])
+                 for n in escalate]  # fmt: skip
+        for n, outcome in zip(escalate, remote.judge_many(items), strict=True):
+            if isinstance(outcome, JudgeError):
+                result.errors.append(f"{prepared[n][0]['trace_id']}: {outcome}")
+            else:
+                second[n] = outcome
+                if n in screened:
+                    s = screened[n]
+                    screened[n] = Screened(s.offline, outcome, s.sampled, s.flagged)
+
+    for n, (r, chunks, found_signals) in enumerate(prepared):
+        case = _case_of(cases, r["question_key"], r["question"])
+        digest = context_hash(chunks)
+        sampled = n in screened and screened[n].sampled
+        verdicts = [v for v in (first.get(n), second.get(n)) if v is not None]
+        if not verdicts:
+            continue
+        result.judged += 1
+        result.abstained += int(verdicts[-1].abstained)
+        for verdict in verdicts:
+            graded_by = grader if verdict is second.get(n) else None
+            correctness = _correctness(case, r, graded_by, result.errors)
+            result.rows.append(
+                _row(
+                    r,
+                    verdict,
+                    policy=policy,
+                    digest=digest,
+                    correctness=correctness,
+                    found=found_signals,
+                    sampled=sampled,
+                )
+            )
+    if grader is not None:
+        grader.cache.flush()
+    if policy == "tiered":
+        result.estimates = estimates(list(screened.values()))
+    if remote is not None:
+        usage = Usage()
+        for part in (remote.usage, grader.usage if grader else Usage()):
+            usage.add(**part.as_dict())
+        result.usage = usage.as_dict()
+    if write and result.rows:
+        tables.ensure_tables(store)
+        tables.insert_verdicts(store, result.rows)
+    return result
+
+
+def _correctness(
+    case: Case | None, answer: dict[str, Any], grader: LLMCorrectness | None, errors: list[str]
+) -> Correctness | None:
+    if case is None or not case.answerable:
+        return None
+    if case.facts:
+        return facts_correctness(answer["answer"], case.facts)
+    if not case.reference:
+        return None
+    if grader is not None:
+        try:
+            return grader.judge(
+                answer["question"] or case.question, answer["answer"], case.reference
+            )
+        except JudgeError as exc:
+            # Recorded, and the deterministic check below still gives a verdict.
+            errors.append(f"{answer['trace_id']}: correctness: {exc}")
+    return reference_correctness(answer["answer"], case.reference)

@@ -1,0 +1,119 @@
+"""Signals beside a verdict: reasons to look closer, never verdicts themselves.
+
+- ``low_confidence``: content tokens the generator produced with low probability (recorded by
+  ``@ragfunnel.generate`` as ``ragfunnel.logprobs.low_confidence``), or a minimum token
+  logprob below :data:`LOGPROB_FLOOR`.
+- ``sample_disagreement``: the samples of one question state different numbers, amounts,
+  dates, codes or names.
+- ``conflicting_sources``: two prompt chunks state the same kind of amount or quantity about
+  the same thing (two shared key words in the sentence) with different values.
+- ``oversized_prompt``: more than :data:`MAX_CHUNKS` chunks or :data:`MAX_CONTEXT_CHARS`
+  characters in the prompt (faithfulness drops as the context grows).
+- ``oracle_disagreement``: the oracle answer (generated from the gold evidence) states
+  different facts than the pipeline's answer.
+
+Each signal is one ``"name: detail"`` string. The tiered policy sends flagged answers to the
+LLM judge; nothing here changes a score.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+
+from ragfunnel.analyzer.judges.context import prepare
+from ragfunnel.analyzer.judges.lexicon import fold
+from ragfunnel.analyzer.judges.model import Chunk
+from ragfunnel.analyzer.judges.terms import facts, key_words
+
+__all__ = [
+    "LOGPROB_FLOOR",
+    "MAX_CHUNKS",
+    "MAX_CONTEXT_CHARS",
+    "answer_terms",
+    "conflicting_sources",
+    "signals",
+]
+
+LOGPROB_FLOOR = math.log(0.2)
+"""A token generated with probability below 0.2 anywhere in the answer is a signal."""
+MAX_CHUNKS = 20
+MAX_CONTEXT_CHARS = 24_000
+_NAME = re.compile(r"(?<![\w-])[A-ZÄÖÜ][\w-]+")
+_SHARED_WORDS = 2
+
+
+def answer_terms(answer: str) -> set[str]:
+    """The normalised facts and the capitalised names an answer states."""
+    folded = fold(answer)
+    spans = facts(folded)
+    found = {f"{f.kind}:{min(f.keys)}" for f, _, _ in spans}
+    # Names outside the facts: "Euro" in "120 Euro" is part of an amount, not a name.
+    taken = [(start, end) for _, start, end in spans]
+    names = {
+        fold(m.group(0))
+        for m in _NAME.finditer(answer)
+        if m.start() > 0 and not any(a <= m.start() < b for a, b in taken)
+    }
+    return found | {f"name:{n}" for n in names}
+
+
+def _readable(terms: set[str]) -> str:
+    return ", ".join(sorted(t.split(":", 1)[1] for t in terms))
+
+
+def conflicting_sources(chunks: Sequence[Chunk]) -> list[str]:
+    """Pairs of chunks stating different values of the same thing (see the module docstring)."""
+    claims: list[tuple[str, str, str, frozenset[str], str]] = []
+    for chunk in chunks:
+        prepared = prepare(chunk.text)
+        for k, fact in enumerate(prepared.facts):
+            if fact.kind not in ("amount", "quantity"):
+                continue
+            sentence = prepared.sentence_text(prepared.fact_sentence(k))
+            words = frozenset(key_words(sentence, []))
+            unit = fact.keys[0].split(" ")[0 if fact.kind == "amount" else -1]
+            claims.append((chunk.id, unit, min(fact.keys), words, fact.text))
+    found = []
+    for n, (cid, unit, value, words, text) in enumerate(claims):
+        for other_id, other_unit, other_value, other_words, other_text in claims[n + 1 :]:
+            if other_id == cid or other_unit != unit or other_value == value:
+                continue
+            if len(words & other_words) >= _SHARED_WORDS:
+                found.append(f"{cid} says {text}, {other_id} says {other_text}")
+    return found
+
+
+def signals(
+    answer: str,
+    chunks: Sequence[Chunk],
+    *,
+    low_confidence: Sequence[str] = (),
+    logprobs_min: float | None = None,
+    sample_answers: Sequence[str] = (),
+    oracle_answer: str | None = None,
+) -> list[str]:
+    """Every signal of one answer, as ``"name: detail"`` strings."""
+    out = []
+    content = [t for t in low_confidence if t.strip()]
+    if content:
+        out.append("low_confidence: " + ", ".join(content))
+    elif logprobs_min is not None and logprobs_min < LOGPROB_FLOOR:
+        out.append(f"low_confidence: a token at p = {math.exp(logprobs_min):.2f}")
+    if sample_answers:
+        mine = answer_terms(answer)
+        differing: set[str] = set()
+        for other in sample_answers:
+            differing |= mine ^ answer_terms(other)
+        if differing:
+            out.append("sample_disagreement: " + _readable(differing))
+    out.extend("conflicting_sources: " + c for c in conflicting_sources(chunks))
+    size = sum(len(c.text) for c in chunks)
+    if len(chunks) > MAX_CHUNKS or size > MAX_CONTEXT_CHARS:
+        out.append(f"oversized_prompt: {len(chunks)} chunks, {size:,} characters")
+    if oracle_answer is not None:
+        differing = answer_terms(answer) ^ answer_terms(oracle_answer)
+        if differing:
+            out.append("oracle_disagreement: " + _readable(differing))
+    return out

@@ -1,0 +1,335 @@
+"""What a claim commits to, normalised: numbers, amounts, times, dates, codes, words.
+
+One pass of one regular expression over folded text finds the *facts* — amounts with their
+currency (``120 Euro`` = ``120 EUR`` = ``€120``), quantities with their unit (``30 Tage`` =
+``30 days``), times (``22 Uhr`` = ``22:00`` = ``10 pm``), dates (``1. Juli 2024`` =
+``2024-07-01`` = ``July 1, 2024``), versions and codes (``4.2.1``, ``POL-2024-07``) and plain
+numbers — each with the *bound* word right before it (``ab``, ``bis zu``, ``at least`` …).
+Ambiguous separators give every reading (``1.200`` is 1200 or 1.2), so a comparison matches if
+any reading does.
+
+This module extracts and normalises; it never decides support (``offline.py`` does).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass
+
+from ragfunnel.analyzer.judges.lexicon import (
+    BOUNDS,
+    CURRENCIES,
+    MONTHS,
+    NEGATIONS,
+    NUMBER_WORDS,
+    QUALIFIERS,
+    STOPWORDS,
+    UNITS,
+)
+
+__all__ = [
+    "Fact",
+    "facts",
+    "key_words",
+    "negated",
+    "qualifier_pattern",
+    "qualifiers",
+    "values",
+]
+
+_NUM = r"\d{1,3}(?:[.,']\d{3})+(?:[.,]\d{1,2})?(?!\d)|\d+(?:[.,]\d+)?"
+_MONTH = "|".join(sorted(MONTHS, key=len, reverse=True))
+_CURRENCY_BEFORE = r"us\$|€|\$|£|eur|usd|gbp|chf"
+_CURRENCY_AFTER = r"€|\$|£|euros?|eur|usd|dollars?|gbp|pfund|pounds?|chf|franken"
+_UNIT = (
+    r"%|prozent|per\s?cent|percent|working\s+days|business\s+days|werktagen?|km|cm|mm|kg|ml|"
+    r"tb/s|gb/s|mb/s|tb|gb|mb|kb|ms|sekunden|sekunde|seconds?|sec|minuten|minutes?|min|stunden|"
+    r"stunde|hours?|std|h|days?|tagen?|tag|weeks?|wochen?|months?|monaten?|monat|years?|"
+    r"jahren?|jahr|nights?|nachten?|nacht|m|g|l|s"
+)
+_SUFFIX = r"uhr|[ap]\.\s?m\.|[ap]\.m|[ap]m|o'clock"
+_FACT = re.compile(
+    rf"(?<![\d.,])(?P<dotted>\d+(?:\.\d+){{2,}})(?![\d])"
+    rf"|(?<!\d)(?P<yi>\d{{4}})-(?P<moi>\d{{1,2}})-(?P<di>\d{{1,2}})(?!\d)"
+    rf"|(?<![\d.,])(?P<dd>\d{{1,2}})(?:\.|st|nd|rd|th)?\s(?:of\s)?(?P<mm>{_MONTH})(?![a-z])\.?"
+    rf"(?:,?\s(?P<yy>\d{{4}}))?"
+    rf"|(?<![a-z])(?P<mm2>{_MONTH})\.?\s(?P<dd2>\d{{1,2}})(?!\d)(?:st|nd|rd|th)?"
+    rf"(?:,?\s(?P<yy2>\d{{4}}))?"
+    rf"|(?<![a-z])(?P<mm3>{_MONTH})\s(?P<yy3>\d{{4}})"
+    rf"|(?<![\d.,])(?P<h1>\d{{1,2}}):(?P<m1>[0-5]\d)(?:\s?(?P<s1>{_SUFFIX}))?(?![\d])"
+    rf"|(?<![\d.,])(?P<h2>\d{{1,2}})\.(?P<m2>[0-5]\d)\s?(?P<s2>{_SUFFIX})(?![a-z])"
+    rf"|(?<![\d.,])(?P<h3>\d{{1,2}})\s?(?P<s3>{_SUFFIX})(?![a-z])"
+    rf"|(?P<cb>{_CURRENCY_BEFORE})\s?(?P<nb>{_NUM})"
+    rf"|(?<![\d.,])(?P<na>{_NUM})(?:,-)?\s?(?P<ca>{_CURRENCY_AFTER})(?![a-z])"
+    rf"|(?<![\d.,])(?P<nu>{_NUM})[\s-]?(?P<u>{_UNIT})(?![a-z0-9])"
+    r"|(?<![\w-])(?=[a-z0-9_/-]*\d)(?=[a-z0-9_/-]*[a-z])(?P<code>[a-z0-9]+(?:[-_/][a-z0-9]+)*)"
+    r"(?![\w-])"
+    rf"|(?<![\d.,\w])(?P<n>{_NUM})"
+)
+_TRIGGER = re.compile(r"[\d€$£]")
+_TOKEN_BEFORE = re.compile(r"(?<![\w/-])[a-z][a-z0-9_/-]*$")
+_LEAD = re.compile(rf"(?<![a-z])(?:{_MONTH}|us\$|eur|usd|gbp|chf)\.?\s?$")
+_NUMBER_WORD = re.compile(r"(?<![a-z-])(" + "|".join(NUMBER_WORDS) + r")(?![a-z-])")
+_WORD = re.compile(r"[^\W\d_]+")
+_NOT = re.compile(r"n't\b")
+
+
+def _phrases(
+    groups: tuple[tuple[str, tuple[str, ...]], ...],
+) -> tuple[re.Pattern[str], dict[str, str]]:
+    owner = {phrase: name for name, phrases in groups for phrase in phrases}
+    ordered = sorted(owner, key=len, reverse=True)
+    alternation = "|".join(re.escape(p) for p in ordered)
+    return re.compile(rf"(?<![a-z])(?:{alternation})(?![a-z])"), owner
+
+
+_QUALIFIER, _QUALIFIER_OF = _phrases(QUALIFIERS)
+_BOUND_OF = {phrase: name for name, phrases in BOUNDS for phrase in phrases}
+_BOUND_WINDOW = 28
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One normalised fact found in a text.
+
+    Attributes:
+        kind: ``amount``, ``quantity``, ``time``, ``date``, ``code`` or ``number``.
+        keys: the normalised readings, e.g. ``("EUR 120",)`` or ``("1200", "1.2")``.
+        text: the fact as written.
+        bound: the bound's group before it (``from``, ``until``, ``at most`` …) or ``""``.
+        numbers: its plain numeric readings, so a bare ``120`` finds ``120 EUR``.
+        start: where the fact (or its bound phrase, when it has one) starts in the text.
+    """
+
+    kind: str
+    keys: tuple[str, ...]
+    text: str
+    bound: str = ""
+    numbers: tuple[str, ...] = ()
+    start: int = 0
+
+
+def _canon(number: float) -> str:
+    return f"{number:.6f}".rstrip("0").rstrip(".")
+
+
+def values(number: str) -> tuple[str, ...]:
+    """Every reading of a written number (``1.200`` → 1200 and 1.2; ``120,50`` → 120.5)."""
+    digits = number.replace("'", "")
+    has_dot, has_comma = "." in digits, "," in digits
+    if has_dot and has_comma:
+        decimal = "." if digits.rfind(".") > digits.rfind(",") else ","
+        grouping = "," if decimal == "." else "."
+        return (_canon(float(digits.replace(grouping, "").replace(decimal, "."))),)
+    separator = "." if has_dot else "," if has_comma else ""
+    if not separator:
+        return (_canon(float(digits)),)
+    head, _, tail = digits.rpartition(separator)
+    if digits.count(separator) > 1:
+        return (_canon(float(digits.replace(separator, ""))),)
+    as_decimal = _canon(float(f"{head}.{tail}"))
+    if len(tail) == 3:
+        return (_canon(float(head + tail)), as_decimal)
+    return (as_decimal,)
+
+
+def _time(hour: str, minute: str | None, suffix: str | None) -> str | None:
+    h, m = int(hour), int(minute or 0)
+    if suffix and suffix[0] in "ap" and suffix != "uhr":
+        if not 1 <= h <= 12:
+            return None
+        h = (h % 12) + (12 if suffix[0] == "p" else 0)
+    if h > 24 or m > 59:
+        return None
+    return f"{h % 24:02d}:{m:02d}"
+
+
+def _date(year: str | None, month: int, day: str | None) -> str | None:
+    d = int(day) if day else 0
+    if not 1 <= month <= 12 or d > 31:
+        return None
+    y = int(year) if year else 0
+    if year and len(year) == 2:
+        y += 2000
+    return f"{y:04d}-{month:02d}-{d:02d}"
+
+
+def _dotted(text: str) -> Fact:
+    parts = text.split(".")
+    if len(parts) == 3:
+        day, month, year = parts
+        looks_like_date = len(year) == 4 or (len(day) == len(month) == len(year) == 2)
+        key = _date(year, int(month), day) if looks_like_date and int(day) >= 1 else None
+        if key:
+            return Fact("date", (key,), text, numbers=(_canon(float(_date_year(key))),))
+    return Fact("code", (text,), text)
+
+
+def _date_year(key: str) -> int:
+    return int(key[:4])
+
+
+def _fact(m: re.Match[str]) -> Fact | None:
+    g = m.group
+    text = m.group(0)
+    if g("dotted"):
+        return _dotted(g("dotted"))
+    date: str | None = None
+    if g("yi"):
+        date = _date(g("yi"), int(g("moi")), g("di"))
+    elif g("mm"):
+        date = _date(g("yy"), MONTHS[g("mm")], g("dd"))
+    elif g("mm2"):
+        date = _date(g("yy2"), MONTHS[g("mm2")], g("dd2"))
+    elif g("mm3"):
+        date = _date(g("yy3"), MONTHS[g("mm3")], None)
+    if date is not None:
+        year = int(date[:4])
+        return Fact("date", (date,), text, numbers=(_canon(float(year)),) if year else ())
+    if g("h1") or g("h2") or g("h3"):
+        hour = g("h1") or g("h2") or g("h3")
+        key = _time(
+            hour, g("m1") or g("m2"), (g("s1") or g("s2") or g("s3") or "").replace(" ", "")
+        )
+        if not key:
+            return None
+        # A full hour also reads as its number: "von 8 bis 18 Uhr" finds "8:00".
+        hour = (_canon(float(int(key[:2]))),) if key.endswith(":00") else ()
+        return Fact("time", (key,), text, numbers=hour)
+    if g("cb") or g("ca"):
+        currency = CURRENCIES[g("cb") or g("ca")]
+        numbers = values(g("nb") or g("na"))
+        return Fact("amount", tuple(f"{currency} {v}" for v in numbers), text, numbers=numbers)
+    if g("u"):
+        unit = UNITS.get(re.sub(r"\s+", " ", g("u")), g("u"))
+        numbers = values(g("nu"))
+        return Fact("quantity", tuple(f"{v} {unit}" for v in numbers), text, numbers=numbers)
+    if g("code"):
+        return Fact("code", (g("code"),), text)
+    numbers = values(g("n"))
+    return Fact("number", numbers, text, numbers=numbers)
+
+
+def _matches(folded: str) -> list[re.Match[str]]:
+    """``_FACT``'s matches, tried only where a fact can start (much faster than ``finditer``).
+
+    Every fact holds a digit or a currency sign; one written with a leading word (``eur 120``,
+    ``july 1``, ``pol-2024``) starts at that word, found by looking back from the digit.
+    """
+    out: list[re.Match[str]] = []
+    pos = 0
+    while True:
+        trigger = _TRIGGER.search(folded, pos)
+        if trigger is None:
+            return out
+        at = trigger.start()
+        if folded[at].isdigit():
+            token = _TOKEN_BEFORE.search(folded, max(0, at - 24), at)
+            start = token.start() if token else at
+            lead = _LEAD.search(folded, max(0, start - 14), start)
+            if lead:
+                start = lead.start()
+        else:
+            start = at
+        m = _FACT.match(folded, start) or _FACT.match(folded, at)
+        if m is None:
+            pos = at + 1
+            continue
+        out.append(m)
+        pos = max(m.end(), at + 1)
+
+
+def _digits(m: re.Match[str]) -> str:
+    # Right-aligned, so the text keeps its length and "bis zu drei Tagen" reads "bis zu    3 …".
+    return str(NUMBER_WORDS[m.group(1)]).rjust(len(m.group(1)))
+
+
+def _bound(folded: str, start: int) -> tuple[str, int]:
+    """The bound phrase ending right before ``start`` (or one word earlier: "ab ca. 22 Uhr").
+
+    Returns its group and where it starts, or ``("", start)``.
+    """
+    offset = max(0, start - _BOUND_WINDOW)
+    window = folded[offset:start]
+    tokens = window.split()
+    cut_word = offset > 0 and folded[offset - 1].isalpha()
+    for skip in (0, 1):
+        end = len(tokens) - skip
+        for size in (3, 2, 1):
+            first = end - size
+            if first < 0 or (first == 0 and cut_word):
+                continue
+            name = _BOUND_OF.get(" ".join(tokens[first:end]))
+            if name:
+                return name, offset + window.rfind(tokens[first])
+    return "", start
+
+
+def facts(folded: str, words: AbstractSet[str] | None = None) -> list[tuple[Fact, int, int]]:
+    """The facts of a folded text (see :func:`~ragfunnel.analyzer.judges.lexicon.fold`), with spans.
+
+    Number words (``drei``, ``two``) count as their digits. ``words``, the text's words when
+    the caller has them, spares the search for number words when there are none.
+    """
+    out: list[tuple[Fact, int, int]] = []
+    if (words is None or not words.isdisjoint(NUMBER_WORDS)) and _NUMBER_WORD.search(folded):
+        folded = _NUMBER_WORD.sub(_digits, folded)
+    for m in _matches(folded):
+        fact = _fact(m)
+        if fact is None:
+            continue
+        start = m.start()
+        bound, at = _bound(folded, start)
+        out.append((Fact(fact.kind, fact.keys, fact.text, bound, fact.numbers, at), start, m.end()))
+    return out
+
+
+def qualifiers(folded: str) -> list[tuple[str, str]]:
+    """The absolute qualifiers of a folded text: (group, phrase) pairs."""
+    return [(_QUALIFIER_OF[m.group(0)], m.group(0)) for m in _QUALIFIER.finditer(folded)]
+
+
+def qualifier_pattern(group: str) -> re.Pattern[str]:
+    """A pattern finding any phrase of a qualifier group in folded text."""
+    return _GROUP_PATTERNS[group]
+
+
+_GROUP_PATTERNS = {
+    name: re.compile(r"(?<![a-z])(?:" + "|".join(re.escape(p) for p in phrases) + r")(?![a-z])")
+    for name, phrases in QUALIFIERS
+}
+
+
+def negated(folded: str) -> str:
+    """The first negation word of a folded text, or ``""``."""
+    if _NOT.search(folded):
+        return "n't"
+    for word in _WORD.findall(folded):
+        if word in NEGATIONS:
+            return str(word)
+    return ""
+
+
+def key_words(folded: str, spans: list[tuple[int, int]]) -> list[str]:
+    """The content words of a folded text outside ``spans`` (the facts), in order, once each."""
+    if spans:
+        pieces, last = [], 0
+        for start, end in sorted(spans):
+            pieces.append(folded[last:start])
+            last = max(last, end)
+        pieces.append(folded[last:])
+        folded = " ".join(pieces)
+    folded = _QUALIFIER.sub(" ", folded)
+    seen: dict[str, None] = {}
+    for word in _WORD.findall(folded):
+        if (
+            len(word) >= 3
+            and word not in STOPWORDS
+            and word not in NEGATIONS
+            and word not in NUMBER_WORDS
+            and word not in _BOUND_OF
+            and word != "uhr"
+        ):
+            seen.setdefault(word, None)
+    return list(seen)

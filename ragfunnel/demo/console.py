@@ -1,0 +1,68 @@
+"""The demo's closing words: the diagnosis, the injected faults against it, files, next steps.
+
+What the analysis found, whether it named each injected fault, where the files are, and what to
+run next. Text only (the CLI prints it); never runs anything.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections import Counter
+
+from ragfunnel.analyzer.funnel.text import summary_text
+from ragfunnel.demo.faults import FAULTS
+from ragfunnel.demo.run import CLEAN_RUN, FAULTY_RUN, DemoResult
+
+
+def fault_table(result: DemoResult) -> list[str]:
+    """One line per injected fault: cases, the stage it must be blamed on, the analyzer's score."""
+    wrong = Counter(t.fault for t, _, _ in result.disagreements)
+    lines = [f"  {'fault':<20} {'cases':>5}  {'must be blamed on':<18} analyzer agreed"]
+    for name in FAULTS:
+        cases = [t for t in result.truths if t.fault == name]
+        if not cases:
+            continue
+        stages = ", ".join(sorted({t.stage for t in cases}))
+        agreed = len(cases) - wrong[name]
+        lines.append(f"  {name:<20} {len(cases):>5}  {stages:<18} {agreed}/{len(cases)}")
+    return lines
+
+
+def closing_text(result: DemoResult) -> str:
+    """Everything the demo prints after the runs."""
+    store = shlex.quote(result.store)
+    cases = shlex.quote(str(result.cases_path))
+    agreed = len(result.truths) - len(result.disagreements)
+    lines = [
+        summary_text(result.analysis, source=result.store),
+        "",
+        f"Injected faults (run {FAULTY_RUN}; truth in {result.injection_log}):",
+        *fault_table(result),
+        f"  the analysis names the injected stage for {agreed} of {len(result.truths)} faulted cases",
+    ]
+    lines.extend(
+        f"  ✗ {truth.case_id}: {truth.fault} should be {truth.stage}, got {got} ({reason})"
+        for truth, got, reason in result.disagreements
+    )
+    lines.extend(
+        f"  ! {truth.case_id}: {truth.fault} expected the {truth.flag} flag; not raised"
+        for truth in result.missed_flags
+    )
+    example = _example(result)
+    lines += [
+        "",
+        f"Files under {result.workdir}/: traces/ (OTLP JSON), store/ (embedded ClickHouse), "
+        "cases.yaml, injections.jsonl",
+        f"{result.spans:,} spans, {len(result.clean)} cases × 2 runs, {result.seconds:.1f} s",
+        "",
+        "Try next:",
+        f"  ragfunnel funnel {example} --store {store} --cases {cases} --run {FAULTY_RUN}",
+        f"  ragfunnel analyze --store {store} --cases {cases} --run {CLEAN_RUN}",
+    ]
+    return "\n".join(lines)
+
+
+def _example(result: DemoResult) -> str:
+    """A faulted case worth opening: the German worked example when it carries a fault."""
+    ids = [t.case_id for t in result.truths if t.stage != "ok"]
+    return "de-hotel-taxi" if "de-hotel-taxi" in ids else (ids[0] if ids else "de-hotel-taxi")

@@ -1,0 +1,266 @@
+"""``run_demo``: trace the demo pipeline clean and with faults, then analyze what went wrong.
+
+Two runs over the shipped cases — ``demo-clean`` and ``demo-faulty`` (the faults of
+:mod:`.faults`, planned by :mod:`.plan`) — export OTLP-JSON spans under the work directory, are
+ingested into an embedded store there, and analyzed against the cases; the injection log says
+where each fault must be attributed. It configures ragfunnel for the calling process (two
+``ragfunnel.configure`` calls), and writes only inside the work directory, replacing its own
+earlier output (``traces/``, ``store/``, ``cases.yaml``, ``injections.jsonl``) and nothing else:
+a directory whose ``traces/`` or ``store/`` the demo did not write is refused.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import polars as pl
+import yaml
+
+import ragfunnel
+from ragfunnel.analyzer.cases import Case, evidence_to_data, load_cases
+from ragfunnel.analyzer.funnel import FunnelResult, analyze
+from ragfunnel.analyzer.ingest import ingest_paths
+from ragfunnel.analyzer.store import Store
+from ragfunnel.demo.corpus import CASES_PATH, Document, load_documents
+from ragfunnel.demo.faults import (
+    DEFAULT_FAULTS,
+    LLM_UNPLANNED,
+    DemoError,
+    Injection,
+    check_faults,
+)
+from ragfunnel.demo.pipeline import LLM, Outcome, Pipeline, Settings
+from ragfunnel.demo.plan import Truth, plan_faults, truths, write_log
+
+DEFAULT_WORKDIR = Path(".ragfunnel/demo")
+CLEAN_RUN = "demo-clean"
+FAULTY_RUN = "demo-faulty"
+
+Progress = Callable[[str, int, int], None]
+"""``progress(step, done, total)``: called as the demo advances (for a progress display)."""
+
+
+@dataclass
+class DemoResult:
+    """Where the demo wrote its files, what the analysis found, and how it compares."""
+
+    workdir: Path
+    store: str
+    cases_path: Path
+    injection_log: Path
+    truths: list[Truth]
+    analysis: FunnelResult
+    clean: dict[str, Outcome]
+    faulty: dict[str, Outcome]
+    spans: int
+    seconds: float
+    disagreements: list[tuple[Truth, str, str]] = field(default_factory=list)
+    """(truth, the analyzer's first_failure, its reason) where the two differ."""
+    missed_flags: list[Truth] = field(default_factory=list)
+    """Truths whose expected flag (``conflicting_sources``) the analysis did not raise."""
+
+    @property
+    def records(self) -> pl.DataFrame:
+        """The analysis's records, one per question and run."""
+        return self.analysis.records
+
+
+def run_demo(
+    workdir: str | Path = DEFAULT_WORKDIR,
+    *,
+    faults: Sequence[str] = DEFAULT_FAULTS,
+    cases: int | None = None,
+    llm: LLM | None = None,
+    settings: Settings | None = None,
+    progress: Progress | None = None,
+) -> DemoResult:
+    """Run, trace, ingest and analyze the demo in ``workdir``.
+
+    Args:
+        workdir: where traces, the embedded store, the cases and the injection log go.
+        faults: names from :data:`ragfunnel.demo.faults.FAULTS` (default: all of them).
+        cases: use only the first N shipped cases (default: all).
+        llm: answer with an OpenAI-compatible endpoint instead of the offline generator (the
+            faults whose truth depends on the generator's words are then not injected).
+        settings: the pipeline's top_k, candidate depth, k and threshold.
+        progress: ``progress(step, done, total)`` callback.
+    """
+    started = time.perf_counter()
+    chosen = check_faults(list(faults))
+    if llm is not None:  # their truth depends on what the generator says
+        chosen = tuple(f for f in chosen if f not in LLM_UNPLANNED)
+    if cases is not None and cases < 1:
+        raise DemoError(f"cases must be at least 1, not {cases}", argument="cases")
+    settings = settings or Settings()
+    report = progress or (lambda _step, _done, _total: None)
+    root = Path(workdir)
+    _prepare(root)
+    traces = root / "traces"
+
+    case_list = list(load_cases(CASES_PATH))[: cases or None]
+    cases_path = root / "cases.yaml"
+    _write_cases(cases_path, case_list)
+    documents = load_documents()
+
+    def traced(run_id: str, injection: Injection | None) -> dict[str, Outcome]:
+        return _traced_run(
+            run_id, traces, documents=documents, cases=case_list, settings=settings, llm=llm,
+            injection=injection, report=report,
+        )  # fmt: skip
+
+    clean = traced(CLEAN_RUN, None)
+    injection, planned = plan_faults(case_list, clean, documents, chosen, settings)
+    faulty = traced(FAULTY_RUN, injection)
+    found = truths(planned, case_list, clean, faulty, FAULTY_RUN)
+    log = root / "injections.jsonl"
+    write_log(log, found)
+
+    report("analyze", 0, 1)
+    store = f"chdb://{root / 'store'}"
+    with Store.open(store) as opened:
+        spans = ingest_paths(opened, [traces]).inserted
+        analysis = analyze(opened, cases_path)
+    report("analyze", 1, 1)
+    result = DemoResult(
+        root,
+        store,
+        cases_path,
+        log,
+        found,
+        analysis,
+        clean,
+        faulty,
+        spans,
+        time.perf_counter() - started,
+    )
+    result.disagreements = compare(found, analysis.records)
+    result.missed_flags = missed_flags(found, analysis.records)
+    return result
+
+
+def compare(found: Sequence[Truth], records: pl.DataFrame) -> list[tuple[Truth, str, str]]:
+    """The truths whose stage the analysis does not name (with what it named, and why)."""
+    rows = {
+        (r["run_id"], r["question_id"]): r
+        for r in records.filter(pl.col("latest")).iter_rows(named=True)
+    }
+    wrong: list[tuple[Truth, str, str]] = []
+    for truth in found:
+        row = rows.get((truth.run_id, truth.case_id))
+        got = row["first_failure"] if row else "missing"
+        reason = (row["failure_reason"] or "") if row else ""
+        if got != truth.stage:
+            wrong.append((truth, got, reason))
+    return wrong
+
+
+def missed_flags(found: Sequence[Truth], records: pl.DataFrame) -> list[Truth]:
+    """The truths whose expected flag the analysis did not raise."""
+    rows = {
+        (r["run_id"], r["question_id"]): r["flags"] or []
+        for r in records.filter(pl.col("latest")).iter_rows(named=True)
+    }
+    return [t for t in found if t.flag and t.flag not in rows.get((t.run_id, t.case_id), [])]
+
+
+def pipeline_snapshot(run_id: str, settings: Settings, llm: LLM | None) -> dict[str, object]:
+    """The ``configure(pipeline=...)`` snapshot of one demo run (its own index version)."""
+    return {
+        "index_version": f"policies-{run_id}",
+        "k": settings.k,
+        "threshold": settings.threshold,
+        "retrievers": ["bm25", "lsa"],
+        "reranker": "cross-feature-v1",
+        "models": {"generator": llm.model if llm else "extractive-v1"},
+    }
+
+
+def run_pipeline(
+    run_id: str,
+    documents: Sequence[Document],
+    cases: Sequence[Case],
+    *,
+    settings: Settings,
+    llm: LLM | None = None,
+    injection: Injection | None = None,
+    progress: Progress | None = None,
+) -> dict[str, Outcome]:
+    """Build the index and ask every case once; spans go wherever ragfunnel is configured to."""
+    report = progress or (lambda _step, _done, _total: None)
+    pipeline = Pipeline(documents, injection=injection, settings=settings, llm=llm)
+    report(f"{run_id}: index", 0, 1)
+    pipeline.build_index()
+    report(f"{run_id}: index", 1, 1)
+    for n, case in enumerate(cases, start=1):
+        pipeline.answer(case.id, case.question)
+        report(f"{run_id}: questions", n, len(cases))
+    return pipeline.outcomes
+
+
+def _traced_run(
+    run_id: str,
+    traces: Path,
+    *,
+    documents: Sequence[Document],
+    cases: Sequence[Case],
+    settings: Settings,
+    llm: LLM | None,
+    injection: Injection | None,
+    report: Progress,
+) -> dict[str, Outcome]:
+    ragfunnel.configure(
+        exporter=f"file:{traces}/{run_id}-{{pid}}.jsonl",
+        capture_content=True,
+        run_id=run_id,
+        service_name="ragfunnel-demo",
+        pipeline=pipeline_snapshot(run_id, settings, llm),
+    )
+    outcomes = run_pipeline(
+        run_id, documents, cases, settings=settings, llm=llm, injection=injection, progress=report
+    )
+    ragfunnel.flush()
+    dropped = ragfunnel.export_stats().dropped
+    if dropped:  # a lost ingest span reads as "never indexed": the analysis would be wrong
+        raise RuntimeError(f"run {run_id}: {dropped} spans were dropped at export")
+    return outcomes
+
+
+MARKER = ".ragfunnel-demo"
+"""The file that marks a work directory as the demo's (so its own output may be replaced)."""
+
+
+def _prepare(root: Path) -> None:
+    """Make ``root`` ready; replace only what an earlier demo run wrote there."""
+    owned = [root / "traces", root / "store"]
+    if any(p.exists() for p in owned) and not (root / MARKER).exists():
+        raise DemoError(
+            f"{root} already has traces/ or store/ that the demo did not write; "
+            "choose another work directory",
+            argument="workdir",
+        )
+    for path in owned:
+        shutil.rmtree(path, ignore_errors=True)
+    root.mkdir(parents=True, exist_ok=True)
+    (root / MARKER).write_text("written by ragfunnel demo\n", encoding="utf-8")
+
+
+def _write_cases(path: Path, cases: Sequence[Case]) -> None:
+    rows = []
+    for case in cases:
+        row: dict[str, object] = {"id": case.id, "question": case.question}
+        if case.evidence is not None:
+            row["evidence"] = evidence_to_data(case.evidence)
+        if case.reference:
+            row["reference"] = case.reference
+        if case.facts:
+            row["facts"] = list(case.facts)
+        if not case.answerable:
+            row["answerable"] = False
+        rows.append(row)
+    path.write_text(
+        yaml.safe_dump({"cases": rows}, allow_unicode=True, sort_keys=False), encoding="utf-8"
+    )

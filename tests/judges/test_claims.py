@@ -1,0 +1,87 @@
+from __future__ import annotations
+
+import pytest
+
+from ragfunnel.analyzer.judges.claims import is_refusal, split_claims
+
+
+@pytest.mark.parametrize(
+    ("answer", "claims"),
+    [
+        (
+            "Die Hotelpauschale beträgt 120 Euro; ein Taxi ist ab 22 Uhr erlaubt.",
+            ["Die Hotelpauschale beträgt 120 Euro", "Ein Taxi ist ab 22 Uhr erlaubt"],
+        ),
+        (
+            "Firmware 4.2.0 and 4.2.1 need a manual reset. The fee is 120,50 €.",
+            ["Firmware 4.2.0 and 4.2.1 need a manual reset", "The fee is 120,50 €"],
+        ),
+        (
+            "Es gibt z. B. die Regel Nr. 3 bzw. die Regel Nr. 4. Sie gilt ca. 2 Jahre.",
+            ["Es gibt z. B. die Regel Nr. 3 bzw. die Regel Nr. 4", "Sie gilt ca. 2 Jahre"],
+        ),
+        (
+            "Use e.g. the portal, i.e. the intranet. Dr. Smith approves it.",
+            ["Use e.g. the portal, i.e. the intranet", "Dr. Smith approves it"],
+        ),
+        (
+            "Am 3. Juli 2024 trat die Richtlinie POL-2024-07 in Kraft.",
+            ["Am 3. Juli 2024 trat die Richtlinie POL-2024-07 in Kraft"],
+        ),
+        (
+            "The policy allows taxis after 10 pm, but the hotel must be booked via HR.",
+            ["The policy allows taxis after 10 pm", "The hotel must be booked via HR"],
+        ),
+        (
+            "Sie erhalten 30 Tage Urlaub, aber der Resturlaub verfällt am 31. März.",
+            ["Sie erhalten 30 Tage Urlaub", "Der Resturlaub verfällt am 31. März"],
+        ),
+        (
+            "Die Kosten für Hotel und Taxi werden erstattet.",
+            ["Die Kosten für Hotel und Taxi werden erstattet"],
+        ),
+    ],
+)
+def test_sentences_and_clauses(answer: str, claims: list[str]) -> None:
+    assert list(split_claims(answer).claims) == claims
+
+
+def test_lists_carry_their_lead_in() -> None:
+    answer = "A manual reset is needed for:\n- 4.2.0\n- 4.2.1\n\n1. Taxis run from 22:00.\n2) Hotels cost 120 EUR."
+    assert split_claims(answer).claims == (
+        "A manual reset is needed for: 4.2.0",
+        "A manual reset is needed for: 4.2.1",
+        "Taxis run from 22:00",
+        "Hotels cost 120 EUR",
+    )
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "I don't know.",
+        "I do not know the answer to that.",
+        "Dazu habe ich keine Informationen.",
+        "Ich weiß es nicht.",
+        "The context does not mention a refund. Hope this helps!",
+        "Das geht aus den Unterlagen nicht hervor.",
+        "",
+        "   ",
+    ],
+)
+def test_refusals_have_no_claims(answer: str) -> None:
+    split = split_claims(answer)
+    assert split.claims == ()
+    assert split.abstained
+
+
+def test_a_refusal_beside_a_claim_keeps_the_claim() -> None:
+    split = split_claims("I don't know the exact date. The fee is 120 EUR.")
+    assert split.claims == ("The fee is 120 EUR",)
+    assert split.refusals == ("I don't know the exact date.",)
+    assert not split.abstained
+
+
+def test_refusal_detection() -> None:
+    assert is_refusal("Leider liegen mir keine Informationen dazu vor.")
+    assert not is_refusal("The hotel allowance is 120 EUR.")

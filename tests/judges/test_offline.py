@@ -1,0 +1,140 @@
+from __future__ import annotations
+
+import pytest
+
+from ragfunnel.analyzer.judges import Chunk
+from ragfunnel.analyzer.judges.offline import OfflineJudge, judge_claim
+
+HOTEL_TAXI = [
+    Chunk("access-rights", "Zugriffsrechte für das Reiseportal beantragt man im IT-Ticketsystem."),
+    Chunk("hotel-allowance", "Die Hotelpauschale beträgt 120 EUR pro Nacht."),
+    Chunk("taxi", "Ein Taxi ist ab 22:00 Uhr erlaubt; vorher gilt der ÖPNV."),
+]
+
+
+def test_worked_example_both_facts_score_one() -> None:
+    verdict = OfflineJudge().judge(
+        "Die Hotelpauschale beträgt 120 Euro; ein Taxi ist ab 22 Uhr erlaubt.", HOTEL_TAXI
+    )
+    assert verdict.faithfulness == 1.0
+    assert [c.supporting_ids for c in verdict.claims] == [("hotel-allowance",), ("taxi",)]
+
+
+def test_worked_example_any_time_scores_half_and_quotes_the_taxi_claim() -> None:
+    verdict = OfflineJudge().judge(
+        "Die Hotelpauschale beträgt 120 Euro; ein Taxi ist jederzeit erlaubt.", HOTEL_TAXI
+    )
+    assert verdict.faithfulness == 0.5
+    (bad,) = verdict.unsupported
+    assert bad.text == "Ein Taxi ist jederzeit erlaubt"
+    assert bad.label == "unsupported"
+    assert bad.missing == "jederzeit"
+
+
+def test_context_order_does_not_matter() -> None:
+    answer = "Die Hotelpauschale beträgt 120 Euro; ein Taxi ist ab 22 Uhr erlaubt."
+    forward = OfflineJudge().judge(answer, HOTEL_TAXI)
+    backward = OfflineJudge().judge(answer, list(reversed(HOTEL_TAXI)))
+    assert [c.label for c in forward.claims] == [c.label for c in backward.claims]
+
+
+@pytest.mark.parametrize(
+    ("claim", "context"),
+    [
+        ("The allowance is 120 Euro", "The allowance is €120."),
+        ("The allowance is 120 EUR", "The allowance is 120 Euro."),
+        ("Die Gebühr beträgt 120,50 €", "Die Gebühr beträgt EUR 120,50."),
+        ("Taxis are allowed from 22:00", "Taxis are allowed from 10 p.m."),
+        ("Ein Taxi ist ab 22 Uhr erlaubt", "Ein Taxi ist ab 22:00 erlaubt."),
+        ("The policy has applied since 1 July 2024", "The policy has applied since 2024-07-01."),
+        ("Die Richtlinie gilt seit dem 01.07.2024", "Die Richtlinie gilt seit dem 1. Juli 2024."),
+        ("Policy POL-2024-07 applies", "Under policy POL-2024-07, the following applies."),
+        ("Firmware 4.2.1 needs a reset", "Firmware 4.2.0 and 4.2.1 need a reset."),
+        (
+            "Mobiles Arbeiten ist an bis zu 3 Tagen möglich",
+            "Mobiles Arbeiten ist an bis zu drei Tagen möglich.",
+        ),
+        ("The company has 1,200 employees", "The company has 1200 employees."),
+        ("Alcohol is not reimbursed", "Alcohol is not reimbursed."),
+        ("Die Hotelpauschale gilt", "Die Hotel-Pauschale gilt."),
+    ],
+)
+def test_normalised_terms_are_found(claim: str, context: str) -> None:
+    verdict = judge_claim(claim, [context])
+    assert verdict.label == "supported", verdict.missing
+
+
+@pytest.mark.parametrize(
+    ("claim", "context", "missing"),
+    [
+        ("The allowance is 150 EUR", "The allowance is 120 EUR.", "150 EUR (context: 120 EUR)"),
+        ("The allowance is 120 USD", "The allowance is 120 EUR.", "120 USD"),
+        (
+            "Ein Taxi ist bis 22 Uhr erlaubt",
+            "Ein Taxi ist ab 22:00 Uhr erlaubt.",
+            "bis 22 Uhr (context: ab 22:00 Uhr)",
+        ),
+        ("Policy POL-2024-08 applies", "Policy POL-2024-07 applies.", "POL-2024-08"),
+        ("Firmware 4.2.2 needs a reset", "Firmware 4.2.1 needs a reset.", "4.2.2"),
+        ("The office is always open", "The office is open from 8:00 to 18:00.", "always"),
+        ("Taxis are allowed at any time", "Taxis are allowed from 22:00.", "at any time"),
+        ("Daten werden nie gelöscht", "Daten werden nach 10 Jahren gelöscht.", "nie"),
+        ("The Munich office opens at 8:00", "The Berlin office opens at 8:00.", "munich"),
+        (
+            "The policy applies since 1 June 2024",
+            "The policy applies since 1 July 2024.",
+            "1 June 2024",
+        ),
+    ],
+)
+def test_hard_terms_must_be_found(claim: str, context: str, missing: str) -> None:
+    verdict = judge_claim(claim, [context])
+    assert verdict.label == "unsupported"
+    assert missing in verdict.missing
+
+
+def test_negations_must_agree() -> None:
+    context = ["Alcohol is not reimbursed. Meals are reimbursed up to 60 EUR."]
+    assert judge_claim("Alcohol is reimbursed", context).missing.startswith("the context negates")
+    negated = judge_claim("Meals are not reimbursed", ["Meals are reimbursed up to 60 EUR."])
+    assert negated.label == "unsupported"
+    assert "negation 'not'" in negated.missing
+
+
+def test_missing_key_words_make_a_claim_partial() -> None:
+    context = ["Die Hotelpauschale beträgt 120 EUR pro Nacht."]
+    verdict = judge_claim("Die Hotelpauschale beträgt 120 Euro pro Nacht im Stadtzentrum", context)
+    assert verdict.label == "partial"
+    assert verdict.verdict == 0.5
+    assert verdict.missing == "not in the context: stadtzentrum"
+    mostly_new = judge_claim("Die Hotelpauschale deckt Frühstück, Parkplatz und Minibar", context)
+    assert mostly_new.label == "unsupported"
+
+
+def test_an_english_name_is_a_hard_term() -> None:
+    verdict = judge_claim(
+        "The hotel allowance is 120 EUR per night in Hamburg",
+        ["The hotel allowance is 120 EUR per night."],
+    )
+    assert verdict.label == "unsupported"
+    assert verdict.missing == "hamburg"
+
+
+def test_refusal_is_an_abstention_not_a_score() -> None:
+    verdict = OfflineJudge().judge("Dazu habe ich keine Informationen.", HOTEL_TAXI)
+    assert verdict.abstained
+    assert verdict.faithfulness is None
+    assert verdict.claims == ()
+
+
+def test_context_shapes_users_pass() -> None:
+    answer = "The allowance is 120 EUR."
+    as_pairs = OfflineJudge().judge(answer, iter([("a", "The allowance is 120 EUR.")]))
+    as_texts = OfflineJudge().judge(answer, (t for t in ["The allowance is 120 EUR."]))
+    assert as_pairs.claims[0].supporting_ids == ("a",)
+    assert as_texts.claims[0].supporting_ids == ("1",)
+
+
+def test_deterministic() -> None:
+    answer = "Die Hotelpauschale beträgt 120 Euro; ein Taxi ist jederzeit erlaubt."
+    assert OfflineJudge().judge(answer, HOTEL_TAXI) == OfflineJudge().judge(answer, HOTEL_TAXI)

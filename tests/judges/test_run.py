@@ -1,0 +1,120 @@
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from fake_openai import FakeOpenAI, request_kind, user_text
+from pipeline import ANY_TIME, BOTH, CASES, REFUSAL, WORKED_RANKING, ask
+from test_llm import worked_example_responder
+
+from ragfunnel.analyzer.ingest import ingest_spans
+from ragfunnel.analyzer.judges import tables
+from ragfunnel.analyzer.judges.endpoint import Endpoint
+from ragfunnel.analyzer.judges.run import SameModelWarning, judge_store
+from ragfunnel.analyzer.store import Store
+from ragfunnel.testing import capture_spans
+
+
+def _record(store: Store, run: str = "r1") -> None:
+    with capture_spans(capture_content=True, run_id=run) as spans:
+        ask("hotel-taxi", "Was gilt für Hotel und Taxi?", WORKED_RANKING, ANY_TIME)
+        ask("hotel-taxi-facts", "Hotel und Taxi, kurz?", WORKED_RANKING, BOTH)
+        ask("mileage", "Wie hoch ist die Kilometerpauschale?", WORKED_RANKING, REFUSAL)
+    ingest_spans(store, spans.spans)
+
+
+def responder(body: dict[str, Any]) -> str:
+    if request_kind(body) == "correctness":
+        answer = user_text(body).split("Answer:\n", 1)[1]
+        if "jederzeit" in answer:
+            return json.dumps(
+                {
+                    "verdict": "incomplete",
+                    "missing": "ein Taxi ist ab 22 Uhr erlaubt",
+                    "reason": "the taxi rule is stated wrongly",
+                }
+            )
+        return json.dumps({"verdict": "correct", "missing": "", "reason": "same facts"})
+    return worked_example_responder(body)
+
+
+def test_offline_policy_from_stored_spans(store: Store) -> None:
+    _record(store)
+    run = judge_store(store, cases=CASES)
+    assert (run.answers, run.judged, run.abstained, run.without_content) == (3, 3, 1, 0)
+    rows = {r["QuestionKey"]: r for r in tables.read_verdicts(store).iter_rows(named=True)}
+    assert rows["hotel-taxi"]["Faithfulness"] == 0.5
+    assert rows["hotel-taxi"]["ClaimLabels"] == ["supported", "unsupported"]
+    assert rows["hotel-taxi"]["ClaimMissing"][1] == "jederzeit"
+    assert rows["hotel-taxi"]["ClaimSupportingIds"] == [["hotel-allowance"], ["taxi"]]
+    assert rows["hotel-taxi"]["Correctness"] == "incomplete"
+    assert "Ein Taxi ist ab 22 Uhr erlaubt" in rows["hotel-taxi"]["CorrectnessReason"]
+    assert rows["hotel-taxi-facts"]["Faithfulness"] == 1.0
+    assert rows["hotel-taxi-facts"]["Correctness"] == "correct"
+    assert rows["mileage"]["Abstained"] == 1 and rows["mileage"]["Faithfulness"] is None
+    assert rows["mileage"]["Correctness"] == ""  # unanswerable: abstaining is the outcome
+
+
+def test_llm_policy_and_a_rerun_makes_no_calls(store: Store) -> None:
+    _record(store)
+    with FakeOpenAI(responder) as server:
+        endpoint = Endpoint(model="judge-model", base_url=server.base_url, api_key="k")
+        first = judge_store(store, policy="llm", cases=CASES, endpoint=endpoint)
+        calls = len(server.requests)
+        # claims + verdicts for each answer with claims, a claims call for the refusal,
+        # and a correctness call for the reference case
+        assert calls == 2 + 2 + 1 + 1
+        again = judge_store(store, policy="llm", cases=CASES, endpoint=endpoint)
+        assert len(server.requests) == calls  # a rerun: zero calls
+        _record(store, run="r2")  # a second run whose answers repeat
+        second_run = judge_store(store, policy="llm", runs="r2", cases=CASES, endpoint=endpoint)
+        assert len(server.requests) == calls
+    assert first.usage["calls"] == calls and again.usage["calls"] == 0
+    assert second_run.usage["calls"] == 0 and second_run.usage["cached"] > 0
+    rows = {
+        r["QuestionKey"]: r for r in tables.read_verdicts(store, runs=["r1"]).iter_rows(named=True)
+    }
+    taxi = rows["hotel-taxi"]
+    assert taxi["Judge"] == "llm:judge-model" and taxi["Faithfulness"] == 0.5
+    assert taxi["ClaimTexts"][1] == "Ein Taxi ist jederzeit erlaubt"
+    assert taxi["Correctness"] == "incomplete"
+    assert taxi["CorrectnessReason"].startswith("misses: ein Taxi ist ab 22 Uhr erlaubt")
+
+
+def test_judging_with_the_generator_model_warns(store: Store) -> None:
+    _record(store)
+    with FakeOpenAI(responder) as server:
+        endpoint = Endpoint(model="generator-model", base_url=server.base_url, api_key="k")
+        with pytest.warns(SameModelWarning, match="too kindly"):
+            run = judge_store(store, policy="llm", endpoint=endpoint, write=False)
+    assert run.warnings and not tables.table_exists(store, tables.VERDICTS_TABLE)
+
+
+def test_tiered_policy_sends_flagged_and_sampled_answers(store: Store) -> None:
+    _record(store)
+    with FakeOpenAI(responder) as server:
+        endpoint = Endpoint(model="judge-model", base_url=server.base_url, api_key="k")
+        run = judge_store(store, policy="tiered", endpoint=endpoint, sample_rate=0.0)
+        # Only the 'jederzeit' answer is flagged (an unsupported claim): two calls.
+        assert len(server.requests) == 2
+        everything = judge_store(
+            store, policy="tiered", endpoint=endpoint, sample_rate=1.0, write=False
+        )
+    assert run.sent_to_llm == {"offline: 1 of 2 claims not supported": 1}
+    judges = sorted(r["Judge"] for r in run.rows)
+    assert judges == ["llm:judge-model", "offline", "offline", "offline"]
+    assert everything.sent_to_llm["random sample"] == 3
+    estimate = everything.estimates["faithfulness"]
+    assert estimate.n == 2 and estimate.estimate == pytest.approx(0.75)
+    assert everything.estimates["abstention_rate"].estimate == pytest.approx(1 / 3)
+    assert everything.estimates["offline_agreement"].estimate == 1.0
+
+
+def test_policy_errors(store: Store) -> None:
+    from ragfunnel.analyzer.judges import JudgeError
+
+    with pytest.raises(JudgeError, match="unknown policy"):
+        judge_store(store, policy="vibes")
+    with pytest.raises(JudgeError, match="needs a judge endpoint"):
+        judge_store(store, policy="llm")
