@@ -153,3 +153,15 @@ def test_questions_without_a_run_report_as_one_unnamed_run(runs: Fixture) -> Non
     assert {s.stage: s.count for s in run.shares}["search"] == 2
     assert next(m for m in run.metrics if (m.metric, m.at) == ("recall", "cut")).mean == 0.5
     assert "run (none) · 12 questions" in report_text(build_report(result))
+
+
+def test_verdict_columns_with_nothing_judged_show_no_generation_section(runs: Fixture) -> None:
+    import dataclasses
+
+    import polars as pl
+
+    unjudged = runs.result.records.with_columns(
+        faithfulness=pl.lit(None, pl.Float64), answer_correctness=pl.lit(None, pl.String)
+    )
+    report = report_of(runs, dataclasses.replace(runs.result, records=unjudged))
+    assert report.run("A").generation is None

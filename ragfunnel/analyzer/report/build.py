@@ -177,8 +177,14 @@ def _lost_evidence(items: pl.DataFrame) -> tuple[LostEvidence, ...]:
 
 
 def _generation(run: pl.DataFrame) -> Generation | None:
-    has_faith = "faithfulness" in run.columns
-    has_correct = "answer_correctness" in run.columns
+    """Faithfulness and correctness, when any answer of the run was judged (else ``None``)."""
+    has_faith = (
+        "faithfulness" in run.columns and run.get_column("faithfulness").null_count() < run.height
+    )
+    has_correct = (
+        "answer_correctness" in run.columns
+        and run.get_column("answer_correctness").null_count() < run.height
+    )
     if not (has_faith or has_correct):
         return None
     faith_value = None

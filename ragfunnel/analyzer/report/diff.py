@@ -132,7 +132,11 @@ def _latest(result: FunnelResult, run_id: str) -> pl.DataFrame:
 
 def _metric_columns(a: pl.DataFrame, b: pl.DataFrame) -> list[tuple[str, str, str]]:
     out = [(m, "cut", f"{m}_at_cut") for m in METRICS]
-    if "faithfulness" in a.columns and "faithfulness" in b.columns:
+    judged = all(
+        "faithfulness" in f.columns and f.get_column("faithfulness").null_count() < f.height
+        for f in (a, b)
+    )
+    if judged:  # the judges' column exists whenever they ran; compare only judged runs
         out.append(("faithfulness", "answer", "faithfulness"))
     return [(m, at, c) for m, at, c in out if c in a.columns and c in b.columns]
 

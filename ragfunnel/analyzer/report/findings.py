@@ -45,6 +45,8 @@ _PLAIN: dict[str, str] = {
     "abstained although the evidence was in the prompt": "abstained although the evidence was in the prompt",
     "answer misses fact(s)": "answers miss facts the case lists",
     "generate failed": "generate steps failed",
+    "answer wrong": "answers judged wrong",
+    "answer incomplete": "answers judged incomplete",
 }
 
 
