@@ -12,7 +12,9 @@ def test_diagnosis_reads_like_an_engineer_wrote_it(runs: Fixture) -> None:
     assert (a.questions, a.failed, a.unjudged, a.incomplete) == (12, 7, 0, 0)
     assert a.diagnosis.startswith(
         "Of 12 questions, 7 were answered wrongly or incompletely. 6 of the 7 failures arise "
-        "before generation — 1 at ingestion (never indexed (parser, connector, scope)), 2 at "
+        "before generation — 1 at ingestion (chunks never indexed: a parser, connector or scope "
+        "gap; 1 of them from documents ingested with pages without text (scans without a text "
+        "layer?)), 2 at "
         "search (found at rank 25, beyond the 20 candidates the reranker is given), 1 at rerank "
         "(moved by the reranker from rank 4 to 7, below the cut at 3), 2 at cut (1 scored 0.1, "
         "below the gate's threshold 0.3; 1 unanswerable, let through by the confidence gate "
@@ -23,6 +25,13 @@ def test_diagnosis_reads_like_an_engineer_wrote_it(runs: Fixture) -> None:
     assert {f.stage: f.count for f in a.findings} == {
         "ingestion": 1, "search": 2, "rerank": 1, "cut": 2, "generation": 1,
     }  # fmt: skip
+
+
+def test_textless_documents_come_from_the_ingest_spans(runs: Fixture) -> None:
+    assert runs.textless == {"v1": ("scan-2019",)}
+    plain = build_report(runs.result).run("A")
+    ingestion = next(f for f in plain.findings if f.stage == "ingestion")
+    assert ingestion.details == ("chunks never indexed: a parser, connector or scope gap",)
 
 
 def test_shares_metrics_and_losses(runs: Fixture) -> None:

@@ -20,7 +20,7 @@ def test_reasons_differing_in_numbers_become_ranges() -> None:
         "retrieve failed: TimeoutError: 30 s": 1,
     }
     assert group_reasons(mixed) == [
-        "5 not retrieved at all (top 50)",
+        "5 not retrieved in the top 50",
         "2 found at rank 41 while only the top 10 reach the prompt",
         "1 retrieve failed",
     ]

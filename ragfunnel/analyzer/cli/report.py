@@ -39,6 +39,7 @@ from ragfunnel.analyzer.report import (
     pipeline_snapshots,
     question_texts,
     render_report,
+    textless_documents,
 )
 from ragfunnel.analyzer.report.drilldown import check_jaeger_url
 from ragfunnel.analyzer.report.exports import summary, write_jsonl, write_parquet, write_summary
@@ -160,8 +161,11 @@ def analysed(
         step("reading the runs' configurations")
         run_ids = [str(r) for r in result.records.get_column("run_id").unique().drop_nulls()]
         snapshots = pipeline_snapshots(opened, run_ids)
+        versions = result.records.get_column("index_version").unique().drop_nulls()
+        textless = textless_documents(opened, (str(v) for v in versions))
         report = build_report(
             result, cases=case_set, snapshots=snapshots, texts=partial(question_texts, opened),
+            textless=textless,
             jaeger_url=jaeger_url, top=top, sample=sample, progress=step,
         )  # fmt: skip
     return Analysed(case_set, result, report)

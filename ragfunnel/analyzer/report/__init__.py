@@ -11,7 +11,12 @@ docs/report.md is the contract: what each section says, the export schemas, the 
 from ragfunnel.analyzer.report.build import build_report, report_frame
 from ragfunnel.analyzer.report.errors import ReportError
 from ragfunnel.analyzer.report.model import Report, RunReport, to_jsonable
-from ragfunnel.analyzer.report.sources import QuestionTexts, pipeline_snapshots, question_texts
+from ragfunnel.analyzer.report.sources import (
+    QuestionTexts,
+    pipeline_snapshots,
+    question_texts,
+    textless_documents,
+)
 from ragfunnel.analyzer.report.terminal import render_report, report_text
 
 __all__ = [
@@ -25,5 +30,6 @@ __all__ = [
     "render_report",
     "report_frame",
     "report_text",
+    "textless_documents",
     "to_jsonable",
 ]

@@ -7,6 +7,7 @@ input that can reach the store is the ``texts`` callable, and it is given just t
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -73,6 +74,7 @@ def question_frame(records: pl.DataFrame) -> pl.DataFrame:
         pl.int_range(pl.len(), dtype=pl.UInt32).alias("_row"),
         _run_id(), "question_id", "trace_id", "question_key",
         *(pl.col(c).cast(pl.String) for c in ("first_failure", "failure_reason", "answer_verdict")),
+        pl.col("failure_item").cast(pl.String), pl.col("index_version").cast(pl.String),
         "flags", "k_prompt", "top_score",
         "abstained", pl.col("recall_at_cut").fill_nan(None),
         pl.col("evidence").list.len().fill_null(0).alias("n_evidence"),
@@ -108,7 +110,37 @@ def item_frame(records: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def _findings(run: pl.DataFrame) -> list[Finding]:
+_SEPARATORS = re.compile(r"[#@/:|]")
+
+
+def _in_textless(item: str, documents: set[str]) -> bool:
+    """Whether chunk id ``item`` belongs to one of ``documents``.
+
+    It does when it is a document's id, or that id followed by a separator (``scan-2019#p1`` of
+    ``scan-2019``), as chunk ids commonly extend their document's.
+    """
+    return item in documents or any(
+        item[: m.start()] in documents for m in _SEPARATORS.finditer(item)
+    )
+
+
+def _textless_detail(failed: pl.DataFrame, textless: Mapping[str, Sequence[str]]) -> str | None:
+    items = (
+        failed.filter(pl.col("first_failure") == "ingestion")
+        .group_by("index_version", "failure_item")
+        .len()
+    )
+    hits = sum(
+        n
+        for version, item, n in items.iter_rows()
+        if item and _in_textless(item, set(textless.get(version or "", ())))
+    )
+    if not hits:
+        return None
+    return f"{hits} of them from documents ingested with pages without text (scans without a text layer?)"
+
+
+def _findings(run: pl.DataFrame, textless: Mapping[str, Sequence[str]]) -> list[Finding]:
     failed = run.filter(pl.col("first_failure").is_in(FAILED_STAGES))
     has_faith = "faithfulness" in run.columns
     reason = pl.col("failure_reason")
@@ -134,6 +166,9 @@ def _findings(run: pl.DataFrame) -> list[Finding]:
         if rows.is_empty():
             continue
         details = group_reasons(dict(zip(rows["reason"], rows["n"], strict=True)))
+        if stage == "ingestion" and textless:
+            note = _textless_detail(failed, textless)
+            details += [note] if note else []
         extra = by_stage[stage]
         if extra["conflicting"]:
             details.append(
@@ -233,6 +268,7 @@ def build_report(
     cases: CaseSet | None = None,
     snapshots: Mapping[str, Mapping[str, Any]] | None = None,
     texts: TextFetcher | None = None,
+    textless: Mapping[str, Sequence[str]] | None = None,
     jaeger_url: str | None = None,
     top: int = 20,
     sample: int = 50,
@@ -246,6 +282,9 @@ def build_report(
         cases: the cases analysed, for the question texts (else the spans' texts, if any).
         snapshots: per run, its configuration (``sources.pipeline_snapshots``).
         texts: fetches the texts of the questions the report shows (``sources.question_texts``).
+        textless: per index version, documents ingested with pages without text
+            (``sources.textless_documents``): the ingestion finding says how many lost
+            chunks belong to them.
         jaeger_url: ``http(s)://…`` of a Jaeger UI; each trace links to ``{url}/trace/{id}``.
         top: the worst questions shown per run.
         sample: how many more questions to draw at random for the drill-down.
@@ -268,7 +307,7 @@ def build_report(
     for (run_id,) in sorted(by_run, key=lambda key: str(key[0])):
         run = by_run[(run_id,)]
         run_items = items_by_run.get((run_id,), items.clear())
-        findings = _findings(run)
+        findings = _findings(run, textless or {})
         counts = dict(run.group_by(pl.col("first_failure").cast(pl.String)).len().iter_rows())
         plans.append(
             (
