@@ -109,7 +109,7 @@ class RunDiff:
         if m.broken > m.fixed and m.p_value < alpha:
             out.append(
                 f"{m.broken} cases went ok → failed and {m.fixed} failed → ok "
-                f"(McNemar exact p = {m.p_value:.4f} < {alpha})"
+                f"(McNemar exact p = {m.p_value:.2g} < {alpha})"
             )
         out.extend(
             f"{d.metric} at {d.at} fell by {-d.delta:.3f} "
