@@ -29,6 +29,13 @@ from ragfunnel.analyzer.report.findings import (
     diagnosis_text,
     group_reasons,
 )
+from ragfunnel.analyzer.report.frames import (
+    item_frame,
+    question_frame,
+    report_frame,
+    run_key,
+    split_runs,
+)
 from ragfunnel.analyzer.report.model import (
     FAILED_STAGES,
     Finding,
@@ -41,73 +48,13 @@ from ragfunnel.analyzer.report.model import (
 )
 from ragfunnel.analyzer.report.sources import QuestionTexts
 
-__all__ = ["TextFetcher", "build_report", "item_frame", "question_frame", "report_frame"]
+__all__ = ["TextFetcher", "build_report", "report_frame"]
 
 TextFetcher = Callable[[Sequence[tuple[str, str]]], Mapping[tuple[str, str], QuestionTexts]]
 """Given ``(trace_id, question_key)`` pairs, their texts (``sources.question_texts``)."""
 
 LOST_SHOWN = 10
 _UPSTREAM_LOSS = ("ingestion", "ingestion_or_search", "search")
-
-
-def report_frame(result: FunnelResult) -> pl.DataFrame:
-    """The records a report counts: pipeline questions, the latest occurrence of each case."""
-    return result.records.filter(pl.col("latest"), pl.col("mode") == "pipeline")
-
-
-def _counted() -> pl.Expr:
-    return pl.col("latest") & (pl.col("mode") == "pipeline")
-
-
-def _run_id() -> pl.Expr:
-    """Questions without a run (foreign traces) report together as the run ``""``."""
-    return pl.col("run_id").cast(pl.String).fill_null("")
-
-
-def question_frame(records: pl.DataFrame) -> pl.DataFrame:
-    """One slim row per counted question: what the aggregates read, and ``_row`` to fetch it.
-
-    Selecting before filtering keeps the copy small: the records' evidence and claim lists,
-    most of their memory, are not copied here.
-    """
-    columns = [
-        pl.int_range(pl.len(), dtype=pl.UInt32).alias("_row"),
-        _run_id(), "question_id", "trace_id", "question_key",
-        *(pl.col(c).cast(pl.String) for c in ("first_failure", "failure_reason", "answer_verdict")),
-        pl.col("failure_item").cast(pl.String), pl.col("index_version").cast(pl.String),
-        "flags", "k_prompt", "top_score",
-        "abstained", pl.col("recall_at_cut").fill_nan(None),
-        pl.col("evidence").list.len().fill_null(0).alias("n_evidence"),
-    ]  # fmt: skip
-    if "faithfulness" in records.columns:
-        columns.append(pl.col("faithfulness").cast(pl.Float64).fill_nan(None))
-    if "answer_correctness" in records.columns:
-        columns.append(pl.col("answer_correctness").cast(pl.String))
-    if "claims" in records.columns:
-        label = pl.element().struct.field("label") == "unsupported"
-        columns.append(
-            pl.col("claims").list.eval(label).list.sum().fill_null(0).alias("unsupported")
-        )
-    return records.lazy().filter(_counted()).select(columns).collect()
-
-
-def item_frame(records: pl.DataFrame) -> pl.DataFrame:
-    """One row per evidence item of each counted question: run, id, where it went."""
-    return (
-        records.lazy()
-        .filter(_counted())
-        .select(_run_id(), "evidence")
-        .explode("evidence")
-        .filter(pl.col("evidence").is_not_null())
-        .select(
-            "run_id",
-            pl.col("evidence").struct.field("id"),
-            pl.col("evidence").struct.field("lost_at").cast(pl.String),
-            pl.col("evidence").struct.field("candidate_rank"),
-            pl.col("evidence").struct.field("rerank_rank"),
-        )
-        .collect()
-    )
 
 
 _SEPARATORS = re.compile(r"[#@/:|]")
@@ -183,7 +130,7 @@ def _findings(run: pl.DataFrame, textless: Mapping[str, Sequence[str]]) -> list[
 
 
 def _shares(result: FunnelResult, run_id: str) -> tuple[Share, ...]:
-    rows = result.failures.filter(_run_id() == run_id, pl.col("mode") == "pipeline")
+    rows = result.failures.filter(run_key() == run_id, pl.col("mode") == "pipeline")
     return tuple(
         Share(r["first_failure"], r["count"], r["total"], r["share"], r["ci_low"], r["ci_high"])
         for r in rows.iter_rows(named=True)
@@ -192,7 +139,7 @@ def _shares(result: FunnelResult, run_id: str) -> tuple[Share, ...]:
 
 def _metrics(result: FunnelResult, run_id: str) -> tuple[MetricValue, ...]:
     # metric_table writes a missing run id as the text "None".
-    rows = result.metrics.filter(_run_id().is_in([run_id] if run_id else ["", "None"]))
+    rows = result.metrics.filter(run_key().is_in([run_id] if run_id else ["", "None"]))
     return tuple(
         MetricValue(r["metric"], r["at"], r["mean"], r["ci_low"], r["ci_high"], r["n"],
                     r["n_undefined"], r["method"])
@@ -301,8 +248,8 @@ def build_report(
     questions = question_frame(records)
     items = item_frame(records)
     oracle = records.lazy().filter(pl.col("latest"), pl.col("mode") == "oracle")
-    oracle_counts = dict(oracle.group_by(_run_id()).len().collect().iter_rows())
-    by_run, items_by_run = _by_run(questions), _by_run(items)
+    oracle_counts = dict(oracle.group_by(run_key()).len().collect().iter_rows())
+    by_run, items_by_run = split_runs(questions), split_runs(items)
     plans: list[tuple[dict[str, Any], list[int]]] = []
     for (run_id,) in sorted(by_run, key=lambda key: str(key[0])):
         run = by_run[(run_id,)]
@@ -376,13 +323,6 @@ def build_report(
         sample=tuple(make(r) for r in sampled),
         jaeger_url=jaeger,
     )
-
-
-def _by_run(frame: pl.DataFrame) -> dict[tuple[Any, ...], pl.DataFrame]:
-    runs = frame.get_column("run_id").unique()
-    if runs.len() == 1:  # the usual report: one run, no need to copy it into a partition
-        return {(runs[0],): frame}
-    return frame.partition_by("run_id", as_dict=True)
 
 
 def _mode_int(values: pl.Series) -> int | None:

@@ -19,8 +19,8 @@ import polars as pl
 from ragfunnel.analyzer.funnel.analysis import FunnelResult
 from ragfunnel.analyzer.funnel.intervals import bootstrap_mean
 from ragfunnel.analyzer.funnel.summary import METRICS
-from ragfunnel.analyzer.report.build import report_frame
 from ragfunnel.analyzer.report.errors import ReportError
+from ragfunnel.analyzer.report.frames import report_frame
 from ragfunnel.analyzer.report.model import FAILED_STAGES, OK_STAGES
 from ragfunnel.analyzer.report.paired import mcnemar_exact
 
