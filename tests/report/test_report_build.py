@@ -174,3 +174,26 @@ def test_verdict_columns_with_nothing_judged_show_no_generation_section(runs: Fi
     )
     report = report_of(runs, dataclasses.replace(runs.result, records=unjudged))
     assert report.run("A").generation is None
+
+
+def test_flags_add_clauses_to_their_stage(runs: Fixture) -> None:
+    import dataclasses
+
+    import polars as pl
+
+    failure = pl.col("first_failure").cast(pl.String)
+    flagged = runs.result.records.with_columns(
+        flags=pl.when(failure == "generation")
+        .then(pl.lit(["conflicting_sources", "low_confidence"], dtype=pl.List(pl.String)))
+        .otherwise(pl.col("flags"))
+    )
+    report = report_of(runs, dataclasses.replace(runs.result, records=flagged))
+    generation = next(f for f in report.run("B").findings if f.stage == "generation")
+    assert generation.details == (
+        "answers miss facts the case lists",
+        "2 of them with two versions of one document in the prompt",
+        "2 with low-confidence tokens in the answer",
+    )
+    assert "and 2 at generation (answers miss facts the case lists; 2 of them with two " in (
+        report.run("B").diagnosis
+    )
