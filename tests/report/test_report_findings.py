@@ -26,6 +26,13 @@ def test_reasons_differing_in_numbers_become_ranges() -> None:
     ]
     facts = {"answer misses fact(s): 4.2.1": 2, "answer misses fact(s): the manager": 1}
     assert group_reasons(facts) == ["answers miss facts the case lists"]
+    gate = {
+        "the confidence gate abstained (top score 0.31, threshold 0.5)": 2,
+        "the confidence gate abstained (top score 0.12, threshold 0.5)": 1,
+    }
+    assert group_reasons(gate) == [
+        "abstained at the confidence gate (top score 0.12–0.31, threshold 0.5)"
+    ]
     assert group_reasons({"something new 3 and 5": 1, "something new 4 and 5": 1}) == [
         "something new 3–4 and 5"
     ]

@@ -37,7 +37,7 @@ _PLAIN: dict[str, str] = {
     "score # below threshold #": "scored {0}, below the gate's threshold {1}",
     "never indexed (parser, connector, scope)": "chunks never indexed: a parser, connector or scope gap",
     "the confidence gate abstained (top score #, threshold #)": (
-        "the confidence gate abstained (top score {0}, threshold {1})"
+        "abstained at the confidence gate (top score {0}, threshold {1})"
     ),
     "answered an unanswerable question (no confidence gate to stop it)": (
         "answered an unanswerable question (no confidence gate)"
