@@ -26,7 +26,6 @@ from ragfunnel.analyzer.cli.errors import fail, reported, show_notices
 from ragfunnel.analyzer.cli.options import (
     CasesOption,
     IndexManifestOption,
-    JaegerUrlOption,
     ParquetOption,
     ReadOnlyOption,
     RunOption,
@@ -47,7 +46,7 @@ from ragfunnel.analyzer.report.gate import check_limits, parse_limits
 from ragfunnel.analyzer.report.html import write_html
 from ragfunnel.analyzer.store import Store
 
-__all__ = ["GATE_EXIT", "Analysed", "analysed", "progress_steps", "report_command"]
+__all__ = ["GATE_EXIT", "Analysed", "JaegerOption", "analysed", "progress_steps", "report_command"]
 
 GATE_EXIT = 3
 """Exit status when a CI limit is breached (1 stays "bad input or an unreachable store")."""
@@ -77,6 +76,14 @@ Examples:
       --fail-over share.search=0.10 --fail-over share.ingestion=0
 """
 
+JaegerOption = Annotated[
+    str | None,
+    typer.Option(
+        "--jaeger", "--jaeger-url", metavar="URL", envvar="RAGFUNNEL_JAEGER_URL",
+        help="Jaeger UI base URL: each question links to {URL}/trace/{trace_id}.",
+    ),
+]  # fmt: skip
+"""The shared ``--jaeger`` option, also under the name the report issue gives it."""
 KOption = Annotated[
     list[int] | None,
     typer.Option("--k", metavar="N", min=1,
@@ -187,7 +194,7 @@ def report_command(
     json_out: SummaryOption = None,
     jsonl: JsonlOption = None,
     parquet_out: ParquetOption = None,
-    jaeger: JaegerUrlOption = None,
+    jaeger: JaegerOption = None,
     top: TopOption = 20,
     sample: SampleOption = 50,
     fail_under: FailUnderOption = None,
