@@ -9,7 +9,8 @@ from __future__ import annotations
 import shlex
 from collections import Counter
 
-from ragfunnel.analyzer.funnel.text import summary_text
+from ragfunnel.analyzer.report import report_text
+from ragfunnel.analyzer.report.terminal import diff_text
 from ragfunnel.demo.faults import FAULTS
 from ragfunnel.demo.run import CLEAN_RUN, FAULTY_RUN, DemoResult
 
@@ -34,7 +35,9 @@ def closing_text(result: DemoResult) -> str:
     cases = shlex.quote(str(result.cases_path))
     agreed = len(result.truths) - len(result.disagreements)
     lines = [
-        summary_text(result.analysis, source=result.store),
+        report_text(result.report).rstrip(),
+        "",
+        diff_text(result.diff).rstrip(),
         "",
         f"Injected faults (run {FAULTY_RUN}; truth in {result.injection_log}):",
         *fault_table(result),
@@ -51,13 +54,15 @@ def closing_text(result: DemoResult) -> str:
     example = _example(result)
     lines += [
         "",
+        f"HTML report (both runs, the comparison on top): {result.html}",
         f"Files under {result.workdir}/: traces/ (OTLP JSON), store/ (embedded ClickHouse), "
-        "cases.yaml, injections.jsonl",
+        "cases.yaml, injections.jsonl, report.html",
         f"{result.spans:,} spans, {len(result.clean)} cases × 2 runs, {result.seconds:.1f} s",
         "",
         "Try next:",
         f"  ragfunnel funnel {example} --store {store} --cases {cases} --run {FAULTY_RUN}",
-        f"  ragfunnel analyze --store {store} --cases {cases} --run {CLEAN_RUN}",
+        f"  ragfunnel diff {CLEAN_RUN} {FAULTY_RUN} --store {store} --cases {cases}",
+        f"  ragfunnel report --store {store} --cases {cases} --run {FAULTY_RUN} --html faulty.html",
     ]
     return "\n".join(lines)
 

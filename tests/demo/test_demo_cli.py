@@ -21,6 +21,8 @@ def test_the_demo_command_runs_and_says_what_to_try_next(tmp_path: Path) -> None
     assert "run demo-faulty" in result.output and "run demo-clean" in result.output
     assert "Injected faults" in result.output
     assert "ragfunnel funnel " in result.output and "--run demo-faulty" in result.output
+    assert "ragfunnel diff demo-clean demo-faulty" in result.output
+    assert "run demo-clean → run demo-faulty" in result.output  # the diff of the two runs
     logged = read_log(work / "injections.jsonl")
     assert {t.fault for t in logged} == {"threshold_high", "inverted_reranker"}
     assert f"names the injected stage for {len(logged)} of {len(logged)}" in result.output
@@ -28,6 +30,7 @@ def test_the_demo_command_runs_and_says_what_to_try_next(tmp_path: Path) -> None
         ".ragfunnel-demo",
         "cases.yaml",
         "injections.jsonl",
+        "report.html",
         "store",
         "traces",
     ]

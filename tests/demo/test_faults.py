@@ -10,7 +10,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from conftest import ChatServer
+from demo_chat_server import ChatServer
 
 from ragfunnel.demo.faults import FAULTS, LLM_UNPLANNED, DemoError, FaultError
 from ragfunnel.demo.pipeline import LLM
@@ -34,6 +34,18 @@ def test_every_injected_fault_is_attributed_to_its_stage(demo: DemoResult) -> No
     assert demo.disagreements == []
     for name, fault in FAULTS.items():  # each fault hit its own stage at least once
         assert fault.stage in {t.stage for t in logged if t.fault == name}, name
+
+
+def test_the_report_and_the_diff_cover_both_runs(demo: DemoResult) -> None:
+    assert [r.run_id for r in demo.report.runs] == [CLEAN_RUN, FAULTY_RUN]
+    page = demo.html.read_text(encoding="utf-8")
+    assert CLEAN_RUN in page and FAULTY_RUN in page and "de-hotel-taxi" in page
+    # Every case the faults broke moved from ok in the diff, and nothing was fixed.
+    broken = {t.case_id for t in demo.truths if t.stage not in ("ok", "ok_without_evidence")}
+    moved = demo.records.filter(pl.col("run_id") == FAULTY_RUN, pl.col("first_failure") != "ok")
+    assert broken <= set(moved["question_id"])
+    assert demo.diff.paired == len(demo.clean)
+    assert demo.diff.mcnemar.fixed == 0 and demo.diff.regressions()
 
 
 def test_index_faults_are_blamed_on_ingestion_with_the_reason(demo: DemoResult) -> None:
