@@ -94,7 +94,7 @@ def run_demo(
     Args:
         workdir: where traces, the embedded store, the cases and the injection log go.
         faults: names from :data:`ragfunnel.demo.faults.FAULTS` (default: all of them).
-        cases: use only the first N shipped cases (default: all).
+        cases: use N of the shipped cases, spread evenly over them (default: all).
         llm: answer with an OpenAI-compatible endpoint instead of the offline generator (the
             faults whose truth depends on the generator's words are then not injected).
         settings: the pipeline's top_k, candidate depth, k and threshold.
@@ -112,7 +112,7 @@ def run_demo(
     _prepare(root)
     traces = root / "traces"
 
-    case_list = list(load_cases(CASES_PATH))[: cases or None]
+    case_list = spread(list(load_cases(CASES_PATH)), cases)
     cases_path = root / "cases.yaml"
     _write_cases(cases_path, case_list)
     documents = load_documents()
@@ -151,6 +151,17 @@ def run_demo(
     result.disagreements = compare(found, analysis.records)
     result.missed_flags = missed_flags(found, analysis.records)
     return result
+
+
+def spread(items: Sequence[Case], n: int | None) -> list[Case]:
+    """``n`` of ``items`` spread evenly over the list (all of them without ``n``).
+
+    The shipped cases are grouped by topic, unanswerable ones last: an even spread keeps every
+    kind in a small demo.
+    """
+    if n is None or n >= len(items):
+        return list(items)
+    return [items[i * len(items) // n] for i in range(n)]
 
 
 def compare(found: Sequence[Truth], records: pl.DataFrame) -> list[tuple[Truth, str, str]]:

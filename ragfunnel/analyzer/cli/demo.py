@@ -54,7 +54,7 @@ def demo_command(
     ] = None,
     cases: Annotated[
         int | None,
-        typer.Option("--cases", metavar="N", help="Use only the first N shipped cases."),
+        typer.Option("--cases", metavar="N", help="Use N shipped cases, spread over all of them."),
     ] = None,
     llm_url: Annotated[
         str | None,
