@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from pipeline import ANY_TIME, BOTH, WORKED_RANKING, ask
+from judge_pipeline import ANY_TIME, BOTH, WORKED_RANKING, ask
 
 from ragfunnel.analyzer.ingest import ingest_spans
 from ragfunnel.analyzer.judges.answers import read_answers

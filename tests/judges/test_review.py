@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from fake_openai import FakeOpenAI
-from pipeline import ANY_TIME, BOTH, WORKED_RANKING, ask
+from judge_pipeline import ANY_TIME, BOTH, WORKED_RANKING, ask
 from test_run import responder
 
 from ragfunnel.analyzer.ingest import ingest_spans

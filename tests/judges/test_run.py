@@ -5,7 +5,7 @@ from typing import Any
 
 import pytest
 from fake_openai import FakeOpenAI, request_kind, user_text
-from pipeline import ANY_TIME, BOTH, CASES, REFUSAL, WORKED_RANKING, ask
+from judge_pipeline import ANY_TIME, BOTH, CASES, REFUSAL, WORKED_RANKING, ask
 from test_llm import worked_example_responder
 
 from ragfunnel.analyzer.ingest import ingest_spans
