@@ -30,6 +30,7 @@ from ragfunnel.analyzer.report import Report, build_report, pipeline_snapshots, 
 from ragfunnel.analyzer.report.diff import RunDiff, diff_runs
 from ragfunnel.analyzer.report.html import write_html
 from ragfunnel.analyzer.store import Store
+from ragfunnel.demo import DEFAULT_WORKDIR
 from ragfunnel.demo.corpus import CASES_PATH, Document, load_documents
 from ragfunnel.demo.faults import (
     DEFAULT_FAULTS,
@@ -41,7 +42,6 @@ from ragfunnel.demo.faults import (
 from ragfunnel.demo.pipeline import LLM, Outcome, Pipeline, Settings
 from ragfunnel.demo.plan import Truth, plan_faults, truths, write_log
 
-DEFAULT_WORKDIR = Path(".ragfunnel/demo")
 CLEAN_RUN = "demo-clean"
 FAULTY_RUN = "demo-faulty"
 
