@@ -123,9 +123,13 @@ def run_demo(
             injection=injection, report=report,
         )  # fmt: skip
 
-    clean = traced(CLEAN_RUN, None)
-    injection, planned = plan_faults(case_list, clean, documents, chosen, settings)
-    faulty = traced(FAULTY_RUN, injection)
+    try:
+        clean = traced(CLEAN_RUN, None)
+        injection, planned = plan_faults(case_list, clean, documents, chosen, settings)
+        faulty = traced(FAULTY_RUN, injection)
+    except _llm_errors(llm) as exc:
+        assert llm is not None  # no LLM: nothing is caught
+        raise DemoError(f"the LLM at {llm.base_url} failed: {exc}", argument="llm") from exc
     found = truths(planned, case_list, clean, faulty, FAULTY_RUN)
     log = root / "injections.jsonl"
     write_log(log, found)
@@ -265,6 +269,15 @@ def _fault_names(injection: Injection | None) -> list[str]:
     names |= {"dropped_document"} if injection.dropped_documents else set()
     names |= {"empty_ocr"} if injection.empty_ocr else set()
     return sorted(names)
+
+
+def _llm_errors(llm: LLM | None) -> tuple[type[Exception], ...]:
+    """The errors an LLM endpoint raises (none to catch without one)."""
+    if llm is None:
+        return ()
+    import openai  # present: the pipeline could not have been built otherwise
+
+    return (openai.OpenAIError,)
 
 
 MARKER = ".ragfunnel-demo"

@@ -6,6 +6,7 @@ clone needs nothing beside it. The HotpotQA version stays a benchmark (bench/fau
 
 from __future__ import annotations
 
+import socket
 from pathlib import Path
 
 import polars as pl
@@ -98,3 +99,13 @@ def test_with_an_llm_generator_the_planned_faults_still_land(
     faults = {t.fault for t in result.truths}
     assert faults and not faults & LLM_UNPLANNED
     assert result.disagreements == []
+
+
+def test_an_unreachable_llm_is_one_clear_error(tmp_path: Path) -> None:
+    with socket.socket() as s:  # a loopback port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    llm = LLM(base_url=f"http://127.0.0.1:{port}/v1", model="none")
+    with pytest.raises(DemoError, match=f"the LLM at http://127.0.0.1:{port}/v1 failed") as info:
+        run_demo(tmp_path, llm=llm, cases=2)
+    assert info.value.argument == "llm"

@@ -34,7 +34,7 @@ Examples:
   ragfunnel demo --workdir /tmp/demo --llm-url http://127.0.0.1:8000/v1 --llm-model qwen2.5
 """
 
-FLAGS = {"faults": "--fault", "cases": "--cases", "workdir": "--workdir"}
+FLAGS = {"faults": "--fault", "cases": "--cases", "workdir": "--workdir", "llm": "--llm-url"}
 
 
 @app.command("demo", help=DEMO_HELP)
