@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import shlex
 from collections import Counter
+from collections.abc import Collection
 
 from ragfunnel.analyzer.report import report_text
 from ragfunnel.analyzer.report.terminal import diff_text
@@ -29,8 +30,12 @@ def fault_table(result: DemoResult) -> list[str]:
     return lines
 
 
-def closing_text(result: DemoResult) -> str:
-    """Everything the demo prints after the runs."""
+def closing_text(result: DemoResult, commands: Collection[str] = ()) -> str:
+    """Everything the demo prints after the runs.
+
+    ``commands``: the CLI's command names; a next step is suggested only for a command that
+    exists (``threshold``, for the confidence-gate sweep, comes with the judges' commands).
+    """
     store = shlex.quote(result.store)
     cases = shlex.quote(str(result.cases_path))
     agreed = len(result.truths) - len(result.disagreements)
@@ -64,6 +69,8 @@ def closing_text(result: DemoResult) -> str:
         f"  ragfunnel diff {CLEAN_RUN} {FAULTY_RUN} --store {store} --cases {cases}",
         f"  ragfunnel report --store {store} --cases {cases} --run {FAULTY_RUN} --html faulty.html",
     ]
+    if "threshold" in commands:
+        lines.append(f"  ragfunnel threshold --store {store} --cases {cases}")
     return "\n".join(lines)
 
 

@@ -13,6 +13,7 @@ import polars as pl
 import pytest
 from demo_chat_server import ChatServer
 
+from ragfunnel.demo.console import closing_text
 from ragfunnel.demo.faults import FAULTS, LLM_UNPLANNED, DemoError, FaultError
 from ragfunnel.demo.pipeline import LLM
 from ragfunnel.demo.plan import read_log
@@ -109,3 +110,10 @@ def test_an_unreachable_llm_is_one_clear_error(tmp_path: Path) -> None:
     with pytest.raises(DemoError, match=f"the LLM at http://127.0.0.1:{port}/v1 failed") as info:
         run_demo(tmp_path, llm=llm, cases=2)
     assert info.value.argument == "llm"
+
+
+def test_next_steps_name_only_commands_that_exist(demo: DemoResult) -> None:
+    assert "ragfunnel threshold" not in closing_text(demo)
+    assert "ragfunnel threshold --store" in closing_text(demo, {"threshold"})
+    text = closing_text(demo)
+    assert "names the injected stage for" in text and str(demo.html) in text

@@ -103,4 +103,6 @@ def demo_command(
         result = run_demo(
             workdir, faults=fault or list(FAULTS), cases=cases, llm=llm, progress=step
         )
-    typer.echo(closing_text(result))
+    group = typer.main.get_command(app)
+    commands = group.commands if isinstance(group, typer.core.TyperGroup) else {}
+    typer.echo(closing_text(result, commands=set(commands)))
