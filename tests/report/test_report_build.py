@@ -130,7 +130,7 @@ def test_terminal_text(runs: Fixture) -> None:
     assert "run A · 12 questions" in text and "Of 12 questions, 7 were answered" in text
     assert "retrieval at the real cut (k = 3)" in text
     assert "gold-4#c1" in text and "q-08" in text
-    assert "configuration: index_version = v1, prompt_version = p1" in text
+    assert "configuration: index_version = v1; prompt_version = p1" in text
     assert "unanswerable — answered 1, abstained 1" in text
 
 
