@@ -341,6 +341,7 @@ def _clean_jaeger_span(span: Any) -> bool:
             for k in ("startTime", "duration")
         )
         and span["startTime"] > 0
+        and span["duration"] >= 0  # a negative one is clamped to 0, with a note
         and isinstance(span.get("tags"), list)
         and all(_clean_tag(t) for t in span["tags"])
         and isinstance(span.get("references"), list)
