@@ -3,6 +3,7 @@
     python bench/analyze_e2e.py                     # 200,000 distinct cases, 3 runs
     python bench/analyze_e2e.py --cases 1000000     # the target size: a million distinct cases
     python bench/analyze_e2e.py --runs 5 --workdir /tmp/ragfunnel-e2e
+    python bench/analyze_e2e.py --cases 1000000 --reuse   # the files of an earlier run, if any
 
 N distinct one-question cases are written as a JSON Lines cases file, and one trace per case as
 OTLP JSON lines, the way the SDK's JSON file exporter writes them (batches of 512 spans): a
@@ -311,6 +312,9 @@ def main() -> None:
     parser.add_argument("--cases", type=int, default=200_000, help="distinct cases (= questions)")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--workdir", type=Path, default=Path(".ragfunnel/bench-e2e"))
+    parser.add_argument(
+        "--reuse", action="store_true", help="keep the cases and traces files of the same size"
+    )
     parser.add_argument("--cli", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     parser.add_argument("--baseline", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -325,12 +329,18 @@ def main() -> None:
     work.mkdir(parents=True, exist_ok=True)
     n = args.cases
     cases, traces, report = work / "cases.jsonl", work / "traces.jsonl", work / "child.json"
-    p = plan(n)
-    t = time.perf_counter()
-    write_cases(cases, p)
-    spans = write_traces(traces, p)
-    print(f"wrote {n:,} cases and {spans:,} spans in {time.perf_counter() - t:.0f} s "
-          f"({traces.stat().st_size / 2**20:,.0f} MiB of traces)", file=sys.stderr)  # fmt: skip
+    meta = work / "files.json"
+    made = json.loads(meta.read_text()) if args.reuse and meta.exists() else {}
+    if made.get("cases") == n and made.get("seed") == SEED and traces.exists():
+        spans = int(made["spans"])
+    else:
+        p = plan(n)
+        t = time.perf_counter()
+        write_cases(cases, p)
+        spans = write_traces(traces, p)
+        meta.write_text(json.dumps({"cases": n, "seed": SEED, "spans": spans}))
+        print(f"wrote {n:,} cases and {spans:,} spans in {time.perf_counter() - t:.0f} s "
+              f"({traces.stat().st_size / 2**20:,.0f} MiB of traces)", file=sys.stderr)  # fmt: skip
     me = [sys.executable, str(Path(__file__).absolute())]
     runs: list[dict[str, Any]] = []
     for i in range(args.runs):

@@ -178,7 +178,7 @@ def _fast_ranked(items: Sequence[Any]) -> Ranked | None:
     ``"".join`` proves every id is a string and ``array("d", ...)`` that every score is a number
     (converting ints), each in one call. Returns ``None`` when the list is not uniformly one of
     the fast shapes; the general path then handles it. This keeps a 50-document span within the
-    overhead budget of DESIGN §8.
+    overhead budget of bench/RESULTS.md ("Decorator overhead").
     """
     first = type(items[0])
     if first is dict:

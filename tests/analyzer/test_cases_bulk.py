@@ -219,3 +219,13 @@ def test_case_set_of_a_generator_is_checked() -> None:
     cases = CaseSet.of(Case(f"c{i}", f"Q {i}?", Leaf("x")) for i in range(3))
     assert [c.id for c in cases] == ["c0", "c1", "c2"]
     assert case_tables(cases)[0].get_column("question_id").to_list() == ["c0", "c1", "c2"]
+
+
+def test_many_lookups_in_a_loaded_set(tmp_path: Path) -> None:
+    path = tmp_path / "c.jsonl"
+    path.write_text("".join(json.dumps(plain(i)) + "\n" for i in range(50)))
+    cases = load_cases(path)
+    found = [cases.by_id(f"q-{i}") for i in range(49, -1, -1)]  # scans first, then the index
+    assert [c.id for c in found if c is not None] == [f"q-{i}" for i in range(49, -1, -1)]
+    assert cases.by_id("q-50") is None
+    assert cases.ambiguous_hashes() is cases.ambiguous_hashes()  # computed once

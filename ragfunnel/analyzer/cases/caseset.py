@@ -20,6 +20,8 @@ from ragfunnel.instrumentation.contract import question_hash
 
 __all__ = ["CaseSet"]
 
+_SCANS_BEFORE_INDEX = 8
+
 
 class CaseSet:
     """Validated cases, with the lookups the funnel needs.
@@ -33,6 +35,7 @@ class CaseSet:
         self._cases: tuple[Case, ...] | None = tuple(cases)
         self._columns: CaseColumns | None = None
         self._index: dict[str, int] | None = None
+        self._lookups = 0
         self.derived: dict[str, Any] = {}
         """Tables the analyzer derives from these cases, kept so repeated analyses reuse them."""
 
@@ -84,14 +87,26 @@ class CaseSet:
         return f"CaseSet({len(self)} cases from {self.source!r})"
 
     def by_id(self, case_id: str) -> Case | None:
-        """The case with this id, if any."""
-        if self._cases is not None:
-            if self._index is None:
-                self._index = {case.id: i for i, case in enumerate(self._cases)}
-            found = self._index.get(case_id)
-            return None if found is None else self._cases[found]
-        rows = self.columns.frame.get_column("id").eq(case_id).arg_true()
-        return self.columns.case(int(rows[0])) if rows.len() else None
+        """The case with this id, if any.
+
+        The first few lookups in a loaded set scan the id column; later ones use an index
+        built once (a dict of every id costs more than a handful of scans).
+        """
+        if self._index is None and self._cases is None and self._lookups < _SCANS_BEFORE_INDEX:
+            self._lookups += 1
+            rows = self.columns.frame.get_column("id").eq(case_id).arg_true()
+            return self.columns.case(int(rows[0])) if rows.len() else None
+        if self._index is None:
+            ids = (
+                [case.id for case in self._cases]
+                if self._cases is not None
+                else self.columns.frame.get_column("id").to_list()
+            )
+            self._index = dict(zip(ids, range(len(ids)), strict=True))  # the last one wins
+        found = self._index.get(case_id)
+        if found is None:
+            return None
+        return self._cases[found] if self._cases is not None else self.columns.case(found)
 
     def question_hashes(self) -> pl.Series:
         """Each case's question hash (the contract's, as traces carry it), in case order."""
@@ -107,5 +122,9 @@ class CaseSet:
 
     def ambiguous_hashes(self) -> frozenset[str]:
         """Question hashes shared by several cases: traces without ids cannot match these."""
-        hashes = self.question_hashes()
-        return frozenset(hashes.filter(hashes.is_duplicated()).unique().to_list())
+        cached = self.derived.get("ambiguous_hashes")
+        if cached is None:
+            hashes = self.question_hashes()
+            cached = frozenset(hashes.filter(hashes.is_duplicated()).unique().to_list())
+            self.derived["ambiguous_hashes"] = cached
+        return cast("frozenset[str]", cached)

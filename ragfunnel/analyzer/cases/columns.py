@@ -321,7 +321,7 @@ class ColumnBuilder:
         """The columns of the cases added so far, without the checks between cases."""
         self._flush()
         frame = (
-            pl.concat(self._batches, rechunk=True) if self._batches else COLUMNS_SCHEMA.to_frame()
+            pl.concat(self._batches, rechunk=False) if self._batches else COLUMNS_SCHEMA.to_frame()
         )
         self._batches = []
         return CaseColumns(frame, self._trees, self._extras, self.source)

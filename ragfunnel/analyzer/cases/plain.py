@@ -18,15 +18,19 @@ from typing import Any, cast
 import msgspec
 import polars as pl
 import pyarrow as pa
+import pyarrow.compute as pc
 
 __all__ = ["PLAIN_DECODER", "PlainCase", "PlainGroup", "plain_batch"]
 
 
 class PlainGroup(msgspec.Struct, forbid_unknown_fields=True, gc=False):
-    """A one-level evidence group (both keys, or neither, is flagged)."""
+    """A one-level evidence group (both keys, or neither, is flagged).
 
-    all_of: list[str] | msgspec.UnsetType = msgspec.UNSET
-    any_of: list[str] | msgspec.UnsetType = msgspec.UNSET
+    None means "key absent": a JSON null is no list, so it fails to decode.
+    """
+
+    all_of: list[str] = None  # type: ignore[assignment]
+    any_of: list[str] = None  # type: ignore[assignment]
 
 
 class PlainCase(msgspec.Struct, forbid_unknown_fields=True, gc=False):
@@ -56,16 +60,18 @@ def plain_batch(cases: Sequence[PlainCase], lines: pl.Series) -> tuple[pl.DataFr
     ``lines`` holds each case's line (or nulls). Flagged rows are in the frame too, with
     values that mean nothing: the caller replaces them.
     """
-    evidence = [case.evidence for case in cases]
+    # Inline expressions, no call per case: a Python call costs more than the whole row.
+    evidence: list[Any] = [case.evidence for case in cases]
     kinds = [
-        None if e is None else "leaf" if e.__class__ is str else "all" if e.__class__ is list
-        else _group_kind(e) for e in evidence
+        None if e is None else "leaf" if (k := e.__class__) is str else "all" if k is list
+        else "all" if e.any_of is None else "any" for e in evidence
     ]  # fmt: skip
     items = [
-        [] if e is None else [e] if e.__class__ is str else e if e.__class__ is list
-        else _group_items(e) for e in evidence
+        [] if e is None else [e] if (k := e.__class__) is str else e if k is list
+        else e.all_of if e.any_of is None else e.any_of if e.all_of is None else None
+        for e in evidence
     ]  # fmt: skip
-    facts = [case.facts for case in cases]
+    facts: list[Any] = [case.facts for case in cases]
     frame = pl.DataFrame(
         [
             pl.Series("id", [case.id for case in cases], pl.String),
@@ -81,7 +87,6 @@ def plain_batch(cases: Sequence[PlainCase], lines: pl.Series) -> tuple[pl.DataFr
         ]
     ).with_columns(pl.col("answerable").fill_null(True))
     n_items = pl.col("items").list.len()
-    bad_item = pl.element().str.contains(_PADDED) | (pl.element().str.len_bytes() == 0)
     flagged = frame.select(
         pl.col("id").str.contains(_PADDED)
         | (pl.col("id").str.len_bytes() == 0)
@@ -89,26 +94,26 @@ def plain_batch(cases: Sequence[PlainCase], lines: pl.Series) -> tuple[pl.DataFr
         # a malformed group, a group without items, an id named twice (a tree, not flat)
         | pl.col("items").is_null()
         | (pl.col("root_kind").is_not_null() & (n_items == 0))
-        | (pl.col("items").list.n_unique() != n_items)
-        | pl.col("items").list.eval(bad_item).list.any()
-        | pl.col("facts").list.eval(pl.element().str.contains(_BLANK)).list.any()
         # evidence iff answerable, no facts when unanswerable
         | (pl.col("root_kind").is_null() == pl.col("answerable"))
         | (~pl.col("answerable") & (pl.col("facts").list.len() > 0))
     ).to_series()
-    return frame, flagged.fill_null(True).arg_true().to_list()
+    rows = set(flagged.fill_null(True).arg_true().to_list())
+    rows.update(_bad_values(frame.get_column("items"), _PADDED, distinct=True))
+    rows.update(_bad_values(frame.get_column("facts"), _BLANK, distinct=False))
+    return frame, sorted(rows)
 
 
-def _group_kind(group: Any) -> str | None:  # a PlainGroup
-    if group.all_of is msgspec.UNSET:
-        return None if group.any_of is msgspec.UNSET else "any"
-    return "all" if group.any_of is msgspec.UNSET else None
-
-
-def _group_items(group: Any) -> list[str] | None:  # a PlainGroup
-    if group.all_of is msgspec.UNSET:
-        return None if group.any_of is msgspec.UNSET else group.any_of
-    return group.all_of if group.any_of is msgspec.UNSET else None
+def _bad_values(lists: pl.Series, pattern: str, *, distinct: bool) -> list[int]:
+    """Rows with a value matching ``pattern`` or empty, or (``distinct``) one value twice."""
+    flat = cast(pa.ListArray, lists.to_arrow())
+    parents = pl.Series("row", pc.list_parent_indices(flat))
+    values = cast(pl.Series, pl.from_arrow(pc.list_flatten(flat))).alias("value")
+    bad = values.str.contains(pattern) | (values.str.len_bytes() == 0)
+    if distinct:
+        bad = bad | pl.DataFrame([parents, values]).is_duplicated()
+    found: list[int] = parents.filter(bad).unique().to_list()
+    return found
 
 
 def _strings(name: str, lists: list[Any]) -> pl.Series:

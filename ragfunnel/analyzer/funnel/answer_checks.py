@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import polars as pl
 
+from ragfunnel.analyzer.funnel.columns import slot
+
 __all__ = ["judge_answers", "normalize_texts", "prepare_cases"]
 
 CORRECT = "correct"
@@ -49,10 +51,10 @@ def prepare_cases(cases: pl.DataFrame) -> pl.DataFrame:
     """
     width = int(cases.select(pl.col("facts").list.len().max()).item() or 0)
     cases = cases.with_columns(
-        pl.col("facts").list.get(j, null_on_oob=True).alias(f"fact_{j}") for j in range(width)
+        pl.col("facts").list.get(j, null_on_oob=True).alias(slot("fact", j)) for j in range(width)
     )
     return cases.with_columns(
-        *(normalize_texts(cases.get_column(f"fact_{j}")).alias(f"fact_norm_{j}")
+        *(normalize_texts(cases.get_column(slot("fact", j))).alias(slot("fact_norm", j))
           for j in range(width)),
         reference_norm=normalize_texts(cases.get_column("reference")),
     )  # fmt: skip
@@ -72,9 +74,11 @@ def judge_answers(answers: pl.DataFrame, cases: pl.DataFrame) -> pl.DataFrame:
         null without facts or answer text).
     """
     width = sum(1 for c in cases.columns if c.startswith("fact_norm_"))
-    slots = [f"fact_norm_{j}" for j in range(width)]
+    slots = [slot("fact_norm", j) for j in range(width)]
     base = answers.select("row", "case_idx", "has_answer", "answer").join(
-        cases.select("case_idx", *slots, *(f"fact_{j}" for j in range(width)), "reference_norm"),
+        cases.select(
+            "case_idx", *slots, *(slot("fact", j) for j in range(width)), "reference_norm"
+        ),
         on="case_idx",
         how="left",
     )
@@ -100,7 +104,7 @@ def judge_answers(answers: pl.DataFrame, cases: pl.DataFrame) -> pl.DataFrame:
     )
     missing = (
         pl.concat_str(
-            [pl.when(~f).then(pl.col(f"fact_{j}")) for j, f in enumerate(found)],
+            [pl.when(~f).then(pl.col(slot("fact", j))) for j, f in enumerate(found)],
             separator=", ",
             ignore_nulls=True,
         )

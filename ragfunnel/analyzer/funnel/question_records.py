@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 import polars as pl
 
 from ragfunnel.analyzer.funnel.answer_checks import judge_answers
+from ragfunnel.analyzer.funnel.columns import slot, stage_column
 from ragfunnel.analyzer.funnel.decision_table import (
     STAGES,
     item_reasons,
@@ -131,7 +132,7 @@ def _root_codes(
     f: pl.DataFrame, long: pl.DataFrame, nodes: pl.DataFrame, items: int
 ) -> pl.DataFrame:
     """The survival code of each answerable instance's evidence tree and the deciding slot."""
-    codes = [pl.col(f"code_{j}") for j in range(items)]
+    codes = [pl.col(slot("code", j)) for j in range(items)]
     if not codes:  # only unanswerable cases: there is no evidence tree
         return f.with_columns(
             root_code=pl.lit(None, pl.Int64),
@@ -178,7 +179,7 @@ def _root_codes(
 
 ScoreFetcher = Callable[[list[int], list[int]], pl.DataFrame]
 """Given instance keys with and without a reranker, returns ``inst_key`` and
-``cand_score{j}`` / ``rr_score{j}``."""
+``cand_score_{j}`` / ``rr_score_{j}``."""
 
 
 def build_batch(
@@ -206,7 +207,7 @@ def build_batch(
     """
     judged = no_verdicts() if judged is None else judged
     light = cases.select("case_idx", "question_id", "answerable", "root_kind", "n_items",
-                         *(pl.col("items").list.get(j, null_on_oob=True).alias(f"item_{j}")
+                         *(pl.col("items").list.get(j, null_on_oob=True).alias(slot("item", j))
                            for j in range(items)))  # fmt: skip
     f = prompt_and_k(raw.with_row_index("inst").join(light, on="case_idx", how="left"))
     f = errors(f, side.errors)
@@ -216,12 +217,12 @@ def build_batch(
 
     f = truth.in_index_slots(slot_positions(f, items), items)
     stale = [
-        pl.col(f"cand_{j}").is_not_null() & (pl.col(f"in_index_{j}") == False)  # noqa: E712
+        pl.col(slot("cand", j)).is_not_null() & (pl.col(slot("in_index", j)) == False)  # noqa: E712
         for j in range(items)
     ]
     f = f.with_columns(stale=pl.any_horizontal(stale) if stale else pl.lit(False)).with_columns(
-        pl.when(pl.col(f"cand_{j}").is_not_null()).then(True).otherwise(pl.col(f"in_index_{j}"))
-        .alias(f"in_index_{j}")
+        pl.when(pl.col(slot("cand", j)).is_not_null()).then(True).otherwise(pl.col(slot("in_index", j)))
+        .alias(slot("in_index", j))
         for j in range(items)
     )  # fmt: skip
     f = slot_codes(f, items)
@@ -250,7 +251,7 @@ def build_batch(
 
 def _with_scores(f: pl.DataFrame, items: int, fetch: ScoreFetcher) -> pl.DataFrame:
     """Join the item scores of the instances whose reasons need them (see ``needs_scores``)."""
-    names = [f"{p}_score{j}" for j in range(items) for p in ("cand", "rr")]
+    names = [slot(stage_column(p, "score"), j) for j in range(items) for p in ("cand", "rr")]
     needed = f.filter(needs_scores(items)).select("inst_key", "has_rr") if items else None
     if needed is None or needed.is_empty():
         return f.with_columns(pl.lit(None, dtype=pl.Float64).alias(n) for n in names)
@@ -296,7 +297,9 @@ def _with_metrics(
     f = question_metrics(f, items, "prompt_pos", nodes, suffix="at_cut")
     for k in k_values:
         f = f.with_columns(
-            pl.when(pl.col(f"ranked_{j}") <= k).then(pl.col(f"ranked_{j}")).alias(f"top_{j}")
+            pl.when(pl.col(slot("ranked", j)) <= k)
+            .then(pl.col(slot("ranked", j)))
+            .alias(slot("top", j))
             for j in range(items)
         )
         f = question_metrics(f, items, "top", nodes, suffix=f"at_{k}")

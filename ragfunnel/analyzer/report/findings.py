@@ -30,12 +30,15 @@ DETAIL_PREFIXES = (
 _PLAIN: dict[str, str] = {
     "rank # > prompt cut at #": "found at ranks {0} while only the top {1} reach the prompt",
     "rank # beyond rerank depth #": "found at ranks {0}, beyond the {1} candidates the reranker is given",
-    "not retrieved (top_k = #)": "not retrieved at all (top {0})",
-    "not retrieved (# candidates)": "not retrieved at all ({0} candidates)",
+    "not retrieved (top_k = #)": "not retrieved in the top {0}",
+    "not retrieved (# candidates)": "not among the {0} candidates",
     "moved from rank # to # > #": "moved by the reranker from ranks {0} to {1}, below the cut at {2}",
     "dropped by the reranker (was rank # of # given)": "dropped by the reranker (was rank {0} of {1})",
     "score # below threshold #": "scored {0}, below the gate's threshold {1}",
-    "never indexed (parser, connector, scope)": "never indexed (parser, connector, scope)",
+    "never indexed (parser, connector, scope)": "chunks never indexed: a parser, connector or scope gap",
+    "the confidence gate abstained (top score #, threshold #)": (
+        "abstained at the confidence gate (top score {0}, threshold {1})"
+    ),
     "answered an unanswerable question (no confidence gate to stop it)": (
         "answered an unanswerable question (no confidence gate)"
     ),
@@ -45,6 +48,8 @@ _PLAIN: dict[str, str] = {
     "abstained although the evidence was in the prompt": "abstained although the evidence was in the prompt",
     "answer misses fact(s)": "answers miss facts the case lists",
     "generate failed": "generate steps failed",
+    "answer wrong": "answers judged wrong",
+    "answer incomplete": "answers judged incomplete",
 }
 
 

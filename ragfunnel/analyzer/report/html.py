@@ -48,6 +48,7 @@ def _clip(text: str | None, kind: str) -> str:
 
 _ENV.filters["clip"] = _clip
 _ENV.filters["fmt"] = fmt
+_ENV.filters["pvalue"] = lambda p: f"{p:.2g}"
 _ENV.filters["interval"] = interval
 _ENV.filters["percent"] = lambda v: "—" if v is None else f"{100 * v:.1f}%"
 
