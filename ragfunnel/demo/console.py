@@ -70,7 +70,7 @@ def closing_text(result: DemoResult, commands: Collection[str] = ()) -> str:
         f"  ragfunnel report --store {store} --cases {cases} --run {FAULTY_RUN} --html faulty.html",
     ]
     if "threshold" in commands:
-        lines.append(f"  ragfunnel threshold --store {store} --cases {cases}")
+        lines.append(f"  ragfunnel threshold --store {store} --cases {cases} --run {CLEAN_RUN}")
     return "\n".join(lines)
 
 

@@ -26,6 +26,16 @@ def test_reasons_differing_in_numbers_become_ranges() -> None:
     ]
     facts = {"answer misses fact(s): 4.2.1": 2, "answer misses fact(s): the manager": 1}
     assert group_reasons(facts) == ["answers miss facts the case lists"]
+    judged = {
+        "unsupported claim: 'The 4.2.3 fix ships in May.' (4.2.3)": 2,
+        "unsupported claim: 'Sources: [1] policy.pdf' (1; policy)": 1,
+        "faithfulness 0.5 below 0.85: claim 'It is 30 days.' only partly supported (30)": 1,
+        "faithfulness 0.75 below 0.85: claim 'Two weeks' only partly supported (two)": 1,
+    }
+    assert group_reasons(judged) == [
+        "3 answers with an unsupported claim (quoted in the drill-down)",
+        "2 faithfulness 0.5–0.75, below 0.85: claims only partly supported",
+    ]
     gate = {
         "the confidence gate abstained (top score 0.31, threshold 0.5)": 2,
         "the confidence gate abstained (top score 0.12, threshold 0.5)": 1,

@@ -123,7 +123,8 @@ def _findings(run: pl.DataFrame, textless: Mapping[str, Sequence[str]]) -> list[
             )
         if extra["low"]:
             details.append(f"{extra['low']} with low-confidence tokens in the answer")
-        if stage == "generation" and has_faith and extra["unfaithful"]:
+        said = any("claim" in detail for detail in details)  # the judges' reasons say it already
+        if stage == "generation" and has_faith and extra["unfaithful"] and not said:
             details.append(f"{extra['unfaithful']} with unsupported claims")
         out.append(Finding(stage, int(rows["n"].sum()), tuple(details)))
     return out

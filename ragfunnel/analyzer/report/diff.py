@@ -203,6 +203,12 @@ def diff_runs(
     )  # fmt: skip
 
 
+def _setting(value: Any) -> str:
+    if isinstance(value, (list, tuple)):
+        return ", ".join(str(v) for v in value)
+    return "—" if value is None else str(value)
+
+
 def diff_lines(diff: RunDiff, *, listed: int = 50) -> list[str]:
     """The diff for a terminal: each transition with its questions, the test, the deltas."""
     lines = [
@@ -231,7 +237,10 @@ def diff_lines(diff: RunDiff, *, listed: int = 50) -> list[str]:
                      f"({d.delta:+.3f}, {interval}, n = {d.n}, {d.method})")  # fmt: skip
     if diff.config_changes:
         lines.append("configuration changes:")
-        lines += [f"  {c.setting}: {c.before} → {c.after}" for c in diff.config_changes]
+        lines += [
+            f"  {c.setting}: {_setting(c.before)} → {_setting(c.after)}"
+            for c in diff.config_changes
+        ]
     else:
         lines.append("configuration: no setting changed")
     return lines

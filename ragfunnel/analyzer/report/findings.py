@@ -26,6 +26,8 @@ DETAIL_PREFIXES = (
     "cut failed",
     "answer wrong",
     "answer incomplete",
+    "unsupported claim",
+    "faithfulness",
 )
 _PLAIN: dict[str, str] = {
     "rank # > prompt cut at #": "found at ranks {0} while only the top {1} reach the prompt",
@@ -49,6 +51,8 @@ _PLAIN: dict[str, str] = {
     "answer misses fact(s)": "answers miss facts the case lists",
     "generate failed": "generate steps failed",
     "answer wrong": "answers judged wrong",
+    "unsupported claim": "answers with an unsupported claim (quoted in the drill-down)",
+    "faithfulness # below #": "faithfulness {0}, below {1}: claims only partly supported",
     "answer incomplete": "answers judged incomplete",
 }
 
@@ -57,11 +61,18 @@ def _numbers(text: str) -> list[str]:
     return _NUMBER.findall(text)
 
 
+def _head(reason: str) -> str:
+    """The part of a reason that groups.
+
+    Before the colon for reasons naming a fact, a claim or an error message, else all of it.
+    """
+    if reason.startswith(DETAIL_PREFIXES):
+        return reason.split(":", 1)[0]
+    return reason
+
+
 def _key(reason: str) -> str:
-    for prefix in DETAIL_PREFIXES:
-        if reason.startswith(prefix):
-            return reason.split(":", 1)[0]
-    return _NUMBER.sub("#", reason)
+    return _NUMBER.sub("#", _head(reason))
 
 
 def _span(values: Sequence[str]) -> str:
@@ -95,7 +106,7 @@ def group_reasons(reasons: Mapping[str, int]) -> list[str]:
         groups.setdefault(_key(reason or "(no reason)"), []).append((reason or "", count))
     out: list[_Group] = []
     for key, members in groups.items():
-        columns = [_numbers(r) for r, _ in members]
+        columns = [_numbers(_head(r)) for r, _ in members]
         width = min(len(c) for c in columns)
         spans = tuple(_span([c[i] for c in columns]) for i in range(width))
         out.append(_Group(key, sum(n for _, n in members), spans))
