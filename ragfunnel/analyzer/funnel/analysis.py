@@ -19,11 +19,7 @@ from ragfunnel.analyzer.errors import InvalidArgument
 from ragfunnel.analyzer.funnel.answer_checks import prepare_cases
 from ragfunnel.analyzer.funnel.evidence_tree import node_table
 from ragfunnel.analyzer.funnel.index_truth import IndexTruth, load_manifest
-from ragfunnel.analyzer.funnel.judged import (
-    DEFAULT_FAITHFULNESS_THRESHOLD,
-    VERDICT_COLUMNS,
-    read_judged,
-)
+from ragfunnel.analyzer.funnel.judged import DEFAULT_FAITHFULNESS_THRESHOLD, read_judged
 from ragfunnel.analyzer.funnel.question_records import build_batch, finish
 from ragfunnel.analyzer.funnel.session import Session
 from ragfunnel.analyzer.funnel.sql import FunnelQuery
@@ -198,9 +194,6 @@ def analyze(
                 )
             )  # fmt: skip
     records = finish(parts)
-    if judged.is_empty():
-        # The verdict columns come with verdicts (docs/funnel.md): none in the store, none here.
-        records = records.drop(VERDICT_COLUMNS)
     # Vectorised: a million case ids as Python strings and a set cost seconds.
     asked = records.get_column("question_id").cast(pl.String).unique()
     wanted = frame.get_column("question_id") if question is None else pl.Series([question])
