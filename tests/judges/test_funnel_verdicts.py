@@ -30,7 +30,9 @@ def test_worked_example_in_the_funnel(store: Store, policy: str) -> None:
     before = {r["run_id"]: r for r in analyze(store, CASES).records.iter_rows(named=True)}
     # Without verdicts the paraphrased reference cannot be checked by containment.
     assert before["any-time"]["first_failure"] == "unjudged"
+    # Nothing judged yet: no faithfulness, no claims; correctness only where facts allow it.
     assert before["any-time"]["faithfulness"] is None and before["any-time"]["claims"] == []
+    assert before["any-time"]["answer_correctness"] is None
 
     with FakeOpenAI(responder) as server:
         endpoint = Endpoint(model="judge-model", base_url=server.base_url, api_key="k")

@@ -14,8 +14,10 @@ from ragfunnel.analyzer.judges.calibration import Calibration, calibrate
 from ragfunnel.analyzer.judges.model import LABELS
 from ragfunnel.analyzer.judges.stats import Estimate
 
-CALIBRATE_HELP = """Read a review sheet labelled by people (from `ragfunnel review`, CSV or \
-JSON Lines) and report each judge's agreement with them: the confusion matrix judge × human, \
+CALIBRATE_HELP = """Measure each judge's agreement with people, from a labelled review sheet.
+
+Reads the sheet of `ragfunnel review` (CSV or JSON Lines) with the human labels filled in and \
+reports, per judge: the confusion matrix judge × human, \
 Cohen's kappa with a bootstrap 95 % interval, precision and recall of "unsupported", kappa per \
 ISO week (drift), and how often the claim split was sensible. Unlabelled rows are skipped; \
 invalid ones are listed with file, line and field.

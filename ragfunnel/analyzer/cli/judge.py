@@ -19,8 +19,9 @@ from ragfunnel.analyzer.judges.run import POLICIES, JudgeRun, SameModelWarning, 
 from ragfunnel.analyzer.judges.tiered import DEFAULT_SAMPLE_RATE
 from ragfunnel.analyzer.store import Store
 
-JUDGE_HELP = """Split every stored answer into claims and rate each against the whole prompt \
-context: supported (1), partial (0.5) or unsupported (0), with the supporting chunk ids and \
+JUDGE_HELP = """Rate each stored answer's claims against its prompt, and store the verdicts.
+
+Every answer is split into claims, each rated against the whole prompt context: supported (1), partial (0.5) or unsupported (0), with the supporting chunk ids and \
 the missing term. The verdicts go to the store's verdicts table, where `ragfunnel analyze` \
 reads them (an unsupported claim fails the question at generation, quoted).
 

@@ -13,8 +13,9 @@ from ragfunnel.analyzer.cli.options import RunOption, StoreOption
 from ragfunnel.analyzer.judges.review import DEFAULT_SIZE, iso_week, review_sheet, write_sheet
 from ragfunnel.analyzer.store import Store
 
-REVIEW_HELP = """Export N judged answers (20 by default) for human review, as CSV and/or JSON \
-Lines: question, context, answer, the claim split and each judge's verdict per claim, with \
+REVIEW_HELP = """Export this week's sheet of judged answers for people to label.
+
+N answers (20 by default), as CSV and/or JSON Lines: question, context, answer, the claim split and each judge's verdict per claim, with \
 empty columns human_labels (one label per claim, ';'-separated: supported / partial / \
 unsupported, or s / p / u), claim_split_sensible (yes / no) and notes. The answers are chosen \
 with one seed per ISO week, so a week's sheet is stable. Fill it in and give it to \

@@ -17,7 +17,9 @@ from ragfunnel.analyzer.funnel import analyze
 from ragfunnel.analyzer.funnel.abstention import Abstention, abstention
 from ragfunnel.analyzer.store import Store
 
-THRESHOLD_HELP = """Abstention as an outcome: per run, answerable / unanswerable questions × \
+THRESHOLD_HELP = """Abstention per run, and a sweep of the confidence threshold.
+
+Per run, answerable / unanswerable questions × \
 answered / abstained; then a sweep over the recorded top score of the last ranking stage — at \
 each threshold, how many answerable questions would be refused and how many unanswerable ones \
 answered (a risk–coverage table), with the pipeline's own threshold marked and the threshold \

@@ -31,6 +31,9 @@ __all__ = [
     "read_judged",
 ]
 
+VERDICT_COLUMNS = ("faithfulness", "claims", "answer_correctness", "correctness_reason")
+"""The record columns the verdicts bring (null, or an empty claim list, when not judged)."""
+
 DEFAULT_FAITHFULNESS_THRESHOLD = 0.85
 """Below this faithfulness an answer's generation is the thing to fix (a setting of analyze)."""
 
