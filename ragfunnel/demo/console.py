@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import shlex
 from collections import Counter
+from collections.abc import Collection
 
-from ragfunnel.analyzer.funnel.text import summary_text
+from ragfunnel.analyzer.report import report_text
+from ragfunnel.analyzer.report.terminal import diff_text
 from ragfunnel.demo.faults import FAULTS
 from ragfunnel.demo.run import CLEAN_RUN, FAULTY_RUN, DemoResult
 
@@ -28,13 +30,19 @@ def fault_table(result: DemoResult) -> list[str]:
     return lines
 
 
-def closing_text(result: DemoResult) -> str:
-    """Everything the demo prints after the runs."""
+def closing_text(result: DemoResult, commands: Collection[str] = ()) -> str:
+    """Everything the demo prints after the runs.
+
+    ``commands``: the CLI's command names; a next step is suggested only for a command that
+    exists (``threshold``, for the confidence-gate sweep, comes with the judges' commands).
+    """
     store = shlex.quote(result.store)
     cases = shlex.quote(str(result.cases_path))
     agreed = len(result.truths) - len(result.disagreements)
     lines = [
-        summary_text(result.analysis, source=result.store),
+        report_text(result.report).rstrip(),
+        "",
+        diff_text(result.diff).rstrip(),
         "",
         f"Injected faults (run {FAULTY_RUN}; truth in {result.injection_log}):",
         *fault_table(result),
@@ -51,14 +59,18 @@ def closing_text(result: DemoResult) -> str:
     example = _example(result)
     lines += [
         "",
+        f"HTML report (both runs, the comparison on top): {result.html}",
         f"Files under {result.workdir}/: traces/ (OTLP JSON), store/ (embedded ClickHouse), "
-        "cases.yaml, injections.jsonl",
+        "cases.yaml, injections.jsonl, report.html",
         f"{result.spans:,} spans, {len(result.clean)} cases × 2 runs, {result.seconds:.1f} s",
         "",
         "Try next:",
         f"  ragfunnel funnel {example} --store {store} --cases {cases} --run {FAULTY_RUN}",
-        f"  ragfunnel analyze --store {store} --cases {cases} --run {CLEAN_RUN}",
+        f"  ragfunnel diff {CLEAN_RUN} {FAULTY_RUN} --store {store} --cases {cases}",
+        f"  ragfunnel report --store {store} --cases {cases} --run {FAULTY_RUN} --html faulty.html",
     ]
+    if "threshold" in commands:
+        lines.append(f"  ragfunnel threshold --store {store} --cases {cases} --run {CLEAN_RUN}")
     return "\n".join(lines)
 
 

@@ -26,7 +26,14 @@ from ragfunnel.demo.answer import (
     extractive_answer,
 )
 from ragfunnel.demo.corpus import Chunk, Document, split_sections
-from ragfunnel.demo.faults import HIGH_THRESHOLD, LOW_THRESHOLD, SMALL_K, STALE_DOCUMENT, Injection
+from ragfunnel.demo.faults import (
+    HIGH_THRESHOLD,
+    LOW_THRESHOLD,
+    SMALL_K,
+    STALE_DOCUMENT,
+    DemoError,
+    Injection,
+)
 from ragfunnel.demo.rerank import CrossFeatureScorer
 from ragfunnel.demo.retrieval import BM25Index, DenseIndex, Hit, reciprocal_rank_fusion
 
@@ -293,8 +300,9 @@ def _openai_client(llm: LLM) -> Any:
     try:
         import openai
     except ImportError as exc:  # the judge extra brings it
-        raise RuntimeError(
-            "an LLM generator needs the openai package: pip install 'ragfunnel[judge]'"
+        raise DemoError(
+            "an LLM generator needs the openai package: pip install 'ragfunnel[judge]'",
+            argument="llm",
         ) from exc
     key = llm.api_key or os.environ.get("OPENAI_API_KEY") or "not-needed"
     return openai.OpenAI(base_url=llm.base_url, api_key=key)

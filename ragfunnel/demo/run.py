@@ -5,7 +5,8 @@ Two runs over the shipped cases — ``demo-clean`` and ``demo-faulty`` (the faul
 ingested into an embedded store there, and analyzed against the cases; the injection log says
 where each fault must be attributed. It configures ragfunnel for the calling process (two
 ``ragfunnel.configure`` calls), and writes only inside the work directory, replacing its own
-earlier output (``traces/``, ``store/``, ``cases.yaml``, ``injections.jsonl``) and nothing else:
+earlier output (``traces/``, ``store/``, ``cases.yaml``, ``injections.jsonl``, ``report.html``)
+and nothing else:
 a directory whose ``traces/`` or ``store/`` the demo did not write is refused.
 """
 
@@ -15,6 +16,7 @@ import shutil
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import polars as pl
@@ -24,7 +26,11 @@ import ragfunnel
 from ragfunnel.analyzer.cases import Case, evidence_to_data, load_cases
 from ragfunnel.analyzer.funnel import FunnelResult, analyze
 from ragfunnel.analyzer.ingest import ingest_paths
+from ragfunnel.analyzer.report import Report, build_report, pipeline_snapshots, question_texts
+from ragfunnel.analyzer.report.diff import RunDiff, diff_runs
+from ragfunnel.analyzer.report.html import write_html
 from ragfunnel.analyzer.store import Store
+from ragfunnel.demo import DEFAULT_WORKDIR
 from ragfunnel.demo.corpus import CASES_PATH, Document, load_documents
 from ragfunnel.demo.faults import (
     DEFAULT_FAULTS,
@@ -36,7 +42,6 @@ from ragfunnel.demo.faults import (
 from ragfunnel.demo.pipeline import LLM, Outcome, Pipeline, Settings
 from ragfunnel.demo.plan import Truth, plan_faults, truths, write_log
 
-DEFAULT_WORKDIR = Path(".ragfunnel/demo")
 CLEAN_RUN = "demo-clean"
 FAULTY_RUN = "demo-faulty"
 
@@ -54,6 +59,12 @@ class DemoResult:
     injection_log: Path
     truths: list[Truth]
     analysis: FunnelResult
+    report: Report
+    """The report of both runs (what ``ragfunnel report`` prints)."""
+    diff: RunDiff
+    """The faulty run against the clean one, case by case (what ``ragfunnel diff`` prints)."""
+    html: Path
+    """The HTML report of both runs, with the comparison on top."""
     clean: dict[str, Outcome]
     faulty: dict[str, Outcome]
     spans: int
@@ -83,7 +94,7 @@ def run_demo(
     Args:
         workdir: where traces, the embedded store, the cases and the injection log go.
         faults: names from :data:`ragfunnel.demo.faults.FAULTS` (default: all of them).
-        cases: use only the first N shipped cases (default: all).
+        cases: use N of the shipped cases, spread evenly over them (default: all).
         llm: answer with an OpenAI-compatible endpoint instead of the offline generator (the
             faults whose truth depends on the generator's words are then not injected).
         settings: the pipeline's top_k, candidate depth, k and threshold.
@@ -101,7 +112,7 @@ def run_demo(
     _prepare(root)
     traces = root / "traces"
 
-    case_list = list(load_cases(CASES_PATH))[: cases or None]
+    case_list = spread(list(load_cases(CASES_PATH)), cases)
     cases_path = root / "cases.yaml"
     _write_cases(cases_path, case_list)
     documents = load_documents()
@@ -112,34 +123,49 @@ def run_demo(
             injection=injection, report=report,
         )  # fmt: skip
 
-    clean = traced(CLEAN_RUN, None)
-    injection, planned = plan_faults(case_list, clean, documents, chosen, settings)
-    faulty = traced(FAULTY_RUN, injection)
+    try:
+        clean = traced(CLEAN_RUN, None)
+        injection, planned = plan_faults(case_list, clean, documents, chosen, settings)
+        faulty = traced(FAULTY_RUN, injection)
+    except _llm_errors(llm) as exc:
+        assert llm is not None  # no LLM: nothing is caught
+        raise DemoError(f"the LLM at {llm.base_url} failed: {exc}", argument="llm") from exc
     found = truths(planned, case_list, clean, faulty, FAULTY_RUN)
     log = root / "injections.jsonl"
     write_log(log, found)
 
-    report("analyze", 0, 1)
+    report("analyze and report", 0, 1)
     store = f"chdb://{root / 'store'}"
+    case_set = load_cases(cases_path)
     with Store.open(store) as opened:
         spans = ingest_paths(opened, [traces]).inserted
-        analysis = analyze(opened, cases_path)
-    report("analyze", 1, 1)
+        analysis = analyze(opened, case_set)
+        snapshots = pipeline_snapshots(opened, [CLEAN_RUN, FAULTY_RUN])
+        built = build_report(
+            analysis, cases=case_set, snapshots=snapshots, texts=partial(question_texts, opened)
+        )
+    diff = diff_runs(analysis, CLEAN_RUN, FAULTY_RUN, snapshots=snapshots)
+    html = write_html(built, root / "report.html", diff=diff)
+    report("analyze and report", 1, 1)
     result = DemoResult(
-        root,
-        store,
-        cases_path,
-        log,
-        found,
-        analysis,
-        clean,
-        faulty,
-        spans,
-        time.perf_counter() - started,
-    )
+        workdir=root, store=store, cases_path=cases_path, injection_log=log, truths=found,
+        analysis=analysis, report=built, diff=diff, html=html, clean=clean, faulty=faulty,
+        spans=spans, seconds=time.perf_counter() - started,
+    )  # fmt: skip
     result.disagreements = compare(found, analysis.records)
     result.missed_flags = missed_flags(found, analysis.records)
     return result
+
+
+def spread(items: Sequence[Case], n: int | None) -> list[Case]:
+    """``n`` of ``items`` spread evenly over the list (all of them without ``n``).
+
+    The shipped cases are grouped by topic, unanswerable ones last: an even spread keeps every
+    kind in a small demo.
+    """
+    if n is None or n >= len(items):
+        return list(items)
+    return [items[i * len(items) // n] for i in range(n)]
 
 
 def compare(found: Sequence[Truth], records: pl.DataFrame) -> list[tuple[Truth, str, str]]:
@@ -167,9 +193,15 @@ def missed_flags(found: Sequence[Truth], records: pl.DataFrame) -> list[Truth]:
     return [t for t in found if t.flag and t.flag not in rows.get((t.run_id, t.case_id), [])]
 
 
-def pipeline_snapshot(run_id: str, settings: Settings, llm: LLM | None) -> dict[str, object]:
-    """The ``configure(pipeline=...)`` snapshot of one demo run (its own index version)."""
+def pipeline_snapshot(
+    run_id: str, settings: Settings, llm: LLM | None, faults: Sequence[str] = ()
+) -> dict[str, object]:
+    """The ``configure(pipeline=...)`` snapshot of one demo run (its own index version).
+
+    The faulty run lists its faults, so a diff of the two runs names what changed.
+    """
     return {
+        "faults": sorted(faults) or ["none"],
         "index_version": f"policies-{run_id}",
         "k": settings.k,
         "threshold": settings.threshold,
@@ -217,7 +249,7 @@ def _traced_run(
         capture_content=True,
         run_id=run_id,
         service_name="ragfunnel-demo",
-        pipeline=pipeline_snapshot(run_id, settings, llm),
+        pipeline=pipeline_snapshot(run_id, settings, llm, _fault_names(injection)),
     )
     outcomes = run_pipeline(
         run_id, documents, cases, settings=settings, llm=llm, injection=injection, progress=report
@@ -227,6 +259,25 @@ def _traced_run(
     if dropped:  # a lost ingest span reads as "never indexed": the analysis would be wrong
         raise RuntimeError(f"run {run_id}: {dropped} spans were dropped at export")
     return outcomes
+
+
+def _fault_names(injection: Injection | None) -> list[str]:
+    """Every fault the injection holds (for the run's configuration snapshot)."""
+    if injection is None:
+        return []
+    names = set(injection.questions.values())
+    names |= {"dropped_document"} if injection.dropped_documents else set()
+    names |= {"empty_ocr"} if injection.empty_ocr else set()
+    return sorted(names)
+
+
+def _llm_errors(llm: LLM | None) -> tuple[type[Exception], ...]:
+    """The errors an LLM endpoint raises (none to catch without one)."""
+    if llm is None:
+        return ()
+    import openai  # present: the pipeline could not have been built otherwise
+
+    return (openai.OpenAIError,)
 
 
 MARKER = ".ragfunnel-demo"

@@ -2,164 +2,30 @@
 
 The factory inspects the wrapped callable once, at decoration time, and picks one of four
 wrappers — function, coroutine function, generator function, async generator function. Stage
-specifics come from ``stages.py``. Guarantees (DESIGN §9): the app's return values and exceptions
-pass through untouched; ragfunnel's own failures are counted, never raised into the app; a
-generator's span is current only while the generator body runs, never across a ``yield``.
+specifics come from ``stages.py``, a call's span lifetime from ``calls.py``. Guarantees
+(docs/reliability.md): the app's return values and exceptions pass through untouched;
+ragfunnel's own failures are counted, never raised into the app; a generator's span is current
+only while the generator body runs, never across a ``yield``.
 """
 
 from __future__ import annotations
 
-import contextvars
 import functools
 import inspect
 from collections.abc import AsyncGenerator, Callable, Generator, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import Any, TypeVar, overload
 
-from opentelemetry import context as otel_context
 from opentelemetry import trace
-from opentelemetry.trace import Span, Status, StatusCode
+from opentelemetry.trace import Span
 
 from ragfunnel.instrumentation import contract as c
 from ragfunnel.instrumentation import stages
-from ragfunnel.instrumentation.config import State, state
-from ragfunnel.instrumentation.extract import Unread
-from ragfunnel.instrumentation.safety import internal_error, not_read
+from ragfunnel.instrumentation.calls import CURRENT_QUESTION, Call, begin
+from ragfunnel.instrumentation.config import state
+from ragfunnel.instrumentation.safety import internal_error
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-
-@dataclass
-class _Question:
-    id: str
-    span: Span
-
-
-_QUESTION: contextvars.ContextVar[_Question | None] = contextvars.ContextVar(
-    "ragfunnel_question", default=None
-)
-
-
-class _Call:
-    """One traced call: its span, and the context tokens to undo when it ends."""
-
-    __slots__ = ("plan", "question", "span", "st", "tokens")
-
-    def __init__(self, plan: stages.Plan, st: State, span: Span, question: _Question | None):
-        self.plan = plan
-        self.st = st
-        self.span = span
-        self.question = question
-        self.tokens: tuple[Any, ...] = ()
-
-    def activate(self) -> None:
-        """Make this call's span (and question) current in the running context."""
-        ctx_token = otel_context.attach(trace.set_span_in_context(self.span))
-        q_token = _QUESTION.set(self.question) if self.plan.stage is c.Stage.QUESTION else None
-        self.tokens = (ctx_token, q_token)
-
-    def deactivate(self) -> None:
-        """Undo :meth:`activate` (same context, reverse order)."""
-        ctx_token, q_token = self.tokens
-        self.tokens = ()
-        if q_token is not None:
-            _QUESTION.reset(q_token)
-        otel_context.detach(ctx_token)
-
-    def record(self, result: Any, attrs: stages.Attributes, where: str) -> None:
-        """Add ``result``'s attributes (and ``attrs``) to the span; never raises."""
-        try:
-            if self.span.is_recording():
-                stages.on_result(self.plan, self.st, result, attrs)
-                self.span.set_attributes(attrs)
-        except Unread as unread:
-            not_read(f"{self.plan.stage.value} result", unread)
-            self._set_attributes(attrs)
-        except Exception as exc:  # noqa: BLE001 - extraction must never reach the app
-            internal_error(where, exc)
-
-    def _set_attributes(self, attrs: stages.Attributes) -> None:
-        try:
-            self.span.set_attributes(attrs)
-        except Exception as exc:  # noqa: BLE001
-            internal_error("setting attributes", exc)
-
-    def finish(self, result: Any) -> None:
-        """Record the result and end the span; never raises."""
-        try:
-            self.record(result, {}, f"{self.plan.stage.value} result extraction")
-        finally:
-            self.end()
-
-    def _streamed(self, items: list[Any], attrs: stages.Attributes, where: str) -> None:
-        if not self.span.is_recording():
-            return
-        try:
-            result = stages.stream_result(self.plan, items)
-        except Exception as exc:  # noqa: BLE001 - extraction must never reach the app
-            internal_error(where, exc)
-        else:
-            self.record(result, attrs, where)
-
-    def finish_stream(self, items: list[Any]) -> None:
-        """End a stream's span with what it yielded; never raises."""
-        try:
-            self._streamed(items, {}, f"{self.plan.stage.value} result extraction")
-        finally:
-            self.end()
-
-    def fail_stream(self, exc: BaseException, items: list[Any]) -> None:
-        """End a stream's span on error, keeping the partial output already produced."""
-        if items:
-            self._streamed(items, {c.STREAM_PARTIAL: True}, "partial stream extraction")
-        self.fail(exc)
-
-    def fail(self, exc: BaseException) -> None:
-        """Record the app's exception on the span and end it; never raises."""
-        try:
-            if isinstance(exc, Exception):
-                self.span.record_exception(exc)
-                self.span.set_status(Status(StatusCode.ERROR, f"{type(exc).__name__}: {exc}"))
-            else:  # cancellation, GeneratorExit: not an error of the step
-                self.span.add_event("cancelled", {"exception.type": type(exc).__name__})
-        except Exception as inner:  # noqa: BLE001
-            internal_error("recording an exception", inner)
-        finally:
-            self.end()
-
-    def end(self) -> None:
-        try:
-            if self.tokens:
-                self.deactivate()
-            self.span.end()
-        except Exception as exc:  # noqa: BLE001
-            internal_error("ending a span", exc)
-
-
-def _begin(plan: stages.Plan, st: State, get: stages.Getter) -> _Call | None:
-    """Start a stage's span with its input attributes; ``None`` if ragfunnel itself failed."""
-    try:
-        attrs = dict(plan.static)
-        parent_question = _QUESTION.get()
-        question: _Question | None = None
-        if parent_question is not None and plan.stage is not c.Stage.QUESTION:
-            attrs[c.QUESTION_ID] = parent_question.id
-        else:
-            # A stage span under a question is read with its root, which carries the version.
-            attrs[c.SCHEMA] = c.SCHEMA_VERSION
-        stages.on_call(plan, st, get, attrs)
-        assert st.tracer is not None
-        span = st.tracer.start_span(plan.span_name, attributes=attrs)
-        if plan.stage is c.Stage.QUESTION:
-            if c.QUESTION_ID not in attrs:  # neither id nor text: the trace identifies it
-                attrs[c.QUESTION_ID] = f"q-trace-{span.get_span_context().trace_id:032x}"
-                span.set_attribute(c.QUESTION_ID, attrs[c.QUESTION_ID])
-            question = _Question(str(attrs[c.QUESTION_ID]), span)
-        return _Call(plan, st, span, question)
-    except Exception as exc:  # noqa: BLE001
-        internal_error(f"{plan.stage.value} span start", exc)
-        return None
 
 
 class _Arguments:
@@ -203,10 +69,10 @@ class _Arguments:
 
 def _start(
     plan: stages.Plan, arguments: _Arguments, args: tuple[Any, ...], kwargs: dict[str, Any]
-) -> _Call | None:
+) -> Call | None:
     """The call's span, started, when tracing is on."""
     st = state()
-    return _begin(plan, st, arguments.getter(args, kwargs)) if st.enabled else None
+    return begin(plan, st, arguments.getter(args, kwargs)) if st.enabled else None
 
 
 def _wrap(fn: Callable[..., Any], plan: stages.Plan) -> Callable[..., Any]:
@@ -298,7 +164,7 @@ def _wrap(fn: Callable[..., Any], plan: stages.Plan) -> Callable[..., Any]:
             st = state()  # inlined, not _start: this is the path whose cost is measured
             if not st.enabled:
                 return await fn(*args, **kwargs)
-            call = _begin(plan, st, arguments.getter(args, kwargs))
+            call = begin(plan, st, arguments.getter(args, kwargs))
             if call is None:
                 return await fn(*args, **kwargs)
             call.activate()
@@ -317,7 +183,7 @@ def _wrap(fn: Callable[..., Any], plan: stages.Plan) -> Callable[..., Any]:
         st = state()  # inlined, not _start: this is the path whose cost is measured
         if not st.enabled:
             return fn(*args, **kwargs)
-        call = _begin(plan, st, arguments.getter(args, kwargs))
+        call = begin(plan, st, arguments.getter(args, kwargs))
         if call is None:
             return fn(*args, **kwargs)
         call.activate()
@@ -409,7 +275,7 @@ generate = _Decorator(c.Stage.GENERATE)
 class StageHandle:
     """What ``with ragfunnel.stage(...) as s`` gives: record the step's output on its span."""
 
-    def __init__(self, call: _Call | None):
+    def __init__(self, call: Call | None):
         self._call = call
         self._result: Any = None
         self._recorded = False
@@ -444,7 +310,7 @@ def stage(kind: str | c.Stage, **options: Any) -> Iterator[StageHandle]:
     kind = c.Stage(kind)
     plan = stages.make_plan(kind, kind.value, stages.normalize_options(kind, options))
     st = state()
-    call = _begin(plan, st, plan.sources.get) if st.enabled else None
+    call = begin(plan, st, plan.sources.get) if st.enabled else None
     handle = StageHandle(call)
     if call is None:
         yield handle
@@ -468,7 +334,7 @@ def abstain(reason: str | None = None) -> None:
     marked too, even outside a question. Outside any question and stage this does nothing.
     """
     try:
-        current = _QUESTION.get()
+        current = CURRENT_QUESTION.get()
         attrs: dict[str, Any] = {c.ANSWER_ABSTAINED: True}
         if reason:
             attrs[c.ABSTAIN_REASON] = reason

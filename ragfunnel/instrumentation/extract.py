@@ -153,6 +153,9 @@ def items_of(value: Any) -> Sequence[Any]:
 
     Raises :class:`Unread` for anything that cannot be read without consuming it.
     """
+    cls = type(value)
+    if cls is list or cls is tuple:  # the common case, before any other check
+        return value  # type: ignore[no-any-return]
     if value is None:
         return []
     if _materialised(value):
@@ -178,7 +181,7 @@ def _fast_ranked(items: Sequence[Any]) -> Ranked | None:
     ``"".join`` proves every id is a string and ``array("d", ...)`` that every score is a number
     (converting ints), each in one call. Returns ``None`` when the list is not uniformly one of
     the fast shapes; the general path then handles it. This keeps a 50-document span within the
-    overhead budget of DESIGN §8.
+    overhead budget of bench/RESULTS.md ("Decorator overhead").
     """
     first = type(items[0])
     if first is dict:

@@ -19,6 +19,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from test_funnel_decisions import A_ID, B_ID, RIGHT, WRONG, Q, case, filler, one
+from test_funnel_traces import hashes
 
 from ragfunnel.analyzer.cases import CaseSet
 from ragfunnel.analyzer.funnel import analyze
@@ -121,13 +122,15 @@ def test_openinference_documents_are_parsed_once_in_the_view(
     ingest_spans(store, exporter.get_finished_spans())
     analyze(store, CaseSet.of([case()]))  # creates the view and backfills
     rows = store.query_arrow(
-        f"SELECT Stage, Source, Ids, Scores, HasInput, Name, AnswerText FROM {stage_table(store)} "
+        f"SELECT Stage, Source, IdHashes AS Ids, Scores, HasInput, Name, AnswerText "
+        f"FROM {stage_table(store)} "
         "WHERE Stage IN ('retrieve', 'rerank', 'generate') ORDER BY Timestamp"
     ).to_pylist()
     by_stage = {(r["Stage"], bool(r["Ids"])): r for r in rows}
-    assert by_stage[("retrieve", True)]["Ids"] == [A_ID, B_ID]
+    assert by_stage[("retrieve", True)]["Ids"] == hashes(store, [A_ID, B_ID])
     assert by_stage[("retrieve", True)]["Scores"] == [1.0, 0.99]
-    assert by_stage[("rerank", True)]["Ids"] == [B_ID] and by_stage[("rerank", True)]["HasInput"]
+    assert by_stage[("rerank", True)]["Ids"] == hashes(store, [B_ID])
+    assert by_stage[("rerank", True)]["HasInput"]
     assert by_stage[("rerank", True)]["Name"] == "bge-reranker"
     assert by_stage[("generate", False)]["AnswerText"] == RIGHT
     assert {r["Source"] for r in rows} == {"openinference"}

@@ -221,9 +221,17 @@ class TraceBuilder:
 # The typed view
 
 
+def hashes(store: Store, ids: Sequence[str]) -> list[int]:
+    """The 64-bit hashes the stage table keeps of ``ids`` (it keeps their text for ingest only)."""
+    found = store.query_arrow(
+        "SELECT arrayMap(x -> cityHash64(x), {ids:Array(String)}) AS h", {"ids": list(ids)}
+    )
+    return list(found.column("h")[0].as_py())
+
+
 def _rows(store: Store) -> list[dict[str, Any]]:
     return store.query_arrow(
-        f"SELECT Stage, Source, QuestionKey, Name, TopK, HasIds, Ids, Scores, HasInput, "
+        f"SELECT Stage, Source, QuestionKey, Name, TopK, HasIds, Ids, IdHashes, Scores, HasInput, "
         f"length(InputHashes) AS n_in, AnswerText, HasAnswer, RunId, Abstained, CutK, "
         f"CutThreshold, SampleIndex, Mode FROM {stage_table(store)} ORDER BY Timestamp"
     ).to_pylist()
@@ -240,11 +248,13 @@ def test_view_parses_each_stage_once(store: Store, builder: TraceBuilder) -> Non
     rows = _rows(store)
     assert [r["Stage"] for r in rows] == ["question", "retrieve", "rerank", "cut", "generate"]
     question, retrieve, rerank, cut, generate = rows
-    assert retrieve["Ids"] == ["a", "b"] and retrieve["Scores"] == [0.9, 0.5]
+    assert retrieve["IdHashes"] == hashes(store, ["a", "b"]) and retrieve["Ids"] == []
+    assert retrieve["Scores"] == [0.9, 0.5]
     assert retrieve["TopK"] == 10 and retrieve["Name"] == "bm25"
     assert rerank["n_in"] == 2 and rerank["HasInput"] == 1 and rerank["TopK"] == 2
-    assert cut["CutK"] == 1 and cut["CutThreshold"] == 0.5 and cut["Ids"] == ["b"]
-    assert generate["Ids"] == ["b"] and generate["AnswerText"] == "answer"
+    assert cut["CutK"] == 1 and cut["CutThreshold"] == 0.5
+    assert cut["IdHashes"] == generate["IdHashes"] == hashes(store, ["b"])
+    assert generate["AnswerText"] == "answer"
     assert generate["HasAnswer"] == 1 and generate["SampleIndex"] == 0
     assert generate["Mode"] == "pipeline"
     assert question["RunId"] == "r1" and {r["QuestionKey"] for r in rows} == {"q-1"}
@@ -276,7 +286,7 @@ def test_nan_scores_and_missing_attributes(store: Store, builder: TraceBuilder) 
         q.generate(None)
     builder.into(store)
     _, retrieve, generate = _rows(store)
-    assert retrieve["Ids"] == ["a", "b"] and retrieve["Scores"] == []
+    assert retrieve["IdHashes"] == hashes(store, ["a", "b"]) and retrieve["Scores"] == []
     assert generate["HasIds"] == 0 and generate["HasAnswer"] == 0
 
 

@@ -1,5 +1,6 @@
-"""The read path never writes: a read-only store gets no CREATE, ALTER, DROP or INSERT, and the
-analysis it gives (parsing otel_traces at read time) equals the one from the stage table.
+"""The read path never writes: on a read-only store, analyze, funnel, shapes, report and diff send
+no CREATE, ALTER, DROP or INSERT, and the analysis they get (parsing otel_traces at read time)
+equals the one from the stage table.
 
 docs/deployment.md states the guarantee and the privileges each command needs.
 """
@@ -7,6 +8,7 @@ docs/deployment.md states the guarantee and the privileges each command needs.
 from __future__ import annotations
 
 import inspect
+import json
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -287,3 +289,40 @@ def test_shapes_of_an_empty_read_only_store_write_nothing(
     assert found.records.height == 0
     assert writes(recorder.statements) == []
     assert pl.DataFrame(found.summary).height == 0
+
+
+def test_report_and_diff_on_a_read_only_store_write_nothing(
+    b: TraceBuilder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ragfunnel.analyzer.cli.report import analysed
+
+    several_questions(b)
+    dsn = f"chdb://{tmp_path / 'report'}"
+    with Store.open(dsn) as opened:
+        b.into(opened)
+    cases_file = tmp_path / "cases.jsonl"
+    questions = (("q-017", Q), ("q-018", "Who resets the firmware?"), ("q-019", "Which runbook?"))
+    evidence = {"all_of": [A_ID, B_ID]}
+    lines = [
+        json.dumps({"id": qid, "question": text, "evidence": evidence, "facts": ["4.2.0"]})
+        for qid, text in questions
+    ]
+    cases_file.write_text("\n".join(lines) + "\n")
+    recorders: list[Recorder] = []
+    real_open = Store.open
+
+    def recording_open(*args: Any, **kw: Any) -> Store:
+        store = real_open(*args, **kw)
+        recorders.append(Recorder(store.client))
+        store.client = recorders[-1]
+        return store
+
+    monkeypatch.setattr(Store, "open", recording_open)
+    for run in (None, ["run-1"], ["run-2"]):  # what `ragfunnel report` and `ragfunnel diff` run
+        done = analysed(
+            store=dsn, cases=cases_file, runs=run, index_manifest=None, k=None,
+            jaeger_url=None, read_only=True, top=20, sample=50, step=lambda _: None,
+        )  # fmt: skip
+        assert done.result.notices == (READ_TIME_NOTICE,)
+    assert len(recorders) == 3 and all(r.statements for r in recorders)
+    assert [writes(r.statements) for r in recorders] == [[], [], []]

@@ -6,12 +6,14 @@ clone needs nothing beside it. The HotpotQA version stays a benchmark (bench/fau
 
 from __future__ import annotations
 
+import socket
 from pathlib import Path
 
 import polars as pl
 import pytest
-from conftest import ChatServer
+from demo_chat_server import ChatServer
 
+from ragfunnel.demo.console import closing_text
 from ragfunnel.demo.faults import FAULTS, LLM_UNPLANNED, DemoError, FaultError
 from ragfunnel.demo.pipeline import LLM
 from ragfunnel.demo.plan import read_log
@@ -36,6 +38,18 @@ def test_every_injected_fault_is_attributed_to_its_stage(demo: DemoResult) -> No
         assert fault.stage in {t.stage for t in logged if t.fault == name}, name
 
 
+def test_the_report_and_the_diff_cover_both_runs(demo: DemoResult) -> None:
+    assert [r.run_id for r in demo.report.runs] == [CLEAN_RUN, FAULTY_RUN]
+    page = demo.html.read_text(encoding="utf-8")
+    assert CLEAN_RUN in page and FAULTY_RUN in page and "de-hotel-taxi" in page
+    # Every case the faults broke moved from ok in the diff, and nothing was fixed.
+    broken = {t.case_id for t in demo.truths if t.stage not in ("ok", "ok_without_evidence")}
+    moved = demo.records.filter(pl.col("run_id") == FAULTY_RUN, pl.col("first_failure") != "ok")
+    assert broken <= set(moved["question_id"])
+    assert demo.diff.paired == len(demo.clean)
+    assert demo.diff.mcnemar.fixed == 0 and demo.diff.regressions()
+
+
 def test_index_faults_are_blamed_on_ingestion_with_the_reason(demo: DemoResult) -> None:
     records = demo.records.filter(pl.col("run_id") == FAULTY_RUN)
     for truth in demo.truths:
@@ -52,9 +66,11 @@ def test_the_clean_run_has_only_the_gate_failure_nobody_injected(demo: DemoResul
 
 
 def test_faults_and_case_count_can_be_chosen(tmp_path: Path) -> None:
-    result = run_demo(tmp_path, faults=["threshold_high", "small_k"], cases=20)
+    result = run_demo(tmp_path, faults=["threshold_high", "threshold_low"], cases=20)
     assert result.records.filter(pl.col("run_id") == FAULTY_RUN).height == 20
-    assert {t.fault for t in result.truths} == {"threshold_high", "small_k"}
+    assert {t.fault for t in result.truths} == {"threshold_high", "threshold_low"}
+    # The 20 are spread over the set: the unanswerable cases at its end take part too.
+    assert any(t.case_id.startswith("none-") for t in result.truths)
     assert result.disagreements == []
     with pytest.raises(FaultError, match="unknown fault"):
         run_demo(tmp_path, faults=["no_such_fault"])
@@ -84,3 +100,20 @@ def test_with_an_llm_generator_the_planned_faults_still_land(
     faults = {t.fault for t in result.truths}
     assert faults and not faults & LLM_UNPLANNED
     assert result.disagreements == []
+
+
+def test_an_unreachable_llm_is_one_clear_error(tmp_path: Path) -> None:
+    with socket.socket() as s:  # a loopback port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    llm = LLM(base_url=f"http://127.0.0.1:{port}/v1", model="none")
+    with pytest.raises(DemoError, match=f"the LLM at http://127.0.0.1:{port}/v1 failed") as info:
+        run_demo(tmp_path, llm=llm, cases=2)
+    assert info.value.argument == "llm"
+
+
+def test_next_steps_name_only_commands_that_exist(demo: DemoResult) -> None:
+    assert "ragfunnel threshold" not in closing_text(demo)
+    assert "ragfunnel threshold --store" in closing_text(demo, {"threshold"})
+    text = closing_text(demo)
+    assert "names the injected stage for" in text and str(demo.html) in text

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import ChatServer
+from demo_chat_server import ChatServer
 
 from ragfunnel.analyzer.cases import AllOf, AnyOf, Case, load_cases
 from ragfunnel.demo.answer import cited_numbers

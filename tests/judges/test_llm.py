@@ -29,6 +29,7 @@ def worked_example_responder(body: dict[str, Any]) -> str:
         answer = user_text(body).split("Answer:\n", 1)[1]
         return json.dumps({"claims": list(split_claims(answer).claims)})
     verdicts = []
+    present = re.findall(r"^\[([^\]]+)\]$", user_text(body), re.MULTILINE)
     for n, claim in enumerate(numbered_claims(body), start=1):
         if "jederzeit" in claim:
             verdicts.append(
@@ -41,6 +42,7 @@ def worked_example_responder(body: dict[str, Any]) -> str:
             )
         else:
             ids = ["taxi"] if "Taxi" in claim else ["hotel-allowance"]
+            ids = [i for i in ids if i in present] or present[:1]
             verdicts.append(
                 {"claim": n, "verdict": "supported", "supporting_ids": ids, "missing": ""}
             )

@@ -101,7 +101,7 @@ def test_tiered_policy_sends_flagged_and_sampled_answers(store: Store) -> None:
         everything = judge_store(
             store, policy="tiered", endpoint=endpoint, sample_rate=1.0, write=False
         )
-    assert run.sent_to_llm == {"offline: 1 of 2 claims not supported": 1}
+    assert run.sent_to_llm == {"offline: a claim not supported": 1}
     judges = sorted(r["Judge"] for r in run.rows)
     assert judges == ["llm:judge-model", "offline", "offline", "offline"]
     assert everything.sent_to_llm["random sample"] == 3

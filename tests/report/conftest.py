@@ -13,7 +13,11 @@ from report_fixtures import Fixture, write_cases
 
 from ragfunnel.analyzer.funnel import analyze
 from ragfunnel.analyzer.ingest import ingest_spans
-from ragfunnel.analyzer.report.sources import pipeline_snapshots, question_texts
+from ragfunnel.analyzer.report.sources import (
+    pipeline_snapshots,
+    question_texts,
+    textless_documents,
+)
 from ragfunnel.analyzer.store import Store
 from ragfunnel.testing import capture_spans
 
@@ -36,4 +40,5 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Fixture:
         snapshots = pipeline_snapshots(store, (run for run in "ABC"))  # any iterable
         keys = list(zip(result.records["trace_id"], result.records["question_key"], strict=True))
         texts = question_texts(store, keys)
-    return Fixture(dsn, cases, write_cases(root / "cases.json"), result, snapshots, texts)
+        textless = textless_documents(store, iter(["v1", "v9"]))
+    return Fixture(dsn, cases, write_cases(root / "cases.json"), result, snapshots, texts, textless)

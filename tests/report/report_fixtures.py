@@ -28,6 +28,7 @@ class Fixture:
     result: FunnelResult
     snapshots: dict[str, dict[str, Any]]
     texts: dict[tuple[str, str], QuestionTexts]
+    textless: dict[str, tuple[str, ...]]
 
 
 def write_cases(path: Path) -> Path:
@@ -77,5 +78,6 @@ def report_of(runs: Fixture, result: FunnelResult | None = None, **options: Any)
     """The report of the fixture runs, texts read from what the store gave the fixture."""
     return build_report(
         result or runs.result, cases=runs.cases, snapshots=runs.snapshots,
-        texts=lambda keys: {k: runs.texts[k] for k in keys if k in runs.texts}, **options,
+        texts=lambda keys: {k: runs.texts[k] for k in keys if k in runs.texts},
+        textless=runs.textless, **options,
     )  # fmt: skip

@@ -12,7 +12,9 @@ def test_diagnosis_reads_like_an_engineer_wrote_it(runs: Fixture) -> None:
     assert (a.questions, a.failed, a.unjudged, a.incomplete) == (12, 7, 0, 0)
     assert a.diagnosis.startswith(
         "Of 12 questions, 7 were answered wrongly or incompletely. 6 of the 7 failures arise "
-        "before generation — 1 at ingestion (never indexed (parser, connector, scope)), 2 at "
+        "before generation — 1 at ingestion (chunks never indexed: a parser, connector or scope "
+        "gap; 1 of them from documents ingested with pages without text (scans without a text "
+        "layer?)), 2 at "
         "search (found at rank 25, beyond the 20 candidates the reranker is given), 1 at rerank "
         "(moved by the reranker from rank 4 to 7, below the cut at 3), 2 at cut (1 scored 0.1, "
         "below the gate's threshold 0.3; 1 unanswerable, let through by the confidence gate "
@@ -23,6 +25,13 @@ def test_diagnosis_reads_like_an_engineer_wrote_it(runs: Fixture) -> None:
     assert {f.stage: f.count for f in a.findings} == {
         "ingestion": 1, "search": 2, "rerank": 1, "cut": 2, "generation": 1,
     }  # fmt: skip
+
+
+def test_textless_documents_come_from_the_ingest_spans(runs: Fixture) -> None:
+    assert runs.textless == {"v1": ("scan-2019",)}
+    plain = build_report(runs.result).run("A")
+    ingestion = next(f for f in plain.findings if f.stage == "ingestion")
+    assert ingestion.details == ("chunks never indexed: a parser, connector or scope gap",)
 
 
 def test_shares_metrics_and_losses(runs: Fixture) -> None:
@@ -68,6 +77,10 @@ def test_worst_questions_carry_their_drilldown(runs: Fixture) -> None:
     assert item["path"] == (
         "indexed → candidate #25 → lost at search: rank 25 beyond rerank depth 20"
     )
+    ingestion = next(w for w in a.worst if w["question_id"] == "q-08")
+    assert ingestion["evidence"][0]["path"] == (
+        "lost at ingestion: never indexed (parser, connector, scope)"
+    )
     assert len(search["prompt"]) == 3 and search["prompt"][0]["text"].startswith("Filler")
     assert search["trace_url"] == f"http://127.0.0.1:16686/trace/{search['trace_id']}"
     assert search["metrics"]["recall_at_cut"] == 0.0
@@ -105,7 +118,10 @@ def test_verdicts_appear_when_present_never_mixed_with_retrieval(runs: Fixture) 
     ]  # fmt: skip
     text = report_text(report)
     assert "generation (judged answers, never averaged with retrieval)" in text
-    assert report_of(runs).run("A").generation is None
+    # Unjudged, the funnel's own check of the facts still gives answer correctness.
+    plain = report_of(runs).run("A").generation
+    assert plain is not None and plain.faithfulness is None and plain.judged == 0
+    assert plain.correctness == {"correct": 4, "wrong": 6}
 
 
 def test_terminal_text(runs: Fixture) -> None:
@@ -114,7 +130,7 @@ def test_terminal_text(runs: Fixture) -> None:
     assert "run A · 12 questions" in text and "Of 12 questions, 7 were answered" in text
     assert "retrieval at the real cut (k = 3)" in text
     assert "gold-4#c1" in text and "q-08" in text
-    assert "configuration: index_version = v1, prompt_version = p1" in text
+    assert "configuration: index_version = v1; prompt_version = p1" in text
     assert "unanswerable — answered 1, abstained 1" in text
 
 
@@ -129,3 +145,58 @@ def test_empty_result_reports_no_runs(runs: Fixture) -> None:
     report = build_report(result)
     assert report.runs == () and report.sample == ()
     assert "0 question records" in report_text(report)
+
+
+def test_questions_without_a_run_report_as_one_unnamed_run(runs: Fixture) -> None:
+    import dataclasses
+
+    import polars as pl
+
+    from ragfunnel.analyzer.funnel.summary import failure_table, metric_table
+
+    a = runs.result.records.filter(pl.col("run_id") == "A")
+    records = a.with_columns(run_id=pl.lit(None, pl.Categorical))
+    result = dataclasses.replace(
+        runs.result, records=records, failures=failure_table(records),
+        metrics=metric_table(records, runs.result.k),
+    )  # fmt: skip
+    (run,) = build_report(result).runs
+    assert run.run_id == "" and run.questions == 12 and run.failed == 7
+    assert {s.stage: s.count for s in run.shares}["search"] == 2
+    assert next(m for m in run.metrics if (m.metric, m.at) == ("recall", "cut")).mean == 0.5
+    assert "run (none) · 12 questions" in report_text(build_report(result))
+
+
+def test_verdict_columns_with_nothing_judged_show_no_generation_section(runs: Fixture) -> None:
+    import dataclasses
+
+    import polars as pl
+
+    unjudged = runs.result.records.with_columns(
+        faithfulness=pl.lit(None, pl.Float64), answer_correctness=pl.lit(None, pl.String)
+    )
+    report = report_of(runs, dataclasses.replace(runs.result, records=unjudged))
+    assert report.run("A").generation is None
+
+
+def test_flags_add_clauses_to_their_stage(runs: Fixture) -> None:
+    import dataclasses
+
+    import polars as pl
+
+    failure = pl.col("first_failure").cast(pl.String)
+    flagged = runs.result.records.with_columns(
+        flags=pl.when(failure == "generation")
+        .then(pl.lit(["conflicting_sources", "low_confidence"], dtype=pl.List(pl.String)))
+        .otherwise(pl.col("flags"))
+    )
+    report = report_of(runs, dataclasses.replace(runs.result, records=flagged))
+    generation = next(f for f in report.run("B").findings if f.stage == "generation")
+    assert generation.details == (
+        "answers miss facts the case lists",
+        "2 of them with two versions of one document in the prompt",
+        "2 with low-confidence tokens in the answer",
+    )
+    assert "and 2 at generation (answers miss facts the case lists; 2 of them with two " in (
+        report.run("B").diagnosis
+    )

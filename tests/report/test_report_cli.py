@@ -25,7 +25,7 @@ def test_report_prints_the_diagnosis_and_writes_every_output(runs: Fixture, tmp_
     jsonl, parquet = tmp_path / "records.jsonl", tmp_path / "records.parquet"
     code, out, err = run(
         runs, "report", "--run", "A", "--html", str(html), "--json", str(summary),
-        "--jsonl", str(jsonl), "--parquet", str(parquet), "--jaeger", "http://127.0.0.1:16686",
+        "--jsonl", str(jsonl), "--parquet", str(parquet), "--jaeger-url", "http://127.0.0.1:16686",
     )  # fmt: skip
     assert code == 0, out + err
     assert "Of 12 questions, 7 were answered wrongly or incompletely." in out

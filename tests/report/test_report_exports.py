@@ -30,7 +30,7 @@ def test_records_round_trip_through_jsonl_and_parquet(
 ) -> None:
     result = with_verdicts(runs.result) if verdicts else runs.result
     expected = export_frame(result.records, result.k)
-    schema = records_schema(result.k, verdicts=verdicts)
+    schema = records_schema(result.k)
     assert expected.schema == pl.Schema(schema)
     assert expected.height == 36 and set(expected["schema_version"]) == {RECORDS_SCHEMA_VERSION}
     jsonl = write_jsonl(result.records, result.k, tmp_path / "records.jsonl")
@@ -38,13 +38,20 @@ def test_records_round_trip_through_jsonl_and_parquet(
     # Plain polars readers, as a user would call them, with the documented schema.
     assert_frame_equal(pl.read_parquet(parquet), expected)
     assert_frame_equal(pl.read_ndjson(jsonl, schema=schema), expected)
-    assert_frame_equal(read_records(jsonl, result.k, verdicts=verdicts), expected)
+    assert_frame_equal(read_records(jsonl, result.k), expected)
     lines = [json.loads(line) for line in jsonl.read_text(encoding="utf-8").splitlines()]
     first = next(line for line in lines if line["question_id"] == "q-05")
     assert first["schema_version"] == 1 and first["evidence"][0]["lost_at"] in ("search", None)
     assert isinstance(first["first_failure"], str) and "T" in first["started"]
     unanswerable = next(line for line in lines if line["question_id"] == "q-11")
     assert unanswerable["evidence"] is None and unanswerable["hit_at_cut"] is None
+
+
+def test_records_without_verdict_columns_export_them_as_null(runs: Fixture) -> None:
+    older = runs.result.records.drop("faithfulness", "claims", "cut_threshold", strict=False)
+    frame = export_frame(older, runs.result.k)
+    assert frame.schema == pl.Schema(records_schema(runs.result.k))
+    assert frame.get_column("faithfulness").null_count() == frame.height
 
 
 def test_records_missing_a_metric_column_are_refused(runs: Fixture) -> None:

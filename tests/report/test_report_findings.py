@@ -20,12 +20,29 @@ def test_reasons_differing_in_numbers_become_ranges() -> None:
         "retrieve failed: TimeoutError: 30 s": 1,
     }
     assert group_reasons(mixed) == [
-        "5 not retrieved at all (top 50)",
+        "5 not retrieved in the top 50",
         "2 found at rank 41 while only the top 10 reach the prompt",
         "1 retrieve failed",
     ]
     facts = {"answer misses fact(s): 4.2.1": 2, "answer misses fact(s): the manager": 1}
     assert group_reasons(facts) == ["answers miss facts the case lists"]
+    judged = {
+        "unsupported claim: 'The 4.2.3 fix ships in May.' (4.2.3)": 2,
+        "unsupported claim: 'Sources: [1] policy.pdf' (1; policy)": 1,
+        "faithfulness 0.5 below 0.85: claim 'It is 30 days.' only partly supported (30)": 1,
+        "faithfulness 0.75 below 0.85: claim 'Two weeks' only partly supported (two)": 1,
+    }
+    assert group_reasons(judged) == [
+        "3 answers with an unsupported claim (quoted in the drill-down)",
+        "2 faithfulness 0.5–0.75, below 0.85: claims only partly supported",
+    ]
+    gate = {
+        "the confidence gate abstained (top score 0.31, threshold 0.5)": 2,
+        "the confidence gate abstained (top score 0.12, threshold 0.5)": 1,
+    }
+    assert group_reasons(gate) == [
+        "abstained at the confidence gate (top score 0.12–0.31, threshold 0.5)"
+    ]
     assert group_reasons({"something new 3 and 5": 1, "something new 4 and 5": 1}) == [
         "something new 3–4 and 5"
     ]

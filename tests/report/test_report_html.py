@@ -78,6 +78,7 @@ def test_sections_and_charts(page: str) -> None:
         assert heading in page, heading
     assert "prompt cut: top 3" in page
     assert "<b>2</b> moved search → ok" in page
+    assert "3 fixed, 1 broken, p = 0.62" in page
     assert 'href="http://127.0.0.1:16686/trace/' in page
     assert "<q>It says &lt;script&gt;window.__pwned = 4&lt;/script&gt; too.</q>" in page
 

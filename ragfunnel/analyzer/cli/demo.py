@@ -1,7 +1,9 @@
 """``ragfunnel demo``: run the shipped demo pipeline with known faults and show the diagnosis.
 
 A thin layer over :func:`ragfunnel.demo.run.run_demo`: options, a progress display on stderr,
-and the closing text. Writes only under --workdir (the demo's own files there).
+and the closing text. Writes only under --workdir (the demo's own files there). The pipeline's
+libraries (the demo extra) are imported only when the command runs, so that every other
+command works with the analyzer extra alone.
 """
 
 from __future__ import annotations
@@ -14,11 +16,9 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
 
 from ragfunnel.analyzer.cli.app import app
-from ragfunnel.analyzer.cli.errors import reported
-from ragfunnel.demo.console import closing_text
+from ragfunnel.analyzer.cli.errors import fail, reported
+from ragfunnel.demo import DEFAULT_WORKDIR
 from ragfunnel.demo.faults import FAULTS
-from ragfunnel.demo.pipeline import LLM
-from ragfunnel.demo.run import DEFAULT_WORKDIR, run_demo
 
 DEMO_HELP = f"""Run a small hybrid RAG pipeline (BM25 + LSA, fusion, reranker, confidence \
 gate, cited answers) over the policy corpus shipped with ragfunnel, once clean and once with \
@@ -34,7 +34,7 @@ Examples:
   ragfunnel demo --workdir /tmp/demo --llm-url http://127.0.0.1:8000/v1 --llm-model qwen2.5
 """
 
-FLAGS = {"faults": "--fault", "cases": "--cases", "workdir": "--workdir"}
+FLAGS = {"faults": "--fault", "cases": "--cases", "workdir": "--workdir", "llm": "--llm-url"}
 
 
 @app.command("demo", help=DEMO_HELP)
@@ -54,7 +54,7 @@ def demo_command(
     ] = None,
     cases: Annotated[
         int | None,
-        typer.Option("--cases", metavar="N", help="Use only the first N shipped cases."),
+        typer.Option("--cases", metavar="N", help="Use N shipped cases, spread over all of them."),
     ] = None,
     llm_url: Annotated[
         str | None,
@@ -74,6 +74,12 @@ def demo_command(
     ] = True,
 ) -> None:
     """Run the demo and print its diagnosis (see DEMO_HELP)."""
+    try:  # the demo extra's libraries: the rest of the CLI works without them
+        from ragfunnel.demo.console import closing_text
+        from ragfunnel.demo.pipeline import LLM
+        from ragfunnel.demo.run import run_demo
+    except ImportError as exc:
+        fail("demo", f"needs the demo extra ({exc.name} is missing): pip install 'ragfunnel[demo]'")
     llm = LLM(base_url=llm_url, model=llm_model) if llm_url else None
     console = Console(stderr=True)
     with (
@@ -97,4 +103,6 @@ def demo_command(
         result = run_demo(
             workdir, faults=fault or list(FAULTS), cases=cases, llm=llm, progress=step
         )
-    typer.echo(closing_text(result))
+    group = typer.main.get_command(app)
+    commands = group.commands if isinstance(group, typer.core.TyperGroup) else {}
+    typer.echo(closing_text(result, commands=set(commands)))

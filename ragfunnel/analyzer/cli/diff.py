@@ -20,7 +20,6 @@ from ragfunnel.analyzer.cli.errors import fail, reported, show_notices
 from ragfunnel.analyzer.cli.options import (
     CasesOption,
     IndexManifestOption,
-    JaegerUrlOption,
     ReadOnlyOption,
     StoreOption,
 )
@@ -28,6 +27,7 @@ from ragfunnel.analyzer.cli.report import (
     FLAGS,
     GATE_EXIT,
     HtmlOption,
+    JaegerOption,
     KOption,
     SummaryOption,
     TopOption,
@@ -69,7 +69,7 @@ def diff_command(
     k: KOption = None,
     html: HtmlOption = None,
     json_out: SummaryOption = None,
-    jaeger: JaegerUrlOption = None,
+    jaeger: JaegerOption = None,
     top: TopOption = 20,
     fail_on_regression: Annotated[
         bool,

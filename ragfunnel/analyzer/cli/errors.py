@@ -15,7 +15,6 @@ from typing import NoReturn
 
 import typer
 
-from ragfunnel.analyzer.cases import CaseError
 from ragfunnel.analyzer.errors import AnalyzerError
 from ragfunnel.analyzer.funnel.stage_source import READ_TIME_NOTICE
 
@@ -30,9 +29,6 @@ FLAGS: Mapping[str, str] = {
     "run": "--run",
 }
 """Library argument → the flag that sets it, for every command; a command may add its own."""
-
-# CaseError is named on its own too: the cases module's errors join AnalyzerError separately.
-_USER_ERRORS = (AnalyzerError, CaseError)
 
 
 def fail(command: str, message: str) -> NoReturn:
@@ -54,7 +50,7 @@ def reported(command: str, *, flags: Mapping[str, str] | None = None) -> Iterato
     """Turn an analyzer error raised inside into :func:`fail`; ``flags`` adds argument names."""
     try:
         yield
-    except _USER_ERRORS as exc:
+    except AnalyzerError as exc:
         fail(command, describe(exc, flags))
 
 

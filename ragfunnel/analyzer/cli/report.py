@@ -26,7 +26,6 @@ from ragfunnel.analyzer.cli.errors import fail, reported, show_notices
 from ragfunnel.analyzer.cli.options import (
     CasesOption,
     IndexManifestOption,
-    JaegerUrlOption,
     ParquetOption,
     ReadOnlyOption,
     RunOption,
@@ -39,6 +38,7 @@ from ragfunnel.analyzer.report import (
     pipeline_snapshots,
     question_texts,
     render_report,
+    textless_documents,
 )
 from ragfunnel.analyzer.report.drilldown import check_jaeger_url
 from ragfunnel.analyzer.report.exports import summary, write_jsonl, write_parquet, write_summary
@@ -46,7 +46,7 @@ from ragfunnel.analyzer.report.gate import check_limits, parse_limits
 from ragfunnel.analyzer.report.html import write_html
 from ragfunnel.analyzer.store import Store
 
-__all__ = ["GATE_EXIT", "Analysed", "analysed", "progress_steps", "report_command"]
+__all__ = ["GATE_EXIT", "Analysed", "JaegerOption", "analysed", "progress_steps", "report_command"]
 
 GATE_EXIT = 3
 """Exit status when a CI limit is breached (1 stays "bad input or an unreachable store")."""
@@ -76,6 +76,14 @@ Examples:
       --fail-over share.search=0.10 --fail-over share.ingestion=0
 """
 
+JaegerOption = Annotated[
+    str | None,
+    typer.Option(
+        "--jaeger", "--jaeger-url", metavar="URL", envvar="RAGFUNNEL_JAEGER_URL",
+        help="Jaeger UI base URL: each question links to {URL}/trace/{trace_id}.",
+    ),
+]  # fmt: skip
+"""The shared ``--jaeger`` option, also under the name the report issue gives it."""
 KOption = Annotated[
     list[int] | None,
     typer.Option("--k", metavar="N", min=1,
@@ -160,8 +168,11 @@ def analysed(
         step("reading the runs' configurations")
         run_ids = [str(r) for r in result.records.get_column("run_id").unique().drop_nulls()]
         snapshots = pipeline_snapshots(opened, run_ids)
+        versions = result.records.get_column("index_version").unique().drop_nulls()
+        textless = textless_documents(opened, (str(v) for v in versions))
         report = build_report(
             result, cases=case_set, snapshots=snapshots, texts=partial(question_texts, opened),
+            textless=textless,
             jaeger_url=jaeger_url, top=top, sample=sample, progress=step,
         )  # fmt: skip
     return Analysed(case_set, result, report)
@@ -183,7 +194,7 @@ def report_command(
     json_out: SummaryOption = None,
     jsonl: JsonlOption = None,
     parquet_out: ParquetOption = None,
-    jaeger: JaegerUrlOption = None,
+    jaeger: JaegerOption = None,
     top: TopOption = 20,
     sample: SampleOption = 50,
     fail_under: FailUnderOption = None,

@@ -35,7 +35,7 @@ Examples:
 
 INFO_HELP = """Show what the store holds: the traces table and every analyzer object, with \
 row counts, the schema revision applied, and whether the view that parses new spans is \
-attached. Reads only.
+attached. Reads only: the store is opened read-only.
 
 \b
 Examples:
@@ -63,7 +63,7 @@ def migrate_command(*, store: StoreOption = None) -> None:
 @store_app.command("info", help=INFO_HELP)
 def info_command(*, store: StoreOption = None) -> None:
     """Print what the store holds (see INFO_HELP)."""
-    with reported("store info"), Store.open(store, create=False) as opened:
+    with reported("store info"), Store.open(store, read_only=True) as opened:
         found = inventory(opened)
     typer.echo(info_text(found))
 

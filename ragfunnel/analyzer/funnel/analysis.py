@@ -19,6 +19,7 @@ from ragfunnel.analyzer.errors import InvalidArgument
 from ragfunnel.analyzer.funnel.answer_checks import prepare_cases
 from ragfunnel.analyzer.funnel.evidence_tree import node_table
 from ragfunnel.analyzer.funnel.index_truth import IndexTruth, load_manifest
+from ragfunnel.analyzer.funnel.judged import DEFAULT_FAITHFULNESS_THRESHOLD, read_judged
 from ragfunnel.analyzer.funnel.question_records import build_batch, finish
 from ragfunnel.analyzer.funnel.session import Session
 from ragfunnel.analyzer.funnel.sql import FunnelQuery
@@ -118,6 +119,7 @@ def analyze(
     index_manifest: str | Path | Collection[str] | None = None,
     k: int | Sequence[int] | None = None,
     question: str | None = None,
+    faithfulness_threshold: float = DEFAULT_FAITHFULNESS_THRESHOLD,
 ) -> FunnelResult:
     """Rebuild each question's funnel and attribute its first failure (docs/funnel.md §2–7).
 
@@ -129,6 +131,8 @@ def analyze(
             absent, ingest spans in the store are the index truth if there are any.
         k: the cut-off(s) for ranking metrics besides the real cut; default 1, 5, 10.
         question: only this case id (or, if no case has it, this trace question id).
+        faithfulness_threshold: a judged answer below this faithfulness fails at generation
+            (docs/judges.md); verdicts are read from the store's verdicts table when it exists.
 
     Raises:
         CaseError: the cases file is invalid. ManifestError: the manifest is unreadable.
@@ -143,7 +147,13 @@ def analyze(
         manifest = index_manifest
     frame, nodes = case_tables(case_set)
     items = int(frame.select(pl.col("n_items").max()).item() or 0)
+    if not 0 <= faithfulness_threshold <= 1:
+        raise InvalidArgument(
+            f"faithfulness_threshold must be between 0 and 1, got {faithfulness_threshold!r}",
+            argument="faithfulness_threshold",
+        )
     source = stage_source(store)
+    judged = read_judged(store, runs)
     with Session(store, source) as session:
         session.load_cases(frame)
         found = session.discover(case_set, runs)
@@ -179,7 +189,8 @@ def analyze(
                     raw, frame, nodes, truth=truth, conflict_chunks=chunks, side=side,
                     items=items, k_values=k_values,
                     fetch_scores=partial(session.item_scores, batch),
-                    repeats=repeats,
+                    repeats=repeats, judged=judged,
+                    faithfulness_threshold=faithfulness_threshold,
                 )
             )  # fmt: skip
     records = finish(parts)

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import polars as pl
 
+from ragfunnel.analyzer.funnel.columns import slot
+
 __all__ = ["judge_answers", "normalize_texts", "prepare_cases"]
 
 CORRECT = "correct"
@@ -49,10 +51,10 @@ def prepare_cases(cases: pl.DataFrame) -> pl.DataFrame:
     """
     width = int(cases.select(pl.col("facts").list.len().max()).item() or 0)
     cases = cases.with_columns(
-        pl.col("facts").list.get(j, null_on_oob=True).alias(f"fact_{j}") for j in range(width)
+        pl.col("facts").list.get(j, null_on_oob=True).alias(slot("fact", j)) for j in range(width)
     )
     return cases.with_columns(
-        *(normalize_texts(cases.get_column(f"fact_{j}")).alias(f"fact_norm_{j}")
+        *(normalize_texts(cases.get_column(slot("fact", j))).alias(slot("fact_norm", j))
           for j in range(width)),
         reference_norm=normalize_texts(cases.get_column("reference")),
     )  # fmt: skip
@@ -67,13 +69,16 @@ def judge_answers(answers: pl.DataFrame, cases: pl.DataFrame) -> pl.DataFrame:
         cases: the case table after :func:`prepare_cases`.
 
     Returns:
-        ``row``, ``verdict`` (correct / incorrect / unknown) and ``verdict_reason`` (which
-        names the missing facts).
+        ``row``, ``verdict`` (correct / incorrect / unknown), ``verdict_reason`` (which
+        names the missing facts) and ``facts_correctness`` (correct / incomplete / wrong,
+        null without facts or answer text).
     """
     width = sum(1 for c in cases.columns if c.startswith("fact_norm_"))
-    slots = [f"fact_norm_{j}" for j in range(width)]
+    slots = [slot("fact_norm", j) for j in range(width)]
     base = answers.select("row", "case_idx", "has_answer", "answer").join(
-        cases.select("case_idx", *slots, *(f"fact_{j}" for j in range(width)), "reference_norm"),
+        cases.select(
+            "case_idx", *slots, *(slot("fact", j) for j in range(width)), "reference_norm"
+        ),
         on="case_idx",
         how="left",
     )
@@ -99,7 +104,7 @@ def judge_answers(answers: pl.DataFrame, cases: pl.DataFrame) -> pl.DataFrame:
     )
     missing = (
         pl.concat_str(
-            [pl.when(~f).then(pl.col(f"fact_{j}")) for j, f in enumerate(found)],
+            [pl.when(~f).then(pl.col(slot("fact", j))) for j, f in enumerate(found)],
             separator=", ",
             ignore_nulls=True,
         )
@@ -119,4 +124,21 @@ def judge_answers(answers: pl.DataFrame, cases: pl.DataFrame) -> pl.DataFrame:
         .then(pl.lit("no facts, and the answer does not contain the reference verbatim"))
         .otherwise(pl.lit("the case has no facts or reference to check the answer against"))
     )
-    return base.select("row", verdict.alias("verdict"), reason.alias("verdict_reason"))
+    # Correctness against the facts: all stated, some (incomplete), or none (wrong).
+    stated = [pl.col(slot).is_not_null() & f for slot, f in zip(slots, found, strict=True)]
+    some = pl.any_horizontal(stated) if stated else pl.lit(False)
+    correctness = (
+        pl.when(~pl.col("has_answer") | ~pl.col("has_facts"))
+        .then(None)
+        .when(pl.col("all_found"))
+        .then(pl.lit("correct"))
+        .when(some)
+        .then(pl.lit("incomplete"))
+        .otherwise(pl.lit("wrong"))
+    )
+    return base.select(
+        "row",
+        verdict.alias("verdict"),
+        reason.alias("verdict_reason"),
+        correctness.alias("facts_correctness"),
+    )

@@ -27,20 +27,25 @@ from __future__ import annotations
 
 import polars as pl
 
-from ragfunnel.analyzer.funnel.sql import ITEMS_PER_WORD, META_FIELDS, POSITION_CAP
+from ragfunnel.analyzer.funnel.columns import (
+    META_FIELDS,
+    POSITION_CAP,
+    meta_field,
+    slot,
+    stage_column,
+    unpack_position,
+)
 
 __all__ = [
     "STAGES",
     "item_reasons",
     "long_items",
-    "meta_field",
     "needs_scores",
     "number_text",
     "prompt_and_k",
     "slot_codes",
     "slot_positions",
     "slot_scores",
-    "unpack",
 ]
 
 STAGES = ("ingestion", "ingestion_or_search", "search", "rerank", "cut", "prompt")
@@ -62,12 +67,6 @@ LONG_SCHEMA = {
 }
 
 
-def meta_field(stage: str, name: str) -> pl.Expr:
-    """One of a stage's small fields (``sql.META_FIELDS``), unpacked from ``{stage}_meta``."""
-    shift, bits = META_FIELDS[name]
-    return (pl.col(f"{stage}_meta") // (1 << shift) % (1 << bits)).cast(pl.Int64)
-
-
 def prompt_and_k(frame: pl.DataFrame) -> pl.DataFrame:
     """Unpack each stage's packed fields and add the instance-level funnel facts.
 
@@ -80,7 +79,7 @@ def prompt_and_k(frame: pl.DataFrame) -> pl.DataFrame:
     as inside k); without a cut span, k is the number of ids that reached the prompt.
     """
     frame = frame.with_columns(
-        meta_field(stage, name).alias(f"{stage}_{name}")
+        meta_field(stage, name).alias(stage_column(stage, name))
         for stage in ("cand", "rr", "cut", "gen")
         for name in META_FIELDS
     )
@@ -131,14 +130,15 @@ def prompt_and_k(frame: pl.DataFrame) -> pl.DataFrame:
     return frame.with_columns(k=k.cast(pl.Int64), rerank_depth=depth.cast(pl.Int64))
 
 
-def unpack(prefix: str, j: int) -> pl.Expr:
-    """Item ``j``'s 1-based position from packed words ``{prefix}0, {prefix}1 ...``.
-
-    Null when the item is absent (position 0).
-    """
-    word = pl.col(f"{prefix}{j // ITEMS_PER_WORD}")
-    value = (word // (1 << (16 * (j % ITEMS_PER_WORD)))) % (1 << 16)
-    return pl.when(value > 0).then(value.cast(pl.Int64))
+# Each packed positions column of the funnel rows, and the slot column it unpacks into.
+_POSITIONS = {
+    "cand_pk": "cand",
+    "rr_in_pk": "rr_in",
+    "rr_pk": "rr_out",
+    "cut_in_pk": "cut_in",
+    "cut_pk": "cut_kept",
+    "gen_pk": "gen",
+}
 
 
 def slot_positions(frame: pl.DataFrame, items: int) -> pl.DataFrame:
@@ -146,12 +146,7 @@ def slot_positions(frame: pl.DataFrame, items: int) -> pl.DataFrame:
     exprs: list[pl.Expr] = []
     for j in range(items):
         exprs += [
-            unpack("cand_pk", j).alias(f"cand_{j}"),
-            unpack("rr_in_pk", j).alias(f"rr_in_{j}"),
-            unpack("rr_pk", j).alias(f"rr_out_{j}"),
-            unpack("cut_in_pk", j).alias(f"cut_in_{j}"),
-            unpack("cut_pk", j).alias(f"cut_kept_{j}"),
-            unpack("gen_pk", j).alias(f"gen_{j}"),
+            unpack_position(packed, j).alias(slot(name, j)) for packed, name in _POSITIONS.items()
         ]
     return frame.with_columns(exprs)
 
@@ -168,39 +163,39 @@ def slot_codes(frame: pl.DataFrame, items: int) -> pl.DataFrame:
     has_rr = pl.col("has_rr")
     first: list[pl.Expr] = []
     for j in range(items):
-        cand, rr_out = pl.col(f"cand_{j}"), pl.col(f"rr_out_{j}")
+        cand, rr_out = pl.col(slot("cand", j)), pl.col(slot("rr_out", j))
         first += [
             pl.when(source == "generate")
-            .then(pl.col(f"gen_{j}"))
+            .then(pl.col(slot("gen", j)))
             .when(source == "cut")
-            .then(pl.col(f"cut_kept_{j}"))
+            .then(pl.col(slot("cut_kept", j)))
             .when(has_rr)
             .then(rr_out)
             .otherwise(cand)
-            .alias(f"prompt_pos_{j}"),
-            pl.when(has_rr).then(rr_out).otherwise(cand).alias(f"ranked_{j}"),
+            .alias(slot("prompt_pos", j)),
+            pl.when(has_rr).then(rr_out).otherwise(cand).alias(slot("ranked", j)),
             (
                 has_rr
                 & pl.when(pl.col("rr_has_input") > 0)
-                .then(pl.col(f"rr_in_{j}").is_not_null())
+                .then(pl.col(slot("rr_in", j)).is_not_null())
                 .otherwise(cand.is_not_null())
-            ).alias(f"given_rr_{j}"),
+            ).alias(slot("given_rr", j)),
         ]
     frame = frame.with_columns(first)
     codes = []
     for j in range(items):
-        ranked = pl.col(f"ranked_{j}")
-        in_index = pl.col(f"in_index_{j}")
+        ranked = pl.col(slot("ranked", j))
+        in_index = pl.col(slot("in_index", j))
         code = (
-            pl.when(pl.col(f"item_{j}").is_null())
+            pl.when(pl.col(slot("item", j)).is_null())
             .then(None)
-            .when(pl.col(f"prompt_pos_{j}").is_not_null())
+            .when(pl.col(slot("prompt_pos", j)).is_not_null())
             .then(PROMPT)
             .when(ranked.is_not_null() & (ranked <= pl.col("k")))
             .then(CUT)
-            .when(pl.col(f"given_rr_{j}"))
+            .when(pl.col(slot("given_rr", j)))
             .then(RERANK)
-            .when(pl.col(f"cand_{j}").is_not_null())
+            .when(pl.col(slot("cand", j)).is_not_null())
             .then(SEARCH)
             .when(in_index.is_null())
             .then(INGESTION_OR_SEARCH)
@@ -208,7 +203,7 @@ def slot_codes(frame: pl.DataFrame, items: int) -> pl.DataFrame:
             .then(SEARCH)
             .otherwise(INGESTION)
         )
-        codes.append(code.cast(pl.Int8).alias(f"code_{j}"))
+        codes.append(code.cast(pl.Int8).alias(slot("code", j)))
     return frame.with_columns(codes)
 
 
@@ -220,16 +215,16 @@ def slot_scores(frame: pl.DataFrame, items: int) -> pl.DataFrame:
     """
     return frame.with_columns(
         pl.when(pl.col("has_rr"))
-        .then(pl.col(f"rr_score{j}"))
-        .otherwise(pl.col(f"cand_score{j}"))
-        .alias(f"score_{j}")
+        .then(pl.col(slot("rr_score", j)))
+        .otherwise(pl.col(slot("cand_score", j)))
+        .alias(slot("score", j))
         for j in range(items)
     )
 
 
 def needs_scores(items: int) -> pl.Expr:
     """Instances with an item lost at a cut that has a threshold (their reason cites scores)."""
-    lost = [pl.col(f"code_{j}") == CUT for j in range(items)]
+    lost = [pl.col(slot("code", j)) == CUT for j in range(items)]
     return pl.col("cut_threshold").is_not_null() & pl.any_horizontal(lost)
 
 
@@ -241,7 +236,7 @@ def long_items(frame: pl.DataFrame, items: int) -> pl.DataFrame:
         frame.select(
             "inst",
             pl.lit(j, dtype=pl.Int32).alias("j"),
-            *(pl.col(f"{name}_{j}").alias(name) for name in list(LONG_SCHEMA)[2:]),
+            *(pl.col(slot(name, j)).alias(name) for name in list(LONG_SCHEMA)[2:]),
         )
         for j in range(items)
     ]

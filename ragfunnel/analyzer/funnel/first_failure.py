@@ -7,9 +7,12 @@ Order of the rules (docs/funnel.md §4 has the full table with examples):
    with a threshold) let it through, else ``generation``.
 3. Evidence lost (the tree's survival code is upstream of the prompt): the answer is correct
    anyway → ``ok_without_evidence``; otherwise the stage where it was lost.
-4. All required evidence in the prompt: correct → ``ok``; wrong, or abstained despite the
-   evidence, or the generate step failed → ``generation``; the answer cannot be checked
-   (no facts and no verbatim reference, or no answer text recorded) → ``unjudged``.
+4. All required evidence in the prompt: the generate step failed, or abstained despite the
+   evidence → ``generation``; a judge found an unsupported claim, or faithfulness below the
+   action threshold (0.85 by default) → ``generation``, quoting the claim (docs/judges.md);
+   correct → ``ok``; wrong or incomplete → ``generation``; judged faithful but with nothing
+   to check correctness against → ``ok`` (the reason says so); otherwise — no judge, no facts,
+   no verbatim reference, or no answer text — ``unjudged``.
 
 ``unjudged`` is an addition to the issue's list: reporting such a question as ``ok`` or as
 ``generation`` would be a guess.
@@ -60,18 +63,54 @@ def _missing() -> pl.Expr:
     return pl.concat_list(parts).list.drop_nulls()
 
 
-def question_verdicts(frame: pl.DataFrame) -> pl.DataFrame:
+def _judged_reasons(threshold: float) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
+    """Whether the judges fault the generation, and why; the reason when they find it faithful."""
+    judged = pl.col("faithfulness").is_not_null()
+    unfaithful = judged & ((pl.col("worst_verdict") == 0) | (pl.col("faithfulness") < threshold))
+    why = (
+        pl.when(pl.col("worst_verdict") == 0)
+        .then(pl.format("unsupported claim: '{}' ({})", pl.col("worst_claim"),
+                        pl.col("worst_missing")))
+        .otherwise(pl.format("faithfulness {} below {}: claim '{}' only partly supported ({})",
+                             number_text(pl.col("faithfulness")), number_text(pl.lit(float(threshold))),
+                             pl.col("worst_claim"), pl.col("worst_missing")))
+    )  # fmt: skip
+    faithful = pl.format(
+        "faithful to the prompt (faithfulness {}); correctness not checked (no facts, and the "
+        "answer was not judged against a reference)",
+        number_text(pl.col("faithfulness")),
+    )
+    return unfaithful, why, faithful
+
+
+def question_verdicts(frame: pl.DataFrame, faithfulness_threshold: float = 0.85) -> pl.DataFrame:
     """Add ``missing``, ``first_failure``, ``failure_reason`` and ``failure_item``.
 
     ``frame`` has one row per instance with: the case fields (``answerable``), the funnel
     facts (``has_*``, ``prompt_source``, ``cut_threshold``, ``ranking_top``), ``abstained``,
     the tree result (``root_code``, ``failure_item``, ``item_reason``; null root_code for
-    unanswerable cases), the answer check (``answer_verdict``, ``answer_reason``),
-    and ``gen_error_msg``.
+    unanswerable cases), the answer check (``answer_verdict``, ``answer_reason``), the
+    judges' verdict (``faithfulness``, ``worst_claim``, ``worst_missing``, ``worst_verdict``,
+    null when not judged), the correctness (``answer_correctness``, ``correctness_reason``,
+    ``correctness_by_judge``)
+    and ``gen_error_msg``. A judged answer with an unsupported claim, or with faithfulness
+    below ``faithfulness_threshold``, fails at generation with the claim quoted.
     """
     f = frame.with_columns(missing=_missing())
     incomplete = pl.col("missing").list.len() > 0
-    correct = pl.col("answer_verdict") == "correct"
+    known = pl.col("answer_correctness").is_not_null()
+    correct = (
+        pl.when(known)
+        .then(pl.col("answer_correctness") == "correct")
+        .otherwise(pl.col("answer_verdict") == "correct")
+    )
+    wrong = (
+        pl.when(known)
+        .then(pl.col("answer_correctness").is_in(["wrong", "incomplete"]))
+        .otherwise(pl.col("answer_verdict") == "incorrect")
+    )
+    unfaithful, unfaithful_why, faithful_why = _judged_reasons(faithfulness_threshold)
+    judged = pl.col("faithfulness").is_not_null()
     gate = pl.col("has_cut") & pl.col("cut_threshold").is_not_null()
     lost_stage = (
         pl.col("root_code")
@@ -94,10 +133,14 @@ def question_verdicts(frame: pl.DataFrame) -> pl.DataFrame:
         .then(lost_stage)
         .when(pl.col("gen_error_msg").is_not_null() | pl.col("abstained"))
         .then(pl.lit("generation"))
+        .when(unfaithful)
+        .then(pl.lit("generation"))
         .when(correct)
         .then(pl.lit("ok"))
-        .when(pl.col("answer_verdict") == "incorrect")
+        .when(wrong)
         .then(pl.lit("generation"))
+        .when(judged)
+        .then(pl.lit("ok"))
         .otherwise(pl.lit("unjudged"))
     )
     reason = (
@@ -131,6 +174,16 @@ def question_verdicts(frame: pl.DataFrame) -> pl.DataFrame:
         .then(pl.lit("generate failed: ") + pl.col("gen_error_msg"))
         .when(pl.col("abstained"))
         .then(pl.lit("abstained although the evidence was in the prompt"))
+        .when(unfaithful)
+        .then(unfaithful_why)
+        .when(pl.col("correctness_by_judge") & (correct | wrong))
+        .then(
+            pl.format("answer {}: {}", pl.col("answer_correctness"), pl.col("correctness_reason"))
+        )
+        .when(correct | wrong)
+        .then(pl.col("answer_reason"))
+        .when(judged)
+        .then(faithful_why)
         .otherwise(pl.col("answer_reason"))
     )
     return f.with_columns(

@@ -28,6 +28,7 @@ from pathlib import Path
 import polars as pl
 
 from ragfunnel.analyzer.errors import AnalyzerError
+from ragfunnel.analyzer.funnel.columns import slot
 
 __all__ = ["IndexTruth", "ManifestError", "load_manifest"]
 
@@ -120,14 +121,14 @@ class IndexTruth:
         """
         if self.kind == "none":
             return frame.with_columns(
-                pl.lit(None, dtype=pl.Boolean).alias(f"in_index_{j}") for j in range(items)
+                pl.lit(None, dtype=pl.Boolean).alias(slot("in_index", j)) for j in range(items)
             )
         if self.kind == "manifest":
             known = self.found.get_column("id")
             return frame.with_columns(
-                pl.when(pl.col(f"item_{j}").is_not_null())
-                .then(pl.col(f"item_{j}").is_in(known.implode()))
-                .alias(f"in_index_{j}")
+                pl.when(pl.col(slot("item", j)).is_not_null())
+                .then(pl.col(slot("item", j)).is_in(known.implode()))
+                .alias(slot("in_index", j))
                 for j in range(items)
             )
         single = self.versions[0] if len(self.versions) == 1 else None
@@ -140,8 +141,8 @@ class IndexTruth:
         keys = self.found.select(pl.col("version") + "\x00" + pl.col("id")).to_series()
         frame = frame.with_columns(_version=version)
         return frame.with_columns(
-            pl.when(pl.col("_version").is_not_null() & pl.col(f"item_{j}").is_not_null())
-            .then((pl.col("_version") + "\x00" + pl.col(f"item_{j}")).is_in(keys.implode()))
-            .alias(f"in_index_{j}")
+            pl.when(pl.col("_version").is_not_null() & pl.col(slot("item", j)).is_not_null())
+            .then((pl.col("_version") + "\x00" + pl.col(slot("item", j))).is_in(keys.implode()))
+            .alias(slot("in_index", j))
             for j in range(items)
         ).drop("_version")

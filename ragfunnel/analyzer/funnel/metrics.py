@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from ragfunnel.analyzer.cases import AllOf, Evidence, Leaf
+from ragfunnel.analyzer.funnel.columns import slot
 from ragfunnel.analyzer.funnel.evidence_tree import evaluate
 
 __all__ = [
@@ -134,7 +135,7 @@ def question_metrics(
         ``frame`` with ``hit_``, ``recall_``, ``mrr_``, ``context_precision_``,
         ``average_precision_`` and ``metrics_note_`` columns for ``suffix``.
     """
-    pos = [pl.col(f"{position}_{j}") for j in range(items)]
+    pos = [pl.col(slot(position, j)) for j in range(items)]
     hit = [p.is_not_null() for p in pos]
     found = pl.sum_horizontal(hit) if items else pl.lit(0)
     first = pl.min_horizontal(pos) if items else pl.lit(None, dtype=pl.Int64)

@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 import polars as pl
 
 from ragfunnel.analyzer.funnel.answer_checks import judge_answers
+from ragfunnel.analyzer.funnel.columns import slot, stage_column
 from ragfunnel.analyzer.funnel.decision_table import (
     STAGES,
     item_reasons,
@@ -33,6 +34,7 @@ from ragfunnel.analyzer.funnel.decision_table import (
 from ragfunnel.analyzer.funnel.evidence_tree import evaluate
 from ragfunnel.analyzer.funnel.first_failure import FIRST_FAILURES, oracle_note, question_verdicts
 from ragfunnel.analyzer.funnel.index_truth import IndexTruth
+from ragfunnel.analyzer.funnel.judged import CLAIM, DEFAULT_FAITHFULNESS_THRESHOLD, no_verdicts
 from ragfunnel.analyzer.funnel.metrics import question_metrics
 from ragfunnel.analyzer.funnel.session import SideData
 from ragfunnel.analyzer.funnel.side_details import (
@@ -96,7 +98,28 @@ def _answers(f: pl.DataFrame, cases: pl.DataFrame) -> pl.DataFrame:
         oracle_verdict=pl.when(pl.col("oracle_error") > 0)
         .then(pl.lit("failed"))
         .otherwise(pl.col("oracle_verdict")),
-    ).drop("verdict", "verdict_reason")
+    ).drop("verdict")
+
+
+def _with_judged(f: pl.DataFrame, judged: pl.DataFrame) -> pl.DataFrame:
+    """Join the judges' verdicts, and settle each answer's correctness.
+
+    Correctness comes from the judged verdict when a judge gave one (facts or reference),
+    else from the facts check; none for an abstention, a failed or a missing generate step.
+    """
+    f = f.join(judged, on=["trace_id", "question_key"], how="left")
+    no_answer = pl.col("abstained") | ~pl.col("has_gen") | (pl.col("gen_error") > 0)
+    facts_reason = pl.when(pl.col("facts_correctness").is_not_null()).then(pl.col("verdict_reason"))
+    return f.with_columns(
+        answer_correctness=pl.when(no_answer)
+        .then(None)
+        .otherwise(pl.coalesce("judged_correctness", "facts_correctness")),
+        correctness_reason=pl.when(no_answer)
+        .then(None)
+        .otherwise(pl.coalesce("judged_correctness_reason", facts_reason)),
+        claims=pl.col("claims").fill_null(pl.lit([], dtype=pl.List(CLAIM))),
+        correctness_by_judge=~no_answer & pl.col("judged_correctness").is_not_null(),
+    ).drop("verdict_reason", "facts_correctness", "judged_correctness", "judged_correctness_reason")
 
 
 def _mode(f: pl.DataFrame) -> pl.DataFrame:
@@ -109,7 +132,7 @@ def _root_codes(
     f: pl.DataFrame, long: pl.DataFrame, nodes: pl.DataFrame, items: int
 ) -> pl.DataFrame:
     """The survival code of each answerable instance's evidence tree and the deciding slot."""
-    codes = [pl.col(f"code_{j}") for j in range(items)]
+    codes = [pl.col(slot("code", j)) for j in range(items)]
     if not codes:  # only unanswerable cases: there is no evidence tree
         return f.with_columns(
             root_code=pl.lit(None, pl.Int64),
@@ -156,7 +179,7 @@ def _root_codes(
 
 ScoreFetcher = Callable[[list[int], list[int]], pl.DataFrame]
 """Given instance keys with and without a reranker, returns ``inst_key`` and
-``cand_score{j}`` / ``rr_score{j}``."""
+``cand_score_{j}`` / ``rr_score_{j}``."""
 
 
 def build_batch(
@@ -171,36 +194,41 @@ def build_batch(
     k_values: Sequence[int],
     fetch_scores: ScoreFetcher,
     repeats: bool = True,
+    judged: pl.DataFrame | None = None,
+    faithfulness_threshold: float = DEFAULT_FAITHFULNESS_THRESHOLD,
 ) -> pl.DataFrame:
     """The records of one batch of instances, before :func:`finish` joins the batches.
 
     Everything here depends on one instance alone, so batches can be built one after the
     other and only their slim results kept. ``repeats`` says whether cases were asked many
-    times each (then their ids and answer reasons are stored as categoricals).
+    times each (then their ids and answer reasons are stored as categoricals). ``judged`` is
+    the judges' deciding verdicts (``judged.read_judged``); below ``faithfulness_threshold``
+    a judged answer fails at generation.
     """
+    judged = no_verdicts() if judged is None else judged
     light = cases.select("case_idx", "question_id", "answerable", "root_kind", "n_items",
-                         *(pl.col("items").list.get(j, null_on_oob=True).alias(f"item_{j}")
+                         *(pl.col("items").list.get(j, null_on_oob=True).alias(slot("item", j))
                            for j in range(items)))  # fmt: skip
     f = prompt_and_k(raw.with_row_index("inst").join(light, on="case_idx", how="left"))
     f = errors(f, side.errors)
     f = samples(details(f, side), side.samples, cases)
     f = conflicts(f, conflict_chunks)
-    f = _mode(_answers(f, cases))
+    f = _mode(_with_judged(_answers(f, cases), judged))
 
     f = truth.in_index_slots(slot_positions(f, items), items)
     stale = [
-        pl.col(f"cand_{j}").is_not_null() & (pl.col(f"in_index_{j}") == False)  # noqa: E712
+        pl.col(slot("cand", j)).is_not_null() & (pl.col(slot("in_index", j)) == False)  # noqa: E712
         for j in range(items)
     ]
     f = f.with_columns(stale=pl.any_horizontal(stale) if stale else pl.lit(False)).with_columns(
-        pl.when(pl.col(f"cand_{j}").is_not_null()).then(True).otherwise(pl.col(f"in_index_{j}"))
-        .alias(f"in_index_{j}")
+        pl.when(pl.col(slot("cand", j)).is_not_null()).then(True).otherwise(pl.col(slot("in_index", j)))
+        .alias(slot("in_index", j))
         for j in range(items)
     )  # fmt: skip
     f = slot_codes(f, items)
     f = slot_scores(_with_scores(f, items, fetch_scores), items)
     long = item_reasons(long_items(f, items), f)
-    f = question_verdicts(_root_codes(f, long, nodes, items))
+    f = question_verdicts(_root_codes(f, long, nodes, items), faithfulness_threshold)
     f = _oracle_run_verdicts(f)
 
     long = retriever_ranks(long, f, side, items)
@@ -223,7 +251,7 @@ def build_batch(
 
 def _with_scores(f: pl.DataFrame, items: int, fetch: ScoreFetcher) -> pl.DataFrame:
     """Join the item scores of the instances whose reasons need them (see ``needs_scores``)."""
-    names = [f"{p}_score{j}" for j in range(items) for p in ("cand", "rr")]
+    names = [slot(stage_column(p, "score"), j) for j in range(items) for p in ("cand", "rr")]
     needed = f.filter(needs_scores(items)).select("inst_key", "has_rr") if items else None
     if needed is None or needed.is_empty():
         return f.with_columns(pl.lit(None, dtype=pl.Float64).alias(n) for n in names)
@@ -269,7 +297,9 @@ def _with_metrics(
     f = question_metrics(f, items, "prompt_pos", nodes, suffix="at_cut")
     for k in k_values:
         f = f.with_columns(
-            pl.when(pl.col(f"ranked_{j}") <= k).then(pl.col(f"ranked_{j}")).alias(f"top_{j}")
+            pl.when(pl.col(slot("ranked", j)) <= k)
+            .then(pl.col(slot("ranked", j)))
+            .alias(slot("top", j))
             for j in range(items)
         )
         f = question_metrics(f, items, "top", nodes, suffix=f"at_{k}")
@@ -315,7 +345,9 @@ def _slim(f: pl.DataFrame, k_values: Sequence[int], *, repeats: bool) -> pl.Data
         pl.col("oracle_verdict").cast(_VERDICT_ENUM), "abstained",
         pl.col("k").alias("k_prompt"), pl.col("prompt_source").cast(_SOURCE_ENUM),
         pl.col("prompt_n").alias("prompt_size"), pl.col("cand_n").alias("candidates"),
-        pl.col("ranking_top").alias("top_score"), pl.col("index_version").cast(repeated),
+        pl.col("ranking_top").alias("top_score"), "cut_threshold",
+        pl.col("index_version").cast(repeated),
+        "faithfulness", "claims", "answer_correctness", "correctness_reason",
         "evidence", "missing",
         flags.alias("flags"), pl.col("errors_text").alias("errors"), "low_confidence_tokens",
         pl.col("gen_logprobs_min").alias("logprobs_min"), "sample_disagreement",
@@ -360,5 +392,5 @@ def finish(parts: Sequence[pl.DataFrame]) -> pl.DataFrame:
         "answer_reason", "oracle_verdict", "oracle_note",
     ]  # fmt: skip
     rest = [c for c in f.columns if c not in ordered and not c.startswith("_")
-            and c not in ("case_idx", "started_ns", "answerable")]  # fmt: skip
+            and c not in ("case_idx", "started_ns")]  # fmt: skip
     return f.with_columns(latest=pl.col("occurrence") == pl.col("_size")).select(*ordered, *rest)

@@ -25,7 +25,8 @@ import polars as pl
 import pyarrow as pa
 
 from ragfunnel.analyzer.cases import CaseSet
-from ragfunnel.analyzer.funnel import decision_table, sql
+from ragfunnel.analyzer.funnel import sql
+from ragfunnel.analyzer.funnel.columns import meta_field
 from ragfunnel.analyzer.funnel.index_truth import IndexTruth
 from ragfunnel.analyzer.funnel.stage_source import StageSource
 from ragfunnel.analyzer.store import Store, StoreError
@@ -315,7 +316,7 @@ class Session:
                 return None
             return self.store.query_df(build, self._params(query))
 
-        low_confidence = decision_table.meta_field("gen", "n_low_confidence")
+        low_confidence = meta_field("gen", "n_low_confidence")
 
         return SideData(
             errors=fetch(pl.col("n_errors"), sql.errors_sql(query)),

@@ -11,12 +11,11 @@ from __future__ import annotations
 import polars as pl
 
 from ragfunnel.analyzer.funnel.answer_checks import judge_answers, normalize_texts
-from ragfunnel.analyzer.funnel.decision_table import unpack
+from ragfunnel.analyzer.funnel.columns import STAGE_PREFIXES, stage_column, unpack_position
 from ragfunnel.analyzer.funnel.session import SideData
 
 __all__ = ["conflicts", "details", "errors", "retriever_names", "retriever_ranks", "samples"]
 
-_STAGE_PREFIX = {"retrieve": "cand", "rerank": "rr", "cut": "cut", "generate": "gen"}
 _STRINGS = pl.List(pl.String)
 RANKS = pl.List(pl.Struct({"retriever": pl.String, "rank": pl.Int64}))
 
@@ -25,17 +24,21 @@ def errors(f: pl.DataFrame, errors: pl.DataFrame | None) -> pl.DataFrame:
     """``{stage}_error_msg`` for a chosen span that failed, and ``errors_text``."""
     if errors is None:
         return f.with_columns(
-            *(pl.lit(None, pl.String).alias(f"{p}_error_msg") for p in _STAGE_PREFIX.values()),
+            *(
+                pl.lit(None, pl.String).alias(stage_column(p, "error_msg"))
+                for p in STAGE_PREFIXES.values()
+            ),
             errors_text=pl.lit([], dtype=_STRINGS),
         )
     errors = errors.with_columns(pl.col("message").replace("", "(no message)")).sort("ts")
     last = errors.group_by("inst_key", "stage").agg(pl.col("message").last())
-    for stage, prefix in _STAGE_PREFIX.items():
+    for stage, prefix in STAGE_PREFIXES.items():
+        message = stage_column(prefix, "error_msg")
         messages = last.filter(pl.col("stage") == stage).select(
-            "inst_key", pl.col("message").alias(f"{prefix}_error_msg")
+            "inst_key", pl.col("message").alias(message)
         )
         f = f.join(messages, on="inst_key", how="left").with_columns(
-            pl.when(pl.col(f"{prefix}_error") > 0).then(pl.col(f"{prefix}_error_msg"))
+            pl.when(pl.col(stage_column(prefix, "error")) > 0).then(pl.col(message))
         )
     listed = errors.group_by("inst_key").agg(
         (pl.col("stage") + ": " + pl.col("message")).alias("errors_text")
@@ -154,7 +157,10 @@ def retriever_ranks(
     ranks = (
         pl.concat(
             spans.select(
-                "inst", pl.lit(j, pl.Int32).alias("j"), "retriever", unpack("r_pk", j).alias("rank")
+                "inst",
+                pl.lit(j, pl.Int32).alias("j"),
+                "retriever",
+                unpack_position("r_pk", j).alias("rank"),
             )
             for j in range(items)
         )

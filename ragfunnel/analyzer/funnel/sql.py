@@ -4,8 +4,9 @@ One aggregation over the typed stage table (``ragfunnel.analyzer.store.stage_tab
 (a question inside one trace): for every stage, the *last attempt* (latest start) of that stage's
 span, and for every expected evidence item its 1-based position in that span's list. Evidence
 items are compared as 64-bit hashes, and the positions of four items are packed into one UInt64
-(16 bits each, 0 = absent, 65535 = "65535 or later"): scalar aggregate states are several times
-cheaper than tuple or array states, which is what keeps a million questions to about a second.
+(the layout and every column name are ``columns.py``'s): scalar aggregate states are several
+times cheaper than tuple or array states, which is what keeps a million questions to about a
+second.
 
 Case data reaches SQL only through per-analysis temporary tables filled with Arrow inserts, and
 run filters through bound parameters; no user value is ever spliced into SQL text.
@@ -15,10 +16,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ragfunnel.analyzer.funnel.columns import (
+    item_hash,
+    meta_sql,
+    positions_sql,
+    slot,
+    stage_column,
+    word,
+    words,
+)
+
 __all__ = [
-    "ITEMS_PER_WORD",
-    "META_FIELDS",
-    "POSITION_CAP",
     "FunnelQuery",
     "discovery_sql",
     "errors_sql",
@@ -35,10 +43,6 @@ __all__ = [
     "samples_sql",
     "scores_sql",
 ]
-
-ITEMS_PER_WORD = 4
-POSITION_CAP = 65535
-"""Positions are stored in 16 bits; a position at or beyond this is reported as this."""
 
 # Per-stage "last attempt" order keys (nanoseconds since the epoch; priority bits above 2^61).
 # A fusion span outranks the individual retrievers whatever its start time; a foreign retrieve
@@ -77,49 +81,33 @@ class FunnelQuery:
     @property
     def words(self) -> int:
         """How many packed UInt64 words hold the positions of ``items`` items."""
-        return -(-self.items // ITEMS_PER_WORD)
+        return words(self.items)
 
 
-def _packed(array: str, word: int, items: int) -> str:
-    parts = []
-    for slot in range(ITEMS_PER_WORD):
-        j = word * ITEMS_PER_WORD + slot
-        if j >= items:
-            break
-        pos = f"toUInt64(least(indexOf({array}, m.i{j}), {POSITION_CAP}))"
-        parts.append(pos if slot == 0 else f"bitShiftLeft({pos}, {16 * slot})")
-    expr = parts[0]
-    for part in parts[1:]:
-        expr = f"bitOr({expr}, {part})"
-    return expr
+def _item(j: int) -> str:
+    return f"m.{item_hash(j)}"
+
+
+def _packed(array: str, w: int, items: int) -> str:
+    return positions_sql(array, w, items, _item)
 
 
 def _item_score(j: int) -> str:
-    position = f"indexOf(s.IdHashes, m.i{j})"
+    position = f"indexOf(s.IdHashes, {_item(j)})"
     return f"if({position} BETWEEN 1 AND length(s.Scores), s.Scores[{position}], nan)"
 
 
-# A span's small fields packed into one UInt64 ("meta"), so that each stage costs one
-# aggregate state for all of them (ClickHouse keeps one state per aggregate and group: with a
-# million questions, fewer states is what keeps memory and time down). Layout, low bit first:
-# error, has ids, has input, abstained, has answer (1 bit each), then 3 spare bits, the id
-# count (24 bits), the input count (24 bits) and the low-confidence token count (8 bits).
-META_FIELDS: dict[str, tuple[int, int]] = {
-    "error": (0, 1),
-    "has_ids": (1, 1),
-    "has_input": (2, 1),
-    "abstained": (3, 1),
-    "has_answer": (4, 1),
-    "n": (8, 24),
-    "n_in": (32, 24),
-    "n_low_confidence": (56, 8),
-}
-_META = (
-    "toUInt64(s.StatusCode = 'Error') + toUInt64(s.HasIds) * 2 + toUInt64(s.HasInput) * 4 "
-    "+ toUInt64(s.Abstained) * 8 + toUInt64(s.HasAnswer) * 16 "
-    "+ toUInt64(least(length(s.IdHashes), 16777215)) * 256 "
-    "+ toUInt64(least(length(s.InputHashes), 16777215)) * 4294967296 "
-    "+ toUInt64(least(length(s.LowConfidence), 255)) * 72057594037927936"
+_META = meta_sql(
+    {
+        "error": "s.StatusCode = 'Error'",
+        "has_ids": "s.HasIds",
+        "has_input": "s.HasInput",
+        "abstained": "s.Abstained",
+        "has_answer": "s.HasAnswer",
+        "n": "length(s.IdHashes)",
+        "n_in": "length(s.InputHashes)",
+        "n_low_confidence": "length(s.LowConfidence)",
+    }
 )
 
 
@@ -132,13 +120,13 @@ def _stage_aggregates(q: FunnelQuery) -> list[str]:
     out: list[str] = []
 
     def last(prefix: str, cond: str, key: str, fields: dict[str, str]) -> None:
-        out.append(f"countIf({cond}) AS {prefix}_n_spans")
-        out.append(f"argMaxIf(r.meta, {key}, {cond}) AS {prefix}_meta")
+        out.append(f"countIf({cond}) AS {stage_column(prefix, 'n_spans')}")
+        out.append(f"argMaxIf(r.meta, {key}, {cond}) AS {stage_column(prefix, 'meta')}")
         for name, expr in fields.items():
-            out.append(f"argMaxIf({expr}, {key}, {cond}) AS {prefix}_{name}")
+            out.append(f"argMaxIf({expr}, {key}, {cond}) AS {stage_column(prefix, name)}")
 
-    words = {f"pk{w}": f"r.pk{w}" for w in range(q.words)}
-    in_words = {f"in_pk{w}": f"r.in_pk{w}" for w in range(q.words)}
+    words = {word("pk", w): f"r.{word('pk', w)}" for w in range(q.words)}
+    in_words = {word("in_pk", w): f"r.{word('in_pk', w)}" for w in range(q.words)}
     conflicts = {"conflicts": "r.conflicts"} if q.conflicts else {}
     last(
         "cand",
@@ -226,8 +214,10 @@ def funnel_sql(q: FunnelQuery) -> str:
     ]
     if q.match_table:
         projected.append("m.case_idx AS case_idx")
-    projected += [f"{_packed('s.IdHashes', w, q.items)} AS pk{w}" for w in range(q.words)]
-    projected += [f"{_packed('s.InputHashes', w, q.items)} AS in_pk{w}" for w in range(q.words)]
+    projected += [f"{_packed('s.IdHashes', w, q.items)} AS {word('pk', w)}" for w in range(q.words)]
+    projected += [
+        f"{_packed('s.InputHashes', w, q.items)} AS {word('in_pk', w)}" for w in range(q.words)
+    ]
     if q.conflicts:
         projected.append(
             "arrayFilter(h -> has({conflict:Array(UInt64)}, h), s.IdHashes) AS conflicts"
@@ -281,7 +271,7 @@ def scores_sql(q: FunnelQuery) -> str:
         "s.Stage AS Stage",
         f"{_TS} AS ts",
         f"{_RETRIEVE_KEY} AS retrieve_key",
-        *(f"{_item_score(j)} AS score{j}" for j in range(q.items)),
+        *(f"{_item_score(j)} AS {slot('score', j)}" for j in range(q.items)),
     ]
     wanted = (
         "(s.Stage = 'rerank' AND s.InstanceKey IN {ranked:Array(UInt64)}) "
@@ -289,8 +279,10 @@ def scores_sql(q: FunnelQuery) -> str:
     )
     inner = _source(q, projected, where=[wanted])
     columns = ", ".join(
-        f"argMaxIf(r.score{j}, r.retrieve_key, r.Stage = 'retrieve') AS cand_score{j}, "
-        f"argMaxIf(r.score{j}, r.ts, r.Stage = 'rerank') AS rr_score{j}"
+        f"argMaxIf(r.{slot('score', j)}, r.retrieve_key, r.Stage = 'retrieve') "
+        f"AS {slot(stage_column('cand', 'score'), j)}, "
+        f"argMaxIf(r.{slot('score', j)}, r.ts, r.Stage = 'rerank') "
+        f"AS {slot(stage_column('rr', 'score'), j)}"
         for j in range(q.items)
     )
     return f"SELECT r.InstanceKey AS inst_key, {columns} FROM ({inner}) AS r GROUP BY r.InstanceKey"
@@ -341,11 +333,13 @@ def retrievers_sql(q: FunnelQuery) -> str:
         "s.InstanceKey AS inst_key",
         "s.Name AS retriever",
         f"{_TS} AS ts",
-        *[f"{_packed('s.IdHashes', w, q.items)} AS r_pk{w}" for w in range(q.words)],
+        *[f"{_packed('s.IdHashes', w, q.items)} AS {word('r_pk', w)}" for w in range(q.words)],
     ]
     inner = _source(q, projected, where=["s.Stage = 'retrieve'", "empty(s.FusedFrom)"])
-    words = ", ".join(f"argMax(r_pk{w}, ts) AS r_pk{w}" for w in range(q.words))
-    return f"SELECT inst_key, retriever, {words} FROM ({inner}) GROUP BY inst_key, retriever"
+    packed = ", ".join(
+        f"argMax({word('r_pk', w)}, ts) AS {word('r_pk', w)}" for w in range(q.words)
+    )
+    return f"SELECT inst_key, retriever, {packed} FROM ({inner}) GROUP BY inst_key, retriever"
 
 
 def match_sql(keys_table: str, items_table: str, items: int) -> tuple[str, str]:
@@ -355,7 +349,7 @@ def match_sql(keys_table: str, items_table: str, items: int) -> tuple[str, str]:
     every batch of the funnel query.
     """
     columns = ", ".join(
-        ["key_hash UInt64", "case_idx UInt32", *(f"i{j} UInt64" for j in range(items))]
+        ["key_hash UInt64", "case_idx UInt32", *(f"{item_hash(j)} UInt64" for j in range(items))]
     )
     hashed = "".join(
         f", cityHash64(c.items[{j + 1}]) * (length(c.items) > {j})" for j in range(items)

@@ -66,10 +66,17 @@ def trace_to_otlp(trace: Any) -> tuple[list[dict[str, Any]], list[str]]:
         try:
             process_key, resource = _process(span, processes)
             scope, otlp_span = _span(span)
-        except (KeyError, TypeError, ValueError) as exc:
+        # AttributeError too: a span, tag, log or reference that is not an object.
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
             span_id = span.get("spanID") if isinstance(span, dict) else None
             problems.append(f"span {index} (spanID {span_id!r}) skipped: {exc}")
             continue
+        dropped = _tags_without_key(span)
+        if dropped:  # the span is kept: say what was left out of it
+            problems.append(
+                f"span {index} (spanID {span.get('spanID')!r}): {dropped} tag(s) that are not "
+                "objects with a key left out"
+            )
         resources.setdefault(process_key, resource)
         groups.setdefault(process_key, {}).setdefault(scope, []).append(otlp_span)
     resource_spans = [
@@ -139,6 +146,11 @@ def _span(span: dict[str, Any]) -> tuple[tuple[str, str], dict[str, Any]]:
     if events:
         otlp["events"] = events
     return (str(scope_name or ""), str(scope_version or "")), otlp
+
+
+def _tags_without_key(span: dict[str, Any]) -> int:
+    tags = span.get("tags") or []
+    return sum(1 for tag in tags if not (isinstance(tag, dict) and "key" in tag))
 
 
 class _Tags:

@@ -311,14 +311,15 @@ def _salvage_otlp(resource_spans: Any, source: str, line: int, sink: Sink) -> No
             sink.skip(source, line, f"resourceSpans[{r_index}] is not an object")
             continue
         try:
-            resource = decode_resource(_json_encode(rs.get("resource") or {}))
+            # Only null means absent: "" or [] is a broken resource, not an empty one.
+            resource = decode_resource(_json_encode(_or_empty(rs.get("resource"), {})))
         except msgspec.DecodeError as exc:
             sink.skip(
                 source, line, f"resourceSpans[{r_index}].resource: {_where(exc)}; its spans skipped"
             )
             continue
         scope_spans: list[ScopeSpans] = []
-        scope_list = rs.get("scopeSpans") or []
+        scope_list = _or_empty(rs.get("scopeSpans"), [])
         if not isinstance(scope_list, list):
             sink.skip(source, line, f"resourceSpans[{r_index}].scopeSpans is not a list")
             continue
@@ -328,7 +329,7 @@ def _salvage_otlp(resource_spans: Any, source: str, line: int, sink: Sink) -> No
                 sink.skip(source, line, f"{where}: not an object with a list of spans")
                 continue
             try:
-                scope = decode_scope(_json_encode(ss.get("scope") or {}))
+                scope = decode_scope(_json_encode(_or_empty(ss.get("scope"), {})))
             except msgspec.DecodeError as exc:
                 sink.skip(source, line, f"{where}.scope: {_where(exc)}; its spans skipped")
                 continue
@@ -341,6 +342,10 @@ def _salvage_otlp(resource_spans: Any, source: str, line: int, sink: Sink) -> No
         good.append(ResourceSpans(resource=resource, scopeSpans=scope_spans))
     if good:
         sink.add(good, source, line)
+
+
+def _or_empty(value: Any, empty: Any) -> Any:
+    return empty if value is None else value
 
 
 def _decode_span(span: Any, where: str, source: str, line: int, sink: Sink) -> Span | None:

@@ -67,6 +67,7 @@ _FACT = re.compile(
     r"(?![\w-])"
     rf"|(?<![\d.,\w])(?P<n>{_NUM})"
 )
+_NUMBER_WORD_SET = frozenset(NUMBER_WORDS)
 _TRIGGER = re.compile(r"[\d€$£]")
 _TOKEN_BEFORE = re.compile(r"(?<![\w/-])[a-z][a-z0-9_/-]*$")
 _LEAD = re.compile(rf"(?<![a-z])(?:{_MONTH}|us\$|eur|usd|gbp|chf)\.?\s?$")
@@ -273,7 +274,7 @@ def facts(folded: str, words: AbstractSet[str] | None = None) -> list[tuple[Fact
     the caller has them, spares the search for number words when there are none.
     """
     out: list[tuple[Fact, int, int]] = []
-    if (words is None or not words.isdisjoint(NUMBER_WORDS)) and _NUMBER_WORD.search(folded):
+    if (words is None or not words.isdisjoint(_NUMBER_WORD_SET)) and _NUMBER_WORD.search(folded):
         folded = _NUMBER_WORD.sub(_digits, folded)
     for m in _matches(folded):
         fact = _fact(m)

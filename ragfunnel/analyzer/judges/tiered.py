@@ -33,12 +33,11 @@ def in_sample(key: str, *, seed: int, rate: float) -> bool:
 
 
 def flag_reasons(offline: AnswerVerdict, signals: Sequence[str]) -> list[str]:
-    """Why the screening sends an answer to the LLM (empty: it does not)."""
+    """Why the screening sends an answer to the LLM (empty: it does not), as reason kinds."""
     reasons = []
-    doubtful = [c for c in offline.claims if c.label != SUPPORTED]
-    if doubtful:
-        reasons.append(f"offline: {len(doubtful)} of {len(offline.claims)} claims not supported")
-    reasons.extend(s.split(":", 1)[0] for s in signals)
+    if any(c.label != SUPPORTED for c in offline.claims):
+        reasons.append("offline: a claim not supported")
+    reasons.extend(dict.fromkeys(s.split(":", 1)[0] for s in signals))
     return reasons
 
 

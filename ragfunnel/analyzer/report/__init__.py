@@ -8,10 +8,16 @@
 docs/report.md is the contract: what each section says, the export schemas, the CI limits.
 """
 
-from ragfunnel.analyzer.report.build import build_report, report_frame
+from ragfunnel.analyzer.report.build import build_report
 from ragfunnel.analyzer.report.errors import ReportError
+from ragfunnel.analyzer.report.frames import report_frame
 from ragfunnel.analyzer.report.model import Report, RunReport, to_jsonable
-from ragfunnel.analyzer.report.sources import QuestionTexts, pipeline_snapshots, question_texts
+from ragfunnel.analyzer.report.sources import (
+    QuestionTexts,
+    pipeline_snapshots,
+    question_texts,
+    textless_documents,
+)
 from ragfunnel.analyzer.report.terminal import render_report, report_text
 
 __all__ = [
@@ -25,5 +31,6 @@ __all__ = [
     "render_report",
     "report_frame",
     "report_text",
+    "textless_documents",
     "to_jsonable",
 ]

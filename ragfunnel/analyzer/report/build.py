@@ -7,6 +7,7 @@ input that can reach the store is the ``texts`` callable, and it is given just t
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -28,6 +29,13 @@ from ragfunnel.analyzer.report.findings import (
     diagnosis_text,
     group_reasons,
 )
+from ragfunnel.analyzer.report.frames import (
+    item_frame,
+    question_frame,
+    report_frame,
+    run_key,
+    split_runs,
+)
 from ragfunnel.analyzer.report.model import (
     FAILED_STAGES,
     Finding,
@@ -40,7 +48,7 @@ from ragfunnel.analyzer.report.model import (
 )
 from ragfunnel.analyzer.report.sources import QuestionTexts
 
-__all__ = ["TextFetcher", "build_report", "item_frame", "question_frame", "report_frame"]
+__all__ = ["TextFetcher", "build_report", "report_frame"]
 
 TextFetcher = Callable[[Sequence[tuple[str, str]]], Mapping[tuple[str, str], QuestionTexts]]
 """Given ``(trace_id, question_key)`` pairs, their texts (``sources.question_texts``)."""
@@ -49,61 +57,37 @@ LOST_SHOWN = 10
 _UPSTREAM_LOSS = ("ingestion", "ingestion_or_search", "search")
 
 
-def report_frame(result: FunnelResult) -> pl.DataFrame:
-    """The records a report counts: pipeline questions, the latest occurrence of each case."""
-    return result.records.filter(pl.col("latest"), pl.col("mode") == "pipeline")
+_SEPARATORS = re.compile(r"[#@/:|]")
 
 
-def _counted() -> pl.Expr:
-    return pl.col("latest") & (pl.col("mode") == "pipeline")
+def _in_textless(item: str, documents: set[str]) -> bool:
+    """Whether chunk id ``item`` belongs to one of ``documents``.
 
-
-def question_frame(records: pl.DataFrame) -> pl.DataFrame:
-    """One slim row per counted question: what the aggregates read, and ``_row`` to fetch it.
-
-    Selecting before filtering keeps the copy small: the records' evidence and claim lists,
-    most of their memory, are not copied here.
+    It does when it is a document's id, or that id followed by a separator (``scan-2019#p1`` of
+    ``scan-2019``), as chunk ids commonly extend their document's.
     """
-    columns = [
-        pl.int_range(pl.len(), dtype=pl.UInt32).alias("_row"),
-        pl.col("run_id").cast(pl.String), "question_id", "trace_id", "question_key",
-        *(pl.col(c).cast(pl.String) for c in ("first_failure", "failure_reason", "answer_verdict")),
-        "flags", "k_prompt", "top_score",
-        "abstained", pl.col("recall_at_cut").fill_nan(None),
-        pl.col("evidence").list.len().fill_null(0).alias("n_evidence"),
-    ]  # fmt: skip
-    if "faithfulness" in records.columns:
-        columns.append(pl.col("faithfulness").cast(pl.Float64).fill_nan(None))
-    if "answer_correctness" in records.columns:
-        columns.append(pl.col("answer_correctness").cast(pl.String))
-    if "claims" in records.columns:
-        label = pl.element().struct.field("label") == "unsupported"
-        columns.append(
-            pl.col("claims").list.eval(label).list.sum().fill_null(0).alias("unsupported")
-        )
-    return records.lazy().filter(_counted()).select(columns).collect()
-
-
-def item_frame(records: pl.DataFrame) -> pl.DataFrame:
-    """One row per evidence item of each counted question: run, id, where it went."""
-    return (
-        records.lazy()
-        .filter(_counted())
-        .select(pl.col("run_id").cast(pl.String), "evidence")
-        .explode("evidence")
-        .filter(pl.col("evidence").is_not_null())
-        .select(
-            "run_id",
-            pl.col("evidence").struct.field("id"),
-            pl.col("evidence").struct.field("lost_at").cast(pl.String),
-            pl.col("evidence").struct.field("candidate_rank"),
-            pl.col("evidence").struct.field("rerank_rank"),
-        )
-        .collect()
+    return item in documents or any(
+        item[: m.start()] in documents for m in _SEPARATORS.finditer(item)
     )
 
 
-def _findings(run: pl.DataFrame) -> list[Finding]:
+def _textless_detail(failed: pl.DataFrame, textless: Mapping[str, Sequence[str]]) -> str | None:
+    items = (
+        failed.filter(pl.col("first_failure") == "ingestion")
+        .group_by("index_version", "failure_item")
+        .len()
+    )
+    hits = sum(
+        n
+        for version, item, n in items.iter_rows()
+        if item and _in_textless(item, set(textless.get(version or "", ())))
+    )
+    if not hits:
+        return None
+    return f"{hits} of them from documents ingested with pages without text (scans without a text layer?)"
+
+
+def _findings(run: pl.DataFrame, textless: Mapping[str, Sequence[str]]) -> list[Finding]:
     failed = run.filter(pl.col("first_failure").is_in(FAILED_STAGES))
     has_faith = "faithfulness" in run.columns
     reason = pl.col("failure_reason")
@@ -129,6 +113,9 @@ def _findings(run: pl.DataFrame) -> list[Finding]:
         if rows.is_empty():
             continue
         details = group_reasons(dict(zip(rows["reason"], rows["n"], strict=True)))
+        if stage == "ingestion" and textless:
+            note = _textless_detail(failed, textless)
+            details += [note] if note else []
         extra = by_stage[stage]
         if extra["conflicting"]:
             details.append(
@@ -136,14 +123,15 @@ def _findings(run: pl.DataFrame) -> list[Finding]:
             )
         if extra["low"]:
             details.append(f"{extra['low']} with low-confidence tokens in the answer")
-        if stage == "generation" and has_faith and extra["unfaithful"]:
+        said = any("claim" in detail for detail in details)  # the judges' reasons say it already
+        if stage == "generation" and has_faith and extra["unfaithful"] and not said:
             details.append(f"{extra['unfaithful']} with unsupported claims")
         out.append(Finding(stage, int(rows["n"].sum()), tuple(details)))
     return out
 
 
 def _shares(result: FunnelResult, run_id: str) -> tuple[Share, ...]:
-    rows = result.failures.filter(pl.col("run_id") == run_id, pl.col("mode") == "pipeline")
+    rows = result.failures.filter(run_key() == run_id, pl.col("mode") == "pipeline")
     return tuple(
         Share(r["first_failure"], r["count"], r["total"], r["share"], r["ci_low"], r["ci_high"])
         for r in rows.iter_rows(named=True)
@@ -151,7 +139,8 @@ def _shares(result: FunnelResult, run_id: str) -> tuple[Share, ...]:
 
 
 def _metrics(result: FunnelResult, run_id: str) -> tuple[MetricValue, ...]:
-    rows = result.metrics.filter(pl.col("run_id") == run_id)
+    # metric_table writes a missing run id as the text "None".
+    rows = result.metrics.filter(run_key().is_in([run_id] if run_id else ["", "None"]))
     return tuple(
         MetricValue(r["metric"], r["at"], r["mean"], r["ci_low"], r["ci_high"], r["n"],
                     r["n_undefined"], r["method"])
@@ -171,8 +160,14 @@ def _lost_evidence(items: pl.DataFrame) -> tuple[LostEvidence, ...]:
 
 
 def _generation(run: pl.DataFrame) -> Generation | None:
-    has_faith = "faithfulness" in run.columns
-    has_correct = "answer_correctness" in run.columns
+    """Faithfulness and correctness, when any answer of the run was judged (else ``None``)."""
+    has_faith = (
+        "faithfulness" in run.columns and run.get_column("faithfulness").null_count() < run.height
+    )
+    has_correct = (
+        "answer_correctness" in run.columns
+        and run.get_column("answer_correctness").null_count() < run.height
+    )
     if not (has_faith or has_correct):
         return None
     faith_value = None
@@ -221,6 +216,7 @@ def build_report(
     cases: CaseSet | None = None,
     snapshots: Mapping[str, Mapping[str, Any]] | None = None,
     texts: TextFetcher | None = None,
+    textless: Mapping[str, Sequence[str]] | None = None,
     jaeger_url: str | None = None,
     top: int = 20,
     sample: int = 50,
@@ -234,6 +230,9 @@ def build_report(
         cases: the cases analysed, for the question texts (else the spans' texts, if any).
         snapshots: per run, its configuration (``sources.pipeline_snapshots``).
         texts: fetches the texts of the questions the report shows (``sources.question_texts``).
+        textless: per index version, documents ingested with pages without text
+            (``sources.textless_documents``): the ingestion finding says how many lost
+            chunks belong to them.
         jaeger_url: ``http(s)://…`` of a Jaeger UI; each trace links to ``{url}/trace/{id}``.
         top: the worst questions shown per run.
         sample: how many more questions to draw at random for the drill-down.
@@ -250,15 +249,13 @@ def build_report(
     questions = question_frame(records)
     items = item_frame(records)
     oracle = records.lazy().filter(pl.col("latest"), pl.col("mode") == "oracle")
-    oracle_counts = dict(
-        oracle.group_by(pl.col("run_id").cast(pl.String)).len().collect().iter_rows()
-    )
-    by_run, items_by_run = _by_run(questions), _by_run(items)
+    oracle_counts = dict(oracle.group_by(run_key()).len().collect().iter_rows())
+    by_run, items_by_run = split_runs(questions), split_runs(items)
     plans: list[tuple[dict[str, Any], list[int]]] = []
     for (run_id,) in sorted(by_run, key=lambda key: str(key[0])):
         run = by_run[(run_id,)]
         run_items = items_by_run.get((run_id,), items.clear())
-        findings = _findings(run)
+        findings = _findings(run, textless or {})
         counts = dict(run.group_by(pl.col("first_failure").cast(pl.String)).len().iter_rows())
         plans.append(
             (
@@ -327,13 +324,6 @@ def build_report(
         sample=tuple(make(r) for r in sampled),
         jaeger_url=jaeger,
     )
-
-
-def _by_run(frame: pl.DataFrame) -> dict[tuple[Any, ...], pl.DataFrame]:
-    runs = frame.get_column("run_id").unique()
-    if runs.len() == 1:  # the usual report: one run, no need to copy it into a partition
-        return {(runs[0],): frame}
-    return frame.partition_by("run_id", as_dict=True)
 
 
 def _mode_int(values: pl.Series) -> int | None:

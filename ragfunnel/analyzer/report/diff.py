@@ -19,8 +19,8 @@ import polars as pl
 from ragfunnel.analyzer.funnel.analysis import FunnelResult
 from ragfunnel.analyzer.funnel.intervals import bootstrap_mean
 from ragfunnel.analyzer.funnel.summary import METRICS
-from ragfunnel.analyzer.report.build import report_frame
 from ragfunnel.analyzer.report.errors import ReportError
+from ragfunnel.analyzer.report.frames import report_frame
 from ragfunnel.analyzer.report.model import FAILED_STAGES, OK_STAGES
 from ragfunnel.analyzer.report.paired import mcnemar_exact
 
@@ -109,7 +109,7 @@ class RunDiff:
         if m.broken > m.fixed and m.p_value < alpha:
             out.append(
                 f"{m.broken} cases went ok → failed and {m.fixed} failed → ok "
-                f"(McNemar exact p = {m.p_value:.4f} < {alpha})"
+                f"(McNemar exact p = {m.p_value:.2g} < {alpha})"
             )
         out.extend(
             f"{d.metric} at {d.at} fell by {-d.delta:.3f} "
@@ -132,7 +132,11 @@ def _latest(result: FunnelResult, run_id: str) -> pl.DataFrame:
 
 def _metric_columns(a: pl.DataFrame, b: pl.DataFrame) -> list[tuple[str, str, str]]:
     out = [(m, "cut", f"{m}_at_cut") for m in METRICS]
-    if "faithfulness" in a.columns and "faithfulness" in b.columns:
+    judged = all(
+        "faithfulness" in f.columns and f.get_column("faithfulness").null_count() < f.height
+        for f in (a, b)
+    )
+    if judged:  # the judges' column exists whenever they ran; compare only judged runs
         out.append(("faithfulness", "answer", "faithfulness"))
     return [(m, at, c) for m, at, c in out if c in a.columns and c in b.columns]
 
@@ -199,6 +203,12 @@ def diff_runs(
     )  # fmt: skip
 
 
+def _setting(value: Any) -> str:
+    if isinstance(value, (list, tuple)):
+        return ", ".join(str(v) for v in value)
+    return "—" if value is None else str(value)
+
+
 def diff_lines(diff: RunDiff, *, listed: int = 50) -> list[str]:
     """The diff for a terminal: each transition with its questions, the test, the deltas."""
     lines = [
@@ -227,7 +237,10 @@ def diff_lines(diff: RunDiff, *, listed: int = 50) -> list[str]:
                      f"({d.delta:+.3f}, {interval}, n = {d.n}, {d.method})")  # fmt: skip
     if diff.config_changes:
         lines.append("configuration changes:")
-        lines += [f"  {c.setting}: {c.before} → {c.after}" for c in diff.config_changes]
+        lines += [
+            f"  {c.setting}: {_setting(c.before)} → {_setting(c.after)}"
+            for c in diff.config_changes
+        ]
     else:
         lines.append("configuration: no setting changed")
     return lines

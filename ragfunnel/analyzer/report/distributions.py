@@ -47,7 +47,7 @@ _LOST_BEFORE = {
 def evidence_funnel(questions: pl.DataFrame) -> tuple[tuple[str, int], ...]:
     """How many answerable questions with a complete trace kept their evidence to each step.
 
-    ``questions`` is ``build.question_frame``'s. A question answered correctly although
+    ``questions`` is ``frames.question_frame``'s. A question answered correctly although
     evidence was lost (``ok_without_evidence``) counts as lost where the record says it was
     lost, and as answered correctly.
     """
@@ -78,7 +78,7 @@ def rank_bins(items: pl.DataFrame) -> tuple[tuple[str, int], ...]:
 
     The reranker's rank when it ranked the item, else the candidate rank (no reranker, or an
     item beyond the reranker's depth); items the reranker dropped and items never retrieved
-    have their own bins. ``items`` is ``build.item_frame``'s.
+    have their own bins. ``items`` is ``frames.item_frame``'s.
     """
     dropped = (pl.col("lost_at") == "rerank") & pl.col("rerank_rank").is_null()
     rank = pl.coalesce("rerank_rank", pl.when(pl.col("lost_at") != "rerank").then("candidate_rank"))

@@ -51,6 +51,8 @@ def _rank(value: Any) -> str:
 
 def evidence_path(item: Mapping[str, Any]) -> str:
     """Where one evidence item went: ``indexed → candidate #25 → lost at search: …``."""
+    if item.get("lost_at") == "ingestion":  # the reason says it all: never indexed
+        return f"lost at ingestion: {item.get('reason') or 'not in the index'}"
     steps = []
     in_index = item.get("in_index")
     steps.append({True: "indexed", False: "never indexed", None: "index unknown"}[in_index])

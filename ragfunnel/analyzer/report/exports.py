@@ -55,8 +55,8 @@ _FIXED: dict[str, pl.DataType] = {
     "started": pl.Datetime("us", "UTC"), "occurrence": _I, "latest": _B, "mode": _S,
     "first_failure": _S, "failure_reason": _S, "failure_item": _S, "answer_verdict": _S,
     "answer_reason": _S, "oracle_verdict": _S, "oracle_note": _S, "abstained": _B,
-    "k_prompt": _I, "prompt_source": _S, "prompt_size": _I, "candidates": _I, "top_score": _F,
-    "index_version": _S, "evidence": _EVIDENCE, "missing": pl.List(_S), "flags": pl.List(_S),
+    "answerable": _B, "k_prompt": _I, "prompt_source": _S, "prompt_size": _I, "candidates": _I, "top_score": _F,
+    "cut_threshold": _F, "index_version": _S, "evidence": _EVIDENCE, "missing": pl.List(_S), "flags": pl.List(_S),
     "errors": pl.List(_S), "low_confidence_tokens": pl.List(_S), "logprobs_min": _F,
     "sample_disagreement": _B, "conflicting_documents": pl.List(_S),
 }  # fmt: skip
@@ -65,22 +65,25 @@ _VERDICTS: dict[str, pl.DataType] = {
 }  # fmt: skip
 
 
-def records_schema(k: Sequence[int], *, verdicts: bool = False) -> dict[str, pl.DataType]:
+def records_schema(k: Sequence[int]) -> dict[str, pl.DataType]:
     """The export's columns and types for metric cut-offs ``k`` (version 1, docs/report.md)."""
     schema = dict(_FIXED)
     for suffix in ["cut", *(str(v) for v in k)]:
         schema.update({f"{m}_at_{suffix}": _F for m in METRICS})
         schema[f"metrics_note_at_{suffix}"] = _S
-    if verdicts:
-        schema.update(_VERDICTS)
+    schema.update(_VERDICTS)
     return schema
+
+
+_OPTIONAL = ("answerable", "cut_threshold", *_VERDICTS)
+"""Columns older records may lack: exported as nulls, so every export has one schema."""
 
 
 def export_frame(records: pl.DataFrame, k: Sequence[int]) -> pl.DataFrame:
     """The records in the export schema: text instead of enums, UTC microseconds, NaN as null."""
-    verdicts = "faithfulness" in records.columns
-    schema = records_schema(k, verdicts=verdicts)
+    schema = records_schema(k)
     frame = records.with_columns(
+        *(pl.lit(None, schema[c]).alias(c) for c in _OPTIONAL if c not in records.columns),
         schema_version=pl.lit(RECORDS_SCHEMA_VERSION, _I),
         started=pl.col("started").dt.replace_time_zone("UTC").dt.cast_time_unit("us"),
     )
@@ -113,10 +116,10 @@ def write_parquet(records: pl.DataFrame, k: Sequence[int], path: str | Path) -> 
     return _write(path, "the records", frame.write_parquet)
 
 
-def read_records(path: str | Path, k: Sequence[int], *, verdicts: bool = False) -> pl.DataFrame:
+def read_records(path: str | Path, k: Sequence[int]) -> pl.DataFrame:
     """Read an export back with its documented types (``.parquet`` or JSON Lines)."""
     source = Path(path)
-    schema = records_schema(k, verdicts=verdicts)
+    schema = records_schema(k)
     try:
         if source.suffix == ".parquet":
             return pl.read_parquet(source)

@@ -26,16 +26,21 @@ DETAIL_PREFIXES = (
     "cut failed",
     "answer wrong",
     "answer incomplete",
+    "unsupported claim",
+    "faithfulness",
 )
 _PLAIN: dict[str, str] = {
     "rank # > prompt cut at #": "found at ranks {0} while only the top {1} reach the prompt",
     "rank # beyond rerank depth #": "found at ranks {0}, beyond the {1} candidates the reranker is given",
-    "not retrieved (top_k = #)": "not retrieved at all (top {0})",
-    "not retrieved (# candidates)": "not retrieved at all ({0} candidates)",
+    "not retrieved (top_k = #)": "not retrieved in the top {0}",
+    "not retrieved (# candidates)": "not among the {0} candidates",
     "moved from rank # to # > #": "moved by the reranker from ranks {0} to {1}, below the cut at {2}",
     "dropped by the reranker (was rank # of # given)": "dropped by the reranker (was rank {0} of {1})",
     "score # below threshold #": "scored {0}, below the gate's threshold {1}",
-    "never indexed (parser, connector, scope)": "never indexed (parser, connector, scope)",
+    "never indexed (parser, connector, scope)": "chunks never indexed: a parser, connector or scope gap",
+    "the confidence gate abstained (top score #, threshold #)": (
+        "abstained at the confidence gate (top score {0}, threshold {1})"
+    ),
     "answered an unanswerable question (no confidence gate to stop it)": (
         "answered an unanswerable question (no confidence gate)"
     ),
@@ -45,6 +50,10 @@ _PLAIN: dict[str, str] = {
     "abstained although the evidence was in the prompt": "abstained although the evidence was in the prompt",
     "answer misses fact(s)": "answers miss facts the case lists",
     "generate failed": "generate steps failed",
+    "answer wrong": "answers judged wrong",
+    "unsupported claim": "answers with an unsupported claim (quoted in the drill-down)",
+    "faithfulness # below #": "faithfulness {0}, below {1}: claims only partly supported",
+    "answer incomplete": "answers judged incomplete",
 }
 
 
@@ -52,11 +61,18 @@ def _numbers(text: str) -> list[str]:
     return _NUMBER.findall(text)
 
 
+def _head(reason: str) -> str:
+    """The part of a reason that groups.
+
+    Before the colon for reasons naming a fact, a claim or an error message, else all of it.
+    """
+    if reason.startswith(DETAIL_PREFIXES):
+        return reason.split(":", 1)[0]
+    return reason
+
+
 def _key(reason: str) -> str:
-    for prefix in DETAIL_PREFIXES:
-        if reason.startswith(prefix):
-            return reason.split(":", 1)[0]
-    return _NUMBER.sub("#", reason)
+    return _NUMBER.sub("#", _head(reason))
 
 
 def _span(values: Sequence[str]) -> str:
@@ -90,7 +106,7 @@ def group_reasons(reasons: Mapping[str, int]) -> list[str]:
         groups.setdefault(_key(reason or "(no reason)"), []).append((reason or "", count))
     out: list[_Group] = []
     for key, members in groups.items():
-        columns = [_numbers(r) for r, _ in members]
+        columns = [_numbers(_head(r)) for r, _ in members]
         width = min(len(c) for c in columns)
         spans = tuple(_span([c[i] for c in columns]) for i in range(width))
         out.append(_Group(key, sum(n for _, n in members), spans))

@@ -18,7 +18,7 @@ from markupsafe import Markup
 from ragfunnel.analyzer.report import svg
 from ragfunnel.analyzer.report.errors import ReportError
 from ragfunnel.analyzer.report.model import Report, RunReport
-from ragfunnel.analyzer.report.terminal import METRIC_NAMES, fmt, interval
+from ragfunnel.analyzer.report.terminal import METRIC_NAMES, fmt, interval, setting
 
 __all__ = ["MAX_RUN_SECTIONS", "render_html", "write_html"]
 
@@ -48,6 +48,8 @@ def _clip(text: str | None, kind: str) -> str:
 
 _ENV.filters["clip"] = _clip
 _ENV.filters["fmt"] = fmt
+_ENV.filters["setting"] = setting
+_ENV.filters["pvalue"] = lambda p: f"{p:.2g}"
 _ENV.filters["interval"] = interval
 _ENV.filters["percent"] = lambda v: "—" if v is None else f"{100 * v:.1f}%"
 

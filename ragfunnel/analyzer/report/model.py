@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
@@ -141,7 +141,6 @@ class Report:
     sample: tuple[dict[str, Any], ...] = ()
     """A seeded random sample of questions (drill-down entries) beside the worst ones."""
     jaeger_url: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
 
     def run(self, run_id: str) -> RunReport:
         """The report of one run; ``KeyError`` when the report has no such run."""

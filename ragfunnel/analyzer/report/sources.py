@@ -1,8 +1,9 @@
 """What a report shows that the funnel's records do not carry, read from the store.
 
-Two small read-only queries: each run's configuration snapshot (the question spans'
-``ragfunnel.pipeline.*`` attributes, docs/span-contract.md) and the texts — question, answer,
-prompt chunks — of the few questions a report drills into. Both only SELECT: this module must
+Three small read-only queries: each run's configuration snapshot (the question spans'
+``ragfunnel.pipeline.*`` attributes, docs/span-contract.md), the documents whose ingestion
+recorded pages or parts without text, and the texts — question, answer, prompt chunks — of
+the few questions a report drills into. Both only SELECT: this module must
 never write to the store, and never fetch texts for more than the questions it is given.
 """
 
@@ -16,7 +17,7 @@ from typing import Any
 from ragfunnel.analyzer.store import Store
 from ragfunnel.instrumentation import contract as c
 
-__all__ = ["QuestionTexts", "pipeline_snapshots", "question_texts"]
+__all__ = ["QuestionTexts", "pipeline_snapshots", "question_texts", "textless_documents"]
 
 _BATCH = 5_000
 
@@ -138,3 +139,37 @@ def question_texts(
                 entry["context_texts"] = _strings(row["context_texts"])
         out.update({key: QuestionTexts(**entry) for key, entry in found.items()})
     return out
+
+
+def textless_documents(store: Store, index_versions: Iterable[str]) -> dict[str, tuple[str, ...]]:
+    """Per index version, the documents whose ingestion recorded pages or parts without text.
+
+    That is a successful ingest span with ``ragfunnel.ingest.pages_without_text`` or
+    ``parts_without_text`` above 0: scanned pages without a text layer, images, empty parses.
+    """
+    wanted = sorted(set(index_versions))
+    if not wanted:
+        return {}
+    rows = store.query_df(
+        f"""
+        SELECT SpanAttributes[{{version:String}}] AS version,
+               SpanAttributes[{{document:String}}] AS document
+        FROM {store.traces_table}
+        WHERE SpanAttributes[{{stage:String}}] = 'ingest'
+          AND StatusCode != 'Error'
+          AND SpanAttributes[{{version:String}}] IN {{versions:Array(String)}}
+          AND (toInt64OrZero(SpanAttributes[{{pages:String}}]) > 0
+               OR toInt64OrZero(SpanAttributes[{{parts:String}}]) > 0)
+        GROUP BY version, document
+        ORDER BY version, document
+        """,
+        {
+            "version": c.INDEX_VERSION, "document": c.DOCUMENT_ID, "stage": c.STAGE,
+            "pages": c.PAGES_WITHOUT_TEXT, "parts": c.PARTS_WITHOUT_TEXT, "versions": wanted,
+        },
+    )  # fmt: skip
+    out: dict[str, list[str]] = {}
+    for version, document in rows.iter_rows():
+        if document:
+            out.setdefault(str(version), []).append(str(document))
+    return {version: tuple(documents) for version, documents in out.items()}

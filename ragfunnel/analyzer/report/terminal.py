@@ -42,6 +42,13 @@ def fmt(value: Any, digits: int = 3) -> str:
     return f"{value:,}" if isinstance(value, int) else str(value)
 
 
+def setting(value: Any) -> str:
+    """A configuration value for people: lists as ``a, b``."""
+    if isinstance(value, (list, tuple)):
+        return ", ".join(str(v) for v in value)
+    return "—" if value is None else str(value)
+
+
 def interval(low: Any, high: Any, *, percent: bool = False) -> str:
     """``0.412–0.655`` (or ``41.2–65.5%``); ``—`` when undefined."""
     if low is None or high is None or math.isnan(low) or math.isnan(high):
@@ -113,7 +120,7 @@ def _run(run: RunReport) -> list[RenderableType]:
         )
     )
     if run.config:
-        settings = ", ".join(f"{k} = {v}" for k, v in run.config.items())
+        settings = "; ".join(f"{k} = {setting(v)}" for k, v in run.config.items())
         out.append(Text(f"configuration: {settings}"))
     return out
 

@@ -48,11 +48,12 @@ STAGE_COLUMNS: tuple[tuple[str, str], ...] = (
     ("CutTokenBudget", "Nullable(Float64)"),
     ("HasIds", "UInt8"),
     ("Ids", "Array(String) CODEC(ZSTD(1))"),
-    ("IdHashes", "Array(UInt64) CODEC(ZSTD(1))"),
+    # Hashes do not compress: compressing them would only cost every insert time.
+    ("IdHashes", "Array(UInt64) CODEC(NONE)"),
     ("Scores", "Array(Float64) CODEC(ZSTD(1))"),
     ("TopScore", "Float64"),
     ("HasInput", "UInt8"),
-    ("InputHashes", "Array(UInt64) CODEC(ZSTD(1))"),
+    ("InputHashes", "Array(UInt64) CODEC(NONE)"),
     ("DocumentId", "String CODEC(ZSTD(1))"),
     ("Mode", "LowCardinality(String)"),
     ("SampleIndex", "Nullable(Int64)"),
@@ -61,7 +62,7 @@ STAGE_COLUMNS: tuple[tuple[str, str], ...] = (
     ("LogprobsMin", "Nullable(Float64)"),
     ("LowConfidence", "Array(String)"),
 )
-"""Column names and types (with codecs), in table order."""
+"""Column names and types (with codecs), in the order of the conventions' stage rows."""
 
 
 def stage_table(store: Store) -> str:

@@ -1,0 +1,68 @@
+"""``ragfunnel calibrate``: each judge's agreement with people, from a labelled review sheet."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ragfunnel.analyzer.cli.app import app
+from ragfunnel.analyzer.cli.errors import reported
+from ragfunnel.analyzer.judges.calibration import Calibration, calibrate
+from ragfunnel.analyzer.judges.model import LABELS
+from ragfunnel.analyzer.judges.stats import Estimate
+
+CALIBRATE_HELP = """Measure each judge's agreement with people, from a labelled review sheet.
+
+Reads the sheet of `ragfunnel review` (CSV or JSON Lines) with the human labels filled in and \
+reports, per judge: the confusion matrix judge × human, \
+Cohen's kappa with a bootstrap 95 % interval, precision and recall of "unsupported", kappa per \
+ISO week (drift), and how often the claim split was sensible. Unlabelled rows are skipped; \
+invalid ones are listed with file, line and field.
+
+\b
+Examples:
+  ragfunnel calibrate review-labelled.csv
+  ragfunnel calibrate week48.jsonl
+"""
+
+
+def _interval(e: Estimate, percent: bool = False) -> str:
+    if math.isnan(e.estimate):
+        return "—"
+    scale = 100 if percent else 1
+    value = f"{scale * e.estimate:.1f}%" if percent else f"{e.estimate:.2f}"
+    if math.isnan(e.low):
+        return value
+    return f"{value} ({scale * e.low:.2f}–{scale * e.high:.2f}{'%' if percent else ''})"
+
+
+def calibration_text(result: Calibration) -> str:
+    """The calibration report, for the terminal."""
+    lines = [f"{result.answers} labelled answers; claim split sensible: "
+             f"{_interval(result.split_sensible, percent=True)}"]  # fmt: skip
+    for judge in result.judges:
+        lines += ["", f"{judge.judge}: {judge.claims} claims, kappa {_interval(judge.kappa)}",
+                  f"  unsupported: precision {_interval(judge.unsupported_precision, True)}, "
+                  f"recall {_interval(judge.unsupported_recall, True)}",
+                  "  judge \\ human  " + "  ".join(f"{h:>11}" for h in LABELS)]  # fmt: skip
+        for j in LABELS:
+            lines.append(f"  {j:<14} " + "  ".join(f"{judge.confusion[j][h]:>11}" for h in LABELS))
+        if len(judge.kappa_by_week) > 1:
+            lines.append("  kappa by week: " + ", ".join(
+                f"{w} {_interval(k)}" for w, k in judge.kappa_by_week.items()))  # fmt: skip
+    return "\n".join(lines)
+
+
+@app.command("calibrate", help=CALIBRATE_HELP)
+def calibrate_command(
+    labels: Annotated[
+        Path, typer.Argument(metavar="LABELS", show_default=False, help="The labelled sheet.")
+    ],
+) -> None:
+    """Report judge–human agreement (see CALIBRATE_HELP)."""
+    with reported("calibrate"):
+        result = calibrate(labels)
+    typer.echo(calibration_text(result))

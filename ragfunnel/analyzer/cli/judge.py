@@ -1,0 +1,163 @@
+"""``ragfunnel judge``: rate every stored answer's claims against its prompt, and store the verdicts."""
+
+from __future__ import annotations
+
+import json
+import math
+import warnings
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ragfunnel.analyzer.cases import load_cases
+from ragfunnel.analyzer.cli.app import app
+from ragfunnel.analyzer.cli.errors import reported
+from ragfunnel.analyzer.cli.options import CasesOption, RunOption, StoreOption
+from ragfunnel.analyzer.judges.endpoint import Endpoint
+from ragfunnel.analyzer.judges.run import POLICIES, JudgeRun, SameModelWarning, judge_store
+from ragfunnel.analyzer.judges.tiered import DEFAULT_SAMPLE_RATE
+from ragfunnel.analyzer.store import Store
+
+JUDGE_HELP = """Rate each stored answer's claims against its prompt, and store the verdicts.
+
+Every answer is split into claims, each rated against the whole prompt context: supported (1), partial (0.5) or unsupported (0), with the supporting chunk ids and \
+the missing term. The verdicts go to the store's verdicts table, where `ragfunnel analyze` \
+reads them (an unsupported claim fails the question at generation, quoted).
+
+Policies: offline (deterministic, no network; the default), llm (an OpenAI-compatible judge, \
+at most two calls per answer, cached: a rerun makes no call), factcheck (a Yes/No fact-checking \
+model, one call per claim), tiered (offline and signals for all; flagged answers and a seeded \
+random sample to the LLM; rates estimated from the sample alone). With --cases, each answer's \
+correctness (facts, else reference) is judged too. The judge endpoint comes from the flags, \
+else RAGFUNNEL_JUDGE_MODEL / RAGFUNNEL_JUDGE_BASE_URL / RAGFUNNEL_JUDGE_API_KEY (or OPENAI_*). \
+Needs content capture (answer and context texts). docs/judges.md states every rule.
+
+\b
+Examples:
+  ragfunnel judge --cases cases.yaml
+  ragfunnel judge --policy tiered --judge-model gpt-4o-mini --sample-rate 0.05
+  ragfunnel judge --policy llm --judge-base-url http://127.0.0.1:8000/v1 --judge-model qwen2.5
+  ragfunnel judge --policy factcheck --judge-model bespoke-minicheck --run 2024-06-01
+"""
+
+
+@app.command("judge", help=JUDGE_HELP)
+def judge_command(
+    *,
+    store: StoreOption = None,
+    cases: CasesOption = None,
+    run: RunOption = None,
+    policy: Annotated[
+        str, typer.Option("--policy", help=f"One of {', '.join(POLICIES)}.")
+    ] = "offline",
+    judge_model: Annotated[
+        str | None,
+        typer.Option(
+            "--judge-model", metavar="NAME", help="The judge model (else RAGFUNNEL_JUDGE_MODEL)."
+        ),
+    ] = None,
+    judge_base_url: Annotated[
+        str | None,
+        typer.Option(
+            "--judge-base-url",
+            metavar="URL",
+            help="The OpenAI-compatible API root (else RAGFUNNEL_JUDGE_BASE_URL).",
+        ),
+    ] = None,
+    sample_rate: Annotated[
+        float,
+        typer.Option(
+            "--sample-rate", min=0.0, max=1.0, help="tiered: the random share sent to the LLM."
+        ),
+    ] = DEFAULT_SAMPLE_RATE,
+    seed: Annotated[
+        int, typer.Option("--seed", help="tiered: the random sample's seed; LLM: the request seed.")
+    ] = 0,
+    concurrency: Annotated[
+        int, typer.Option("--concurrency", min=1, help="Answers judged at the same time.")
+    ] = 4,
+    timeout: Annotated[
+        float, typer.Option("--timeout", min=0.1, help="Seconds per request.")
+    ] = 60.0,
+    input_price: Annotated[
+        float, typer.Option("--input-price", min=0.0, help="Cost per million input tokens.")
+    ] = 0.0,
+    output_price: Annotated[
+        float, typer.Option("--output-price", min=0.0, help="Cost per million output tokens.")
+    ] = 0.0,
+    split: Annotated[
+        str, typer.Option("--split", help="How the LLM splits answers: llm or offline.")
+    ] = "llm",
+    json_out: Annotated[
+        Path | None, typer.Option("--json", metavar="OUT", help="Write the verdict rows as JSON.")
+    ] = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Judge, but write nothing to the store.")
+    ] = False,
+) -> None:
+    """Judge the stored answers and store the verdicts (see JUDGE_HELP)."""
+    flags = {"policy": "--policy", "model": "--judge-model", "sample_rate": "--sample-rate"}
+    with reported("judge", flags=flags):
+        case_set = load_cases(cases) if cases is not None else None
+        endpoint = None
+        if policy != "offline":
+            endpoint = Endpoint.from_env(
+                model=judge_model, base_url=judge_base_url, timeout=timeout,
+                max_concurrency=concurrency, seed=seed, input_price=input_price,
+                output_price=output_price,
+            )  # fmt: skip
+        with Store.open(store, create=False) as opened, warnings.catch_warnings():
+            # The warning is printed below, once, in the CLI's words.
+            warnings.simplefilter("ignore", SameModelWarning)
+            result = judge_store(
+                opened, policy=policy, runs=run or None, cases=case_set, endpoint=endpoint,
+                sample_rate=sample_rate, seed=seed, split=split, write=not dry_run,
+            )  # fmt: skip
+    for message in result.warnings:
+        typer.echo(f"ragfunnel judge: warning: {message}", err=True)
+    typer.echo(summary_text(result, dry_run=dry_run))
+    if json_out is not None:
+        rows = [{**r, "JudgedAt": str(r.get("JudgedAt", ""))} for r in result.rows]
+        json_out.write_text(json.dumps(rows, ensure_ascii=False, indent=1), encoding="utf-8")
+        typer.echo(f"wrote {len(rows):,} verdict rows to {json_out}")
+
+
+def _pct(value: float) -> str:
+    return "—" if math.isnan(value) else f"{100 * value:.1f}%"
+
+
+def summary_text(result: JudgeRun, *, dry_run: bool = False) -> str:
+    """What a judging run did, for the terminal."""
+    faithfulness = result.faithfulness
+    lines = [
+        f"{result.answers:,} answers, {result.judged:,} judged ({result.policy}), "
+        f"{result.abstained:,} abstained, {result.without_content:,} without recorded text",
+        "mean faithfulness: " + ("—" if faithfulness is None else f"{faithfulness:.3f}"),
+    ]
+    if result.sent_to_llm:
+        lines.append(
+            "sent to the LLM: " + ", ".join(f"{k} {v:,}" for k, v in result.sent_to_llm.items())
+        )
+    for name, e in result.estimates.items():
+        low, high = e.low, e.high
+        value = f"{e.estimate:.3f}" if name == "faithfulness" else _pct(e.estimate)
+        interval = (
+            "—"
+            if math.isnan(low)
+            else (
+                f"{low:.3f}–{high:.3f}" if name == "faithfulness" else f"{_pct(low)}–{_pct(high)}"
+            )
+        )
+        lines.append(f"  {name} (random sample, n = {e.n}): {value} ({interval})")
+    if result.usage:
+        u = result.usage
+        lines.append(f"calls {u['calls']:,} ({u['retries']:,} retries), cached {u['cached']:,}, "
+                     f"tokens {u['input_tokens']:,} in / {u['output_tokens']:,} out, cost {u['cost']:.4f}")  # fmt: skip
+    lines.extend(f"not judged: {error}" for error in result.errors[:5])
+    if len(result.errors) > 5:
+        lines.append(f"… and {len(result.errors) - 5:,} more not judged")
+    lines.append(
+        "dry run: nothing written" if dry_run else f"wrote {len(result.rows):,} verdict rows"
+    )
+    return "\n".join(lines)

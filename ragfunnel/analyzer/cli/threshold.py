@@ -1,0 +1,118 @@
+"""``ragfunnel threshold``: abstention per run, and a sweep of the confidence threshold."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Annotated
+
+import polars as pl
+import typer
+
+from ragfunnel.analyzer.cases import load_cases
+from ragfunnel.analyzer.cli.app import app
+from ragfunnel.analyzer.cli.errors import fail, reported, show_notices
+from ragfunnel.analyzer.cli.options import ReadOnlyOption, RunOption, StoreOption
+from ragfunnel.analyzer.funnel import analyze
+from ragfunnel.analyzer.funnel.abstention import Abstention, abstention
+from ragfunnel.analyzer.store import Store
+
+THRESHOLD_HELP = """Abstention per run, and a sweep of the confidence threshold.
+
+Per run, answerable / unanswerable questions × \
+answered / abstained; then a sweep over the recorded top score of the last ranking stage — at \
+each threshold, how many answerable questions would be refused and how many unanswerable ones \
+answered (a risk–coverage table), with the pipeline's own threshold marked and the threshold \
+of least cost recommended, where answering an unanswerable question costs --cost-ratio \
+refused answerable ones.
+
+\b
+Examples:
+  ragfunnel threshold --cases cases.yaml
+  ragfunnel threshold --cases cases.yaml --cost-ratio 3 --run 2024-06-01 --csv sweep.csv
+"""
+
+
+def _number(value: float) -> str:
+    if math.isnan(value):
+        return "—"
+    if math.isinf(value):
+        return "∞" if value > 0 else "-∞"
+    return f"{value:.4g}"
+
+
+def threshold_text(result: Abstention) -> str:
+    """The confusion and the sweep, per run."""
+    lines: list[str] = []
+    for run_id in result.pipeline_threshold:
+        confusion = {(r["answerable"], r["abstained"]): r["count"]
+                     for r in result.confusion.filter(pl.col("run_id") == run_id).iter_rows(named=True)}  # fmt: skip
+        lines += [
+            f"run {run_id or '(none)'}",
+            f"  answerable:   answered {confusion.get((True, False), 0):,}, abstained {confusion.get((True, True), 0):,}",
+            f"  unanswerable: answered {confusion.get((False, False), 0):,}, abstained {confusion.get((False, True), 0):,}",
+            "  threshold  coverage  risk    answerable refused  unanswerable answered  cost",
+        ]  # fmt: skip
+        for r in result.sweep.filter(pl.col("run_id") == run_id).iter_rows(named=True):
+            marks = " ".join(
+                m
+                for m, on in (("← pipeline", r["pipeline"]), ("← recommended", r["recommended"]))
+                if on
+            )
+            lines.append(
+                f"  {_number(r['threshold']):>9}  {_number(100 * r['coverage']) + '%':>8}  "
+                f"{_number(100 * r['risk']) + '%':>6}  {r['answerable_refused']:>18}  "
+                f"{r['unanswerable_answered']:>21}  {_number(r['cost']):>4}  {marks}".rstrip()
+            )  # fmt: skip
+        own, best = result.pipeline_threshold[run_id], result.recommended[run_id]
+        lines.append(f"  pipeline threshold {_number(own) if own is not None else 'none'}; "
+                     f"recommended {_number(best) if best is not None else '—'} at cost ratio "
+                     f"{result.cost_ratio:g}")  # fmt: skip
+        if result.unscored.get(run_id):
+            lines.append(
+                f"  ({result.unscored[run_id]:,} questions without a top score are left out)"
+            )
+        lines.append("")
+    return "\n".join(lines).rstrip()
+
+
+@app.command("threshold", help=THRESHOLD_HELP)
+def threshold_command(
+    *,
+    cases: Annotated[
+        Path,
+        typer.Option(
+            "--cases", metavar="FILE", help="Evaluation cases: which questions are answerable."
+        ),
+    ],
+    store: StoreOption = None,
+    run: RunOption = None,
+    cost_ratio: Annotated[
+        float,
+        typer.Option(
+            "--cost-ratio",
+            min=0.0,
+            help="Cost of answering an unanswerable question, in refused answerable ones.",
+        ),
+    ] = 1.0,
+    csv_out: Annotated[
+        Path | None, typer.Option("--csv", metavar="OUT", help="Write the sweep as CSV.")
+    ] = None,
+    read_only: ReadOnlyOption = False,
+) -> None:
+    """Analyse abstention and sweep the threshold (see THRESHOLD_HELP)."""
+    with reported("threshold", flags={"cost_ratio": "--cost-ratio"}):
+        case_set = load_cases(cases)
+        with Store.open_for_analysis(store, read_only=read_only or None) as opened:
+            analysis = analyze(opened, case_set, run=run or None)
+        if cost_ratio <= 0:
+            fail("threshold", "--cost-ratio must be positive")
+        result = abstention(analysis.records, cost_ratio=cost_ratio)
+    show_notices("threshold", analysis.notices)
+    typer.echo(threshold_text(result))
+    if csv_out is not None:
+        try:
+            result.sweep.write_csv(csv_out)
+        except OSError as exc:
+            fail("threshold", f"cannot write the sweep: {exc}")
+        typer.echo(f"wrote the sweep to {csv_out}")

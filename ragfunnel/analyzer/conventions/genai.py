@@ -1,0 +1,56 @@
+"""OpenTelemetry GenAI spans (semantic conventions, development status).
+
+``gen_ai.operation.name = retrieval`` spans list ``gen_ai.retrieval.documents`` as a JSON array
+of ``{id, score}`` objects, with the query in ``gen_ai.retrieval.query.text`` (it stands in for
+the question when matching cases: GenAI has no question span); ``chat``, ``text_completion`` and
+``generate_content`` spans answer in ``gen_ai.output.messages`` (the first message's first
+part). Each trace is one question. This module holds the declaration only.
+"""
+
+from __future__ import annotations
+
+from ragfunnel.analyzer.conventions.model import (
+    Attr,
+    Convention,
+    Has,
+    JsonDocuments,
+    JsonText,
+    OneOf,
+    SpanName,
+    StageFields,
+    StageRule,
+)
+from ragfunnel.instrumentation import contract as c
+
+__all__ = ["GENAI", "GENERATE_OPERATIONS", "OUTPUT_MESSAGES", "RETRIEVAL_DOCUMENTS",
+           "RETRIEVAL_QUERY"]  # fmt: skip
+
+OPERATION = c.GEN_AI_OPERATION
+RETRIEVAL_DOCUMENTS = "gen_ai.retrieval.documents"
+RETRIEVAL_QUERY = "gen_ai.retrieval.query.text"
+OUTPUT_MESSAGES = "gen_ai.output.messages"
+GENERATE_OPERATIONS = ("chat", "text_completion", "generate_content")
+
+GENAI = Convention(
+    name="genai",
+    marker=Has(OPERATION),
+    rules=(
+        StageRule(
+            c.Stage.RETRIEVE,
+            OneOf(OPERATION, ("retrieval",)),
+            StageFields(
+                name=SpanName(),
+                question_text=Attr(RETRIEVAL_QUERY),
+                documents=JsonDocuments(RETRIEVAL_DOCUMENTS),
+            ),
+        ),
+        StageRule(
+            c.Stage.GENERATE,
+            OneOf(OPERATION, GENERATE_OPERATIONS),
+            StageFields(
+                name=Attr(c.GEN_AI_REQUEST_MODEL),
+                answer=JsonText(OUTPUT_MESSAGES, (1, "parts", 1, "content")),
+            ),
+        ),
+    ),
+)

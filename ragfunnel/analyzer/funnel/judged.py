@@ -1,0 +1,127 @@
+"""The judges' verdicts as the funnel reads them: one deciding verdict per question instance.
+
+``ragfunnel judge`` writes ``ragfunnel_verdicts_v1`` (docs/judges.md); this module reads it —
+only when it exists, never creating it — and keeps, for each trace and question, the verdict
+of the pipeline answer by the strongest judge (an LLM or fact-checker over the offline judge),
+the latest one. It shapes the record columns ``faithfulness`` and ``claims`` and the inputs of
+the generation rule: the first unsupported claim (else the first partial one) with its
+missing term, and the judged correctness.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import polars as pl
+
+from ragfunnel.analyzer.store.dsn import quote
+from ragfunnel.analyzer.store.migrations import verdicts_ready
+from ragfunnel.analyzer.store.verdict_tables import VERDICTS_TABLE
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from ragfunnel.analyzer.store import Store
+
+__all__ = [
+    "CLAIM",
+    "DEFAULT_FAITHFULNESS_THRESHOLD",
+    "JUDGED_COLUMNS",
+    "no_verdicts",
+    "read_judged",
+]
+
+VERDICT_COLUMNS = ("faithfulness", "claims", "answer_correctness", "correctness_reason")
+"""The record columns the verdicts bring (null, or an empty claim list, when not judged)."""
+
+DEFAULT_FAITHFULNESS_THRESHOLD = 0.85
+"""Below this faithfulness an answer's generation is the thing to fix (a setting of analyze)."""
+
+CLAIM = pl.Struct(
+    {
+        "text": pl.String,
+        "verdict": pl.Float64,
+        "label": pl.String,
+        "supporting_ids": pl.List(pl.String),
+        "missing": pl.String,
+        "judge": pl.String,
+    }
+)
+JUDGED_COLUMNS: dict[str, pl.DataType] = {
+    "trace_id": pl.String(),
+    "question_key": pl.String(),
+    "faithfulness": pl.Float64(),
+    "claims": pl.List(CLAIM),
+    "judged_correctness": pl.String(),
+    "judged_correctness_reason": pl.String(),
+    "worst_claim": pl.String(),
+    "worst_missing": pl.String(),
+    "worst_verdict": pl.Float64(),
+}
+
+
+def no_verdicts() -> pl.DataFrame:
+    """An empty verdict frame (nothing judged)."""
+    return pl.DataFrame(schema=JUDGED_COLUMNS)
+
+
+def read_judged(store: Store, runs: Sequence[str] = ()) -> pl.DataFrame:
+    """The deciding verdict of each judged pipeline answer (see the module docstring)."""
+    if not verdicts_ready(store):
+        return no_verdicts()
+    run_filter = "AND RunId IN {runs:Array(String)}" if runs else ""
+    raw = store.query_df(
+        f"""
+        SELECT TraceId, QuestionKey,
+            argMax(tuple(Judge, Abstained, Faithfulness, ClaimTexts, ClaimVerdicts, ClaimLabels,
+                         ClaimSupportingIds, ClaimMissing, Correctness, CorrectnessReason),
+                   tuple(Judge != 'offline', JudgedAt)) AS v
+        FROM {quote(store.database, VERDICTS_TABLE)} FINAL
+        WHERE Mode = 'pipeline' {run_filter}
+        GROUP BY TraceId, QuestionKey
+        """,
+        {"runs": list(runs)} if runs else None,
+    )
+    if raw.is_empty():
+        return no_verdicts()
+    names = ["judge", "abstained", "faithfulness", "texts", "verdicts", "labels", "ids",
+             "missing", "correctness", "reason"]  # fmt: skip
+    v = raw.get_column("v").struct.rename_fields(names).struct.unnest()
+    f = pl.concat(
+        [
+            raw.select(
+                pl.col("TraceId").alias("trace_id"), pl.col("QuestionKey").alias("question_key")
+            ),
+            v,
+        ],
+        how="horizontal",
+    ).with_row_index("_row")
+    long = (
+        f.select("_row", "judge", "texts", "verdicts", "labels", "ids", "missing")
+        .explode("texts", "verdicts", "labels", "ids", "missing")
+        .filter(pl.col("texts").is_not_null())
+    )
+    claims = long.group_by("_row", maintain_order=True).agg(
+        pl.struct(
+            pl.col("texts").alias("text"), pl.col("verdicts").alias("verdict"),
+            pl.col("labels").alias("label"), pl.col("ids").alias("supporting_ids"),
+            "missing", "judge",
+        ).alias("claims"),
+        # The claim to quote: the first unsupported one, else the first partial one.
+        pl.col("texts").get(pl.col("verdicts").arg_min()).alias("worst_claim"),
+        pl.col("missing").get(pl.col("verdicts").arg_min()).alias("worst_missing"),
+        pl.col("verdicts").min().alias("worst_verdict"),
+    )  # fmt: skip
+    out = f.join(claims, on="_row", how="left").select(
+        "trace_id",
+        "question_key",
+        pl.when(pl.col("abstained") > 0).then(None).otherwise(pl.col("faithfulness"))
+        .alias("faithfulness"),
+        pl.col("claims").fill_null(pl.lit([], dtype=pl.List(CLAIM))),
+        pl.when(pl.col("correctness") != "").then(pl.col("correctness")).alias("judged_correctness"),
+        pl.when(pl.col("correctness") != "").then(pl.col("reason")).alias("judged_correctness_reason"),
+        "worst_claim",
+        "worst_missing",
+        "worst_verdict",
+    )  # fmt: skip
+    return out.cast(pl.Schema(JUDGED_COLUMNS))

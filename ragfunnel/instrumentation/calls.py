@@ -1,0 +1,161 @@
+"""One traced call: its span, the question it belongs to, and how it ends.
+
+A :class:`Call` is started by :func:`begin` with the stage's input attributes, made current
+while the app's code runs, and ended with the result's attributes, the app's exception or a
+stream's partial output. Everything here is ragfunnel's own work on the request path: it must
+never raise into the app (failures are counted by ``safety``) and never touch the app's values
+beyond what ``stages``/``extract`` read.
+"""
+
+from __future__ import annotations
+
+import contextvars
+from dataclasses import dataclass
+from typing import Any
+
+from opentelemetry import context as otel_context
+from opentelemetry import trace
+from opentelemetry.trace import Span, Status, StatusCode
+
+from ragfunnel.instrumentation import contract as c
+from ragfunnel.instrumentation import stages
+from ragfunnel.instrumentation.config import State
+from ragfunnel.instrumentation.extract import Unread
+from ragfunnel.instrumentation.safety import internal_error, not_read
+
+
+@dataclass
+class Question:
+    """The question a call runs under: its id (copied onto stage spans) and its root span."""
+
+    id: str
+    span: Span
+
+
+CURRENT_QUESTION: contextvars.ContextVar[Question | None] = contextvars.ContextVar(
+    "ragfunnel_question", default=None
+)
+
+
+class Call:
+    """One traced call: its span, and the context tokens to undo when it ends."""
+
+    __slots__ = ("plan", "question", "span", "st", "tokens")
+
+    def __init__(self, plan: stages.Plan, st: State, span: Span, question: Question | None):
+        self.plan = plan
+        self.st = st
+        self.span = span
+        self.question = question
+        self.tokens: tuple[Any, ...] = ()
+
+    def activate(self) -> None:
+        """Make this call's span (and question) current in the running context."""
+        ctx_token = otel_context.attach(trace.set_span_in_context(self.span))
+        q_token = (
+            CURRENT_QUESTION.set(self.question) if self.plan.stage is c.Stage.QUESTION else None
+        )
+        self.tokens = (ctx_token, q_token)
+
+    def deactivate(self) -> None:
+        """Undo :meth:`activate` (same context, reverse order)."""
+        ctx_token, q_token = self.tokens
+        self.tokens = ()
+        if q_token is not None:
+            CURRENT_QUESTION.reset(q_token)
+        otel_context.detach(ctx_token)
+
+    def record(self, result: Any, attrs: stages.Attributes, where: str) -> None:
+        """Add ``result``'s attributes (and ``attrs``) to the span; never raises."""
+        try:
+            if self.span.is_recording():
+                stages.on_result(self.plan, self.st, result, attrs)
+                self.span.set_attributes(attrs)
+        except Unread as unread:
+            not_read(f"{self.plan.stage.value} result", unread)
+            self._set_attributes(attrs)
+        except Exception as exc:  # noqa: BLE001 - extraction must never reach the app
+            internal_error(where, exc)
+
+    def _set_attributes(self, attrs: stages.Attributes) -> None:
+        try:
+            self.span.set_attributes(attrs)
+        except Exception as exc:  # noqa: BLE001
+            internal_error("setting attributes", exc)
+
+    def finish(self, result: Any) -> None:
+        """Record the result and end the span; never raises."""
+        try:
+            self.record(result, {}, f"{self.plan.stage.value} result extraction")
+        finally:
+            self.end()
+
+    def _streamed(self, items: list[Any], attrs: stages.Attributes, where: str) -> None:
+        if not self.span.is_recording():
+            return
+        try:
+            result = stages.stream_result(self.plan, items)
+        except Exception as exc:  # noqa: BLE001 - extraction must never reach the app
+            internal_error(where, exc)
+        else:
+            self.record(result, attrs, where)
+
+    def finish_stream(self, items: list[Any]) -> None:
+        """End a stream's span with what it yielded; never raises."""
+        try:
+            self._streamed(items, {}, f"{self.plan.stage.value} result extraction")
+        finally:
+            self.end()
+
+    def fail_stream(self, exc: BaseException, items: list[Any]) -> None:
+        """End a stream's span on error, keeping the partial output already produced."""
+        if items:
+            self._streamed(items, {c.STREAM_PARTIAL: True}, "partial stream extraction")
+        self.fail(exc)
+
+    def fail(self, exc: BaseException) -> None:
+        """Record the app's exception on the span and end it; never raises."""
+        try:
+            if isinstance(exc, Exception):
+                self.span.record_exception(exc)
+                self.span.set_status(Status(StatusCode.ERROR, f"{type(exc).__name__}: {exc}"))
+            else:  # cancellation, GeneratorExit: not an error of the step
+                self.span.add_event("cancelled", {"exception.type": type(exc).__name__})
+        except Exception as inner:  # noqa: BLE001
+            internal_error("recording an exception", inner)
+        finally:
+            self.end()
+
+    def end(self) -> None:
+        """Leave the context and end the span; never raises."""
+        try:
+            if self.tokens:
+                self.deactivate()
+            self.span.end()
+        except Exception as exc:  # noqa: BLE001
+            internal_error("ending a span", exc)
+
+
+def begin(plan: stages.Plan, st: State, get: stages.Getter) -> Call | None:
+    """Start a stage's span with its input attributes; ``None`` if ragfunnel itself failed."""
+    try:
+        attrs = dict(plan.static)
+        parent_question = CURRENT_QUESTION.get()
+        question: Question | None = None
+        if parent_question is not None and plan.stage is not c.Stage.QUESTION:
+            attrs[c.QUESTION_ID] = parent_question.id
+        else:
+            # A stage span under a question is read with its root, which carries the version.
+            attrs[c.SCHEMA] = c.SCHEMA_VERSION
+        stages.on_call(plan, st, get, attrs)
+        assert st.tracer is not None
+        span = st.tracer.start_span(plan.span_name, attributes=attrs)
+        if plan.stage is c.Stage.QUESTION:
+            if c.QUESTION_ID not in attrs:  # neither id nor text: the trace identifies it
+                attrs[c.QUESTION_ID] = f"q-trace-{span.get_span_context().trace_id:032x}"
+                span.set_attribute(c.QUESTION_ID, attrs[c.QUESTION_ID])
+            question = Question(str(attrs[c.QUESTION_ID]), span)
+        return Call(plan, st, span, question)
+    except Exception as exc:  # noqa: BLE001
+        internal_error(f"{plan.stage.value} span start", exc)
+        return None
