@@ -50,6 +50,23 @@ def test_the_report_and_the_diff_cover_both_runs(demo: DemoResult) -> None:
     assert demo.diff.mcnemar.fixed == 0 and demo.diff.regressions()
 
 
+def test_the_demo_judges_every_answer_offline(demo: DemoResult) -> None:
+    records = demo.records
+    answered = records.filter(pl.col("faithfulness").is_not_null())
+    assert demo.judged.policy == "offline" and demo.judged.judged > 0
+    # Abstentions (the extractive generator found nothing to quote) are judged but not scored.
+    assert demo.judged.judged - demo.judged.abstained == answered.height
+    # The clean run's answers are cited verbatim quotes: every claim is supported, so its
+    # markers and source lists were not taken for claims.
+    clean = answered.filter(pl.col("run_id") == CLEAN_RUN)
+    assert clean["faithfulness"].min() == 1.0
+    claims = [c["text"] for row in clean["claims"].to_list() for c in row]
+    assert claims and not [c for c in claims if "[" in c or c.startswith("Sources")]
+    for run in demo.report.runs:
+        assert run.generation is not None and run.generation.faithfulness is not None
+    assert "Faithfulness of judged answers" in demo.html.read_text(encoding="utf-8")
+
+
 def test_index_faults_are_blamed_on_ingestion_with_the_reason(demo: DemoResult) -> None:
     records = demo.records.filter(pl.col("run_id") == FAULTY_RUN)
     for truth in demo.truths:

@@ -126,11 +126,18 @@ _SUBJECT = (
     r"dieses|dann|dafür|dazu|dort|hier|sein|seine|ihre|unser|unsere|mitarbeiter\w*|"
     r"[A-ZÄÖÜ][\w-]*)"
 )
+# Without a comma, "and the …" opens a clause only when a verb follows its noun ("and the fee is
+# …"); "with the serial number and the last error code" is one noun phrase.
+_VERB = (
+    r"(?:is|are|was|were|has|have|had|must|can|may|will|shall|needs?|gets?|covers?|ist|sind|"
+    r"war|waren|wird|werden|hat|haben|muss|müssen|kann|können|darf|dürfen|soll|sollen|gilt|"
+    r"gelten|braucht|bleibt|beträgt|kostet)"
+)
 _COORDINATION = re.compile(
     rf",\s+(?:and|but|or|so|yet|while|whereas|und|aber|oder|sondern|doch|jedoch|denn|"
     rf"während)\s+(?={_SUBJECT}\s)"
-    rf"|\s+(?:and|und)\s+(?=(?:the|it|he|she|they|we|there|es|er|sie|wir|man|der|die|das|ein|"
-    rf"eine)\s+\w+\s)",
+    rf"|\s+(?:and|und)\s+(?=(?:it|he|she|they|we|there|es|er|sie|wir|man)\s+\w+\s"
+    rf"|(?:the|der|die|das|ein|eine)(?:\s+[\w-]+){{1,2}}\s+{_VERB}\s)",
 )
 _MIN_CLAUSE_WORDS = 3
 
