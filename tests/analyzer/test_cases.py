@@ -18,7 +18,8 @@ from ragfunnel.analyzer.cases import (
 )
 from ragfunnel.instrumentation.contract import question_hash
 
-DESIGN_YAML = """\
+# The cases example of docs/funnel.md §1.
+FUNNEL_DOC_YAML = """\
 - id: q-017
   question: Which firmware versions need a manual reset?
   evidence: {all_of: [release-notes-4.2#known-issues, runbook-reset#scope]}
@@ -36,8 +37,8 @@ def write(tmp_path: Path, name: str, text: str) -> Path:
     return path
 
 
-def test_design_example_loads(tmp_path: Path) -> None:
-    cases = load_cases(write(tmp_path, "cases.yaml", DESIGN_YAML))
+def test_the_docs_example_loads(tmp_path: Path) -> None:
+    cases = load_cases(write(tmp_path, "cases.yaml", FUNNEL_DOC_YAML))
     assert len(cases) == 2
     q17 = cases.by_id("q-017")
     assert q17 is not None

@@ -265,3 +265,17 @@ def test_question_filter_returns_one_cases_records(store: Store, b: TraceBuilder
     result = run(store, b, case(), other, question="q-018")
     assert result.records.get_column("question_id").to_list() == ["q-018"]
     assert result.cases_without_trace == ()
+
+
+def test_conflicting_sources_two_versions_ingested_together(store: Store, b: TraceBuilder) -> None:
+    # One index build that holds two versions of one policy: same index version, same second.
+    b.ingest("refund-policy", ["refund-policy#2023-s1"], version="v2")
+    b.ingest("refund-policy", ["refund-policy#2024-s1"], version="v2")
+    b.ingest("runbook-reset", [A_ID, B_ID], version="v2")
+    prompt = [A_ID, B_ID, "refund-policy#2023-s1", "refund-policy#2024-s1"]
+    with b.question("q-017", Q, index_version="v2") as q:
+        q.retrieve(prompt)
+        q.generate(prompt, RIGHT)
+    r = one(run(store, b))
+    assert r["conflicting_documents"] == ["refund-policy"]
+    assert "conflicting_sources" in r["flags"]

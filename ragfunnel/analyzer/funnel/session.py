@@ -221,8 +221,12 @@ class Session:
     def conflict_chunks(self) -> pl.DataFrame:
         """Chunks that belong to exactly one of several ingestions of the same document.
 
-        Columns: ``hash`` (UInt64, as the view hashes ids), ``chunk``, ``document`` and
-        ``ingestion`` (a label).
+        An ingestion is told apart by what it produced, its list of chunk ids: the same chunks
+        ingested again (into a second index, say) are the same ingestion, while two versions
+        ingested within the same second, or under one index version, are two. Columns:
+        ``hash`` (UInt64, as the view hashes ids), ``chunk``, ``document`` and ``ingestion``
+        (a label: its number, and the version and time of the first ingest span that
+        produced those chunks).
         """
         docs = self.store.query_df(sql.multi_ingested_sql(self.question_rows))
         empty = pl.DataFrame(
@@ -234,15 +238,20 @@ class Session:
         rows = []
         for document, ingestions in docs.iter_rows():
             owners: dict[str, set[str]] = {}
-            for ingestion in ingestions:
+            labels: dict[tuple[str, ...], str] = {}
+            for ingestion in sorted(ingestions, key=lambda i: i["2"]):
                 version, when, ids, hashes = (ingestion[k] for k in ("1", "2", "3", "4"))
-                label = f"{version or 'unversioned'} ingested {when:%Y-%m-%d %H:%M:%S}"
+                label = labels.setdefault(
+                    tuple(ids),
+                    f"ingestion {len(labels) + 1}: {version or 'unversioned'}, "
+                    f"{when:%Y-%m-%d %H:%M:%S}",
+                )
                 for chunk, h in zip(ids, hashes, strict=True):
                     owners.setdefault(f"{h}\x00{chunk}", set()).add(label)
-            for key, labels in owners.items():
-                if len(labels) == 1:
+            for key, owned in owners.items():
+                if len(owned) == 1:
                     h, chunk = key.split("\x00", 1)
-                    rows.append((int(h), chunk, document, next(iter(labels))))
+                    rows.append((int(h), chunk, document, next(iter(owned))))
         if not rows:
             return empty
         return pl.DataFrame(rows, schema=empty.schema, orient="row")
