@@ -61,6 +61,11 @@ FAULTS: dict[str, Fault] = {
         ),
         Fault("changed_numbers", "generation", "the generator changes the numbers it quotes"),
         Fault(
+            "added_qualifier",
+            "generation",
+            "the generator adds a qualifier the sources do not state ('at any time', 'jederzeit')",
+        ),
+        Fault(
             "stale_version",
             "generation",
             "a stale replica still holds the superseded POL-2023-02: both versions reach the prompt",
@@ -72,13 +77,20 @@ FAULTS: dict[str, Fault] = {
 superseded version (``ok`` when it quoted the current one); the flag is expected either way."""
 
 INDEX_FAULTS = frozenset({"dropped_document", "empty_ocr"})
-LLM_UNPLANNED = frozenset({"changed_numbers", "stale_version"})
+LLM_UNPLANNED = frozenset({"changed_numbers", "added_qualifier", "stale_version"})
 """Faults whose truth depends on the generator's own words: not injected with an LLM."""
 DEFAULT_FAULTS = tuple(FAULTS)
 
 SMALL_K = 1
 HIGH_THRESHOLD = 0.95
 LOW_THRESHOLD = 0.0
+QUALIFIERS = {"en": "at any time", "de": "jederzeit"}
+"""What the ``added_qualifier`` fault appends to the first quoted sentence, by language."""
+ALWAYS_WORDS = (
+    "any time", "anytime", "at all times", "always", "24/7", "around the clock",
+    "jederzeit", "zu jeder zeit", "immer", "stets", "rund um die uhr",
+)  # fmt: skip
+"""Ways to say "at any time": a case whose prompt says any of them gets no added qualifier."""
 DROPPED_DOCUMENTS = ("vpn-runbook",)
 """The documents the ``dropped_document`` fault makes the parser fail on (document ids)."""
 STALE_DOCUMENT = ("travel-policy", "2023-02")

@@ -29,6 +29,7 @@ from ragfunnel.demo.corpus import Chunk, Document, split_sections
 from ragfunnel.demo.faults import (
     HIGH_THRESHOLD,
     LOW_THRESHOLD,
+    QUALIFIERS,
     SMALL_K,
     STALE_DOCUMENT,
     DemoError,
@@ -112,6 +113,7 @@ class Pipeline:
         llm: LLM | None = None,
     ):
         self.documents = list(documents)
+        self._languages = {d.file: d.language for d in self.documents}
         self.injection = injection or Injection()
         self.settings = settings or Settings()
         self.outcomes: dict[str, Outcome] = {}
@@ -267,6 +269,10 @@ class Pipeline:
             self._current.quoted = [q.source.id for q in quotes]
         if self._fault() == "changed_numbers":
             quotes = [replace(q, sentence=_change_numbers(q.sentence)) for q in quotes]
+        if self._fault() == "added_qualifier" and quotes:
+            first = quotes[0]
+            language = self._languages.get(first.source.file, "en")
+            quotes[0] = replace(first, sentence=_add_qualifier(first.sentence, language))
         return extractive_answer(quotes)
 
     def _call_llm(self, question: str, sources: list[Source]) -> Any:
@@ -294,6 +300,15 @@ def _change_numbers(sentence: str) -> str:
         return match.group() if value == 0 else str(value + max(1, value // 4))
 
     return re.sub(r"\d+", bump, sentence)
+
+
+def _add_qualifier(sentence: str, language: str) -> str:
+    """The sentence with an absolute qualifier at its end: "… allowed, at any time."."""
+    qualifier = QUALIFIERS.get(language, QUALIFIERS["en"])
+    body = sentence.rstrip()
+    end = body[-1] if body[-1:] in ".!" else ""
+    joiner = ", und zwar " if language == "de" else ", "
+    return f"{body.removesuffix(end)}{joiner}{qualifier}{end or '.'}"
 
 
 def _openai_client(llm: LLM) -> Any:

@@ -20,6 +20,7 @@ from ragfunnel.analyzer.cases import AllOf, Case, Evidence, Leaf
 from ragfunnel.analyzer.funnel.answer_checks import normalize_texts
 from ragfunnel.demo.corpus import Chunk, Document, chunk_id, split_sections
 from ragfunnel.demo.faults import (
+    ALWAYS_WORDS,
     DROPPED_DOCUMENTS,
     FAULTS,
     INDEX_FAULTS,
@@ -107,6 +108,11 @@ def plan_faults(
                 taken.add(case.id)
 
     stale_twins = _stale_twins(documents)
+    texts = {c.id: c.text.lower() for d in documents for c in split_sections(d, d.body)}
+
+    def says_always(outcome: Outcome) -> bool:
+        return any(w in texts.get(cid, "") for cid in outcome.prompt for w in ALWAYS_WORDS)
+
     eligible: dict[str, Callable[[Case, Outcome], bool]] = {
         "small_k": lambda c, o: (
             c.answerable
@@ -121,6 +127,8 @@ def plan_faults(
         "changed_numbers": lambda c, o: (
             c.answerable and any(ch.isdigit() for f in c.facts for ch in f)
         ),
+        # Only where the prompt never says "at any time": then the added words are unsupported.
+        "added_qualifier": lambda c, o: c.answerable and not says_always(o),
         "stale_version": lambda c, o: (
             c.answerable and isinstance(c.evidence, Leaf) and c.evidence.id in stale_twins
         ),
@@ -222,6 +230,11 @@ def _effect(
         if facts_present(case, after.answer):  # another chunk said it: the table's own verdict
             return "ok_without_evidence", "evidence lost, yet the answer states every fact"
         return stage, "required evidence did not reach the prompt"
+    if name == "added_qualifier":
+        if before is not None and after.answer != before.answer:
+            # Every fact is still said: only a faithfulness judge sees the added words.
+            return stage, "the answer adds a qualifier the sources do not state"
+        return "ok", "the generator quoted nothing the qualifier could join"
     if (
         before is not None
         and after.answer != before.answer

@@ -2,7 +2,8 @@
 
 Two runs over the shipped cases — ``demo-clean`` and ``demo-faulty`` (the faults of
 :mod:`.faults`, planned by :mod:`.plan`) — export OTLP-JSON spans under the work directory, are
-ingested into an embedded store there, and analyzed against the cases; the injection log says
+ingested into an embedded store there, judged by the offline judge, and analyzed against the
+cases; the injection log says
 where each fault must be attributed. It configures ragfunnel for the calling process (two
 ``ragfunnel.configure`` calls), and writes only inside the work directory, replacing its own
 earlier output (``traces/``, ``store/``, ``cases.yaml``, ``injections.jsonl``, ``report.html``)
@@ -26,6 +27,7 @@ import ragfunnel
 from ragfunnel.analyzer.cases import Case, evidence_to_data, load_cases
 from ragfunnel.analyzer.funnel import FunnelResult, analyze
 from ragfunnel.analyzer.ingest import ingest_paths
+from ragfunnel.analyzer.judges.run import JudgeRun, judge_store
 from ragfunnel.analyzer.report import Report, build_report, pipeline_snapshots, question_texts
 from ragfunnel.analyzer.report.diff import RunDiff, diff_runs
 from ragfunnel.analyzer.report.html import write_html
@@ -68,6 +70,8 @@ class DemoResult:
     clean: dict[str, Outcome]
     faulty: dict[str, Outcome]
     spans: int
+    judged: JudgeRun
+    """What the offline judge did: answers judged, abstentions, verdict rows written."""
     seconds: float
     disagreements: list[tuple[Truth, str, str]] = field(default_factory=list)
     """(truth, the analyzer's first_failure, its reason) where the two differ."""
@@ -139,6 +143,8 @@ def run_demo(
     case_set = load_cases(cases_path)
     with Store.open(store) as opened:
         spans = ingest_paths(opened, [traces]).inserted
+        # What `ragfunnel judge` does: every answer of both runs, offline, with correctness.
+        judged = judge_store(opened, policy="offline", cases=case_set)
         analysis = analyze(opened, case_set)
         snapshots = pipeline_snapshots(opened, [CLEAN_RUN, FAULTY_RUN])
         built = build_report(
@@ -150,7 +156,7 @@ def run_demo(
     result = DemoResult(
         workdir=root, store=store, cases_path=cases_path, injection_log=log, truths=found,
         analysis=analysis, report=built, diff=diff, html=html, clean=clean, faulty=faulty,
-        spans=spans, seconds=time.perf_counter() - started,
+        spans=spans, judged=judged, seconds=time.perf_counter() - started,
     )  # fmt: skip
     result.disagreements = compare(found, analysis.records)
     result.missed_flags = missed_flags(found, analysis.records)

@@ -14,7 +14,7 @@ import pytest
 from demo_chat_server import ChatServer
 
 from ragfunnel.demo.console import closing_text
-from ragfunnel.demo.faults import FAULTS, LLM_UNPLANNED, DemoError, FaultError
+from ragfunnel.demo.faults import FAULTS, LLM_UNPLANNED, QUALIFIERS, DemoError, FaultError
 from ragfunnel.demo.pipeline import LLM
 from ragfunnel.demo.plan import read_log
 from ragfunnel.demo.run import CLEAN_RUN, FAULTY_RUN, DemoResult, run_demo
@@ -48,6 +48,38 @@ def test_the_report_and_the_diff_cover_both_runs(demo: DemoResult) -> None:
     assert broken <= set(moved["question_id"])
     assert demo.diff.paired == len(demo.clean)
     assert demo.diff.mcnemar.fixed == 0 and demo.diff.regressions()
+
+
+def test_the_demo_judges_every_answer_offline(demo: DemoResult) -> None:
+    records = demo.records
+    answered = records.filter(pl.col("faithfulness").is_not_null())
+    assert demo.judged.policy == "offline" and demo.judged.judged > 0
+    # Abstentions (the extractive generator found nothing to quote) are judged but not scored.
+    assert demo.judged.judged - demo.judged.abstained == answered.height
+    # The clean run's answers are cited verbatim quotes: every claim is supported, so its
+    # markers and source lists were not taken for claims.
+    clean = answered.filter(pl.col("run_id") == CLEAN_RUN)
+    assert clean["faithfulness"].min() == 1.0
+    claims = [c["text"] for row in clean["claims"].to_list() for c in row]
+    assert claims and not [c for c in claims if "[" in c or c.startswith("Sources")]
+    for run in demo.report.runs:
+        assert run.generation is not None and run.generation.faithfulness is not None
+    assert "Faithfulness of judged answers" in demo.html.read_text(encoding="utf-8")
+
+
+def test_an_added_qualifier_fails_at_generation_quoting_the_claim(demo: DemoResult) -> None:
+    records = demo.records.filter(pl.col("run_id") == FAULTY_RUN)
+    added = [t for t in demo.truths if t.fault == "added_qualifier"]
+    assert added and {t.stage for t in added} == {"generation"}
+    for truth in added:
+        (row,) = records.filter(pl.col("question_id") == truth.case_id).to_dicts()
+        qualifier = next(q for q in QUALIFIERS.values() if q in demo.faulty[truth.case_id].answer)
+        # Every fact is still stated, so only the judge's verdict names the failure.
+        assert row["answer_correctness"] == "correct"
+        assert row["first_failure"] == "generation"
+        assert row["failure_reason"].startswith("unsupported claim: '")
+        assert row["failure_reason"].endswith(f"{qualifier}' ({qualifier})")
+        assert row["faithfulness"] < 1.0
 
 
 def test_index_faults_are_blamed_on_ingestion_with_the_reason(demo: DemoResult) -> None:

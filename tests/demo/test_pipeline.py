@@ -144,3 +144,20 @@ def test_an_openai_compatible_llm_gets_the_numbered_evidence(
     assert generate["gen_ai.request.model"] == "local-model"
     assert generate["gen_ai.usage.input_tokens"] == 50
     assert generate["ragfunnel.answer.text"] == answer
+
+
+@pytest.mark.parametrize(
+    ("case_id", "qualifier"),
+    [("travel-hotel-and-taxi", "at any time"), ("de-hotel-taxi", "jederzeit")],
+)
+def test_the_added_qualifier_fault_appends_one_in_the_sources_language(
+    documents: list[Document], pipeline: Pipeline, case_id: str, qualifier: str
+) -> None:
+    faulty = Pipeline(documents, injection=Injection(questions={case_id: "added_qualifier"}))
+    faulty.build_index()
+    clean, changed = ask(pipeline, case_id), ask(faulty, case_id)
+    first_clean, first_changed = clean.split(" [")[0], changed.split(" [")[0]
+    assert first_changed.startswith(first_clean.rstrip("."))
+    assert first_changed.endswith(f"{qualifier}.") and qualifier not in clean
+    # Only the first quoted sentence changes; the citations and the source list stay.
+    assert changed.split(" [", 1)[1] == clean.split(" [", 1)[1]

@@ -138,3 +138,56 @@ def test_context_shapes_users_pass() -> None:
 def test_deterministic() -> None:
     answer = "Die Hotelpauschale beträgt 120 Euro; ein Taxi ist jederzeit erlaubt."
     assert OfflineJudge().judge(answer, HOTEL_TAXI) == OfflineJudge().judge(answer, HOTEL_TAXI)
+
+
+@pytest.mark.parametrize(
+    ("claim", "context"),
+    [
+        # A number word is a fact: none of its letters is left over as a key word.
+        (
+            "The update is rolled out in rings over four weeks.",
+            "Firmware 4.2 adds TLS 1.3. The update is rolled out in rings over four weeks.",
+        ),
+        (
+            "Die erste Klasse ist bei Fahrten über vier Stunden erlaubt.",
+            "Die erste Klasse ist bei Fahrten über vier Stunden erlaubt.",
+        ),
+        # Words in code spans count: `gw logs --purge` holds "purge".
+        (
+            "Delete old log archives with `gw logs --purge` and run a soft reset.",
+            "FW-E2210 means the partition is full: delete old log archives with "
+            "`gw logs --purge` and run a soft reset.",
+        ),
+        # A negation's scope ends at the colon: the negated part is found as a sentence.
+        (
+            "Do not run a factory reset: reflash the firmware image over USB with the stick.",
+            "FW-E1742 means a checksum mismatch. Do not run a factory reset: reflash the "
+            "firmware image over USB with the stick.",
+        ),
+        # "and the last error code" continues a noun phrase: no claim of its own.
+        (
+            "If it does not, open a ticket with the serial number and the last error code.",
+            "Check the dashboard; if it does not, open a ticket with the serial number and the "
+            "last error code.",
+        ),
+    ],
+)
+def test_verbatim_quotes_are_supported(claim: str, context: str) -> None:
+    verdict = OfflineJudge().judge(claim, [("c", context)])
+    assert verdict.faithfulness == 1.0, verdict.claims
+
+
+def test_a_changed_number_word_is_still_caught() -> None:
+    verdict = OfflineJudge().judge(
+        "The update is rolled out over five weeks.", [("c", "It is rolled out over four weeks.")]
+    )
+    assert verdict.faithfulness == 0.0
+    assert verdict.claims[0].missing == "over five weeks (context: over four weeks)"
+
+
+def test_a_negated_claim_without_a_negated_context_stays_unsupported() -> None:
+    verdict = OfflineJudge().judge(
+        "Do not run a factory reset: reflash the image.",
+        [("c", "Run a factory reset: reflash the image.")],
+    )
+    assert "negation 'not'" in verdict.claims[0].missing

@@ -9,6 +9,11 @@ What must not split a sentence: abbreviations (``z. B.``, ``e.g.``, ``i.e.``, ``
 ``bzw.``, ``ca.``, ``Dr.`` …), decimals and versions (``4.2.1``, ``120,50 €``), German ordinals
 ("am 3. Juli") and initials.
 
+Citation markers (``[1]``, ``[Source 1 – policy.pdf]``, ``(Quelle 2)``) are no part of a claim:
+they are removed from its text and kept as its *citations* (a hint of which source the answer
+meant, never a verdict). A list of sources ("Sources: [1] a.pdf; [2] b.pdf", "Quellen: …") and a
+sentence that only points at one ("See [2] for details") make no claim (judges/citations.py).
+
 Sentences that refuse ("I don't know", "Dazu habe ich keine Informationen") are *refusals*, not
 claims; politeness without content ("Hope this helps!") is dropped. An answer without claims is
 an abstention: it is never scored, neither 1 nor NaN (docs/judges.md).
@@ -20,6 +25,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+from ragfunnel.analyzer.judges.citations import (
+    MARKER,
+    is_pointer,
+    is_source_entry,
+    is_source_heading,
+    move_trailing,
+    strip_markers,
+)
 
 __all__ = ["ClaimSplit", "is_refusal", "split_claims"]
 
@@ -112,11 +126,18 @@ _SUBJECT = (
     r"dieses|dann|dafür|dazu|dort|hier|sein|seine|ihre|unser|unsere|mitarbeiter\w*|"
     r"[A-ZÄÖÜ][\w-]*)"
 )
+# Without a comma, "and the …" opens a clause only when a verb follows its noun ("and the fee is
+# …"); "with the serial number and the last error code" is one noun phrase.
+_VERB = (
+    r"(?:is|are|was|were|has|have|had|must|can|may|will|shall|needs?|gets?|covers?|ist|sind|"
+    r"war|waren|wird|werden|hat|haben|muss|müssen|kann|können|darf|dürfen|soll|sollen|gilt|"
+    r"gelten|braucht|bleibt|beträgt|kostet)"
+)
 _COORDINATION = re.compile(
     rf",\s+(?:and|but|or|so|yet|while|whereas|und|aber|oder|sondern|doch|jedoch|denn|"
     rf"während)\s+(?={_SUBJECT}\s)"
-    rf"|\s+(?:and|und)\s+(?=(?:the|it|he|she|they|we|there|es|er|sie|wir|man|der|die|das|ein|"
-    rf"eine)\s+\w+\s)",
+    rf"|\s+(?:and|und)\s+(?=(?:it|he|she|they|we|there|es|er|sie|wir|man)\s+\w+\s"
+    rf"|(?:the|der|die|das|ein|eine)(?:\s+[\w-]+){{1,2}}\s+{_VERB}\s)",
 )
 _MIN_CLAUSE_WORDS = 3
 
@@ -127,7 +148,7 @@ _REFUSAL = re.compile(
     r"(?:there\s+is|i\s+found)\s+no\s+information|no\s+information\s+(?:is\s+)?(?:available|"
     r"about|on|regarding)|unable\s+to\s+(?:answer|find|determine)|"
     r"(?:the\s+)?(?:context|documents?|sources?|provided\s+\w+)\s+(?:does|do)\s*n[o’']t\s+"
-    r"(?:contain|mention|say|include|provide|specify|state)|not\s+(?:mentioned|specified|stated|"
+    r"(?:contain|mention|say|include|provide|specify|state|answer|cover)|not\s+(?:mentioned|specified|stated|"
     r"covered)\s+in\s+the\s+(?:context|documents?|sources?)|"
     r"(?:dazu|darüber|hierzu|hierüber)\s+(?:habe|hab)\s+ich\s+keine|"
     r"ich\s+(?:habe|hab)\s+(?:dazu\s+|leider\s+)*keine\s+(?:informationen|angaben|daten)|"
@@ -149,6 +170,8 @@ _FILLER = re.compile(
     re.IGNORECASE,
 )
 _HAS_CONTENT = re.compile(r"[^\W_]{2,}|\d")
+_HIDDEN_GAP = re.compile(rf"\s*(?:{MARKER.pattern})", re.IGNORECASE)
+_HIDDEN = re.compile("\ue000(\\d+)\ue001")
 
 
 @dataclass(frozen=True)
@@ -158,10 +181,14 @@ class ClaimSplit:
     Attributes:
         claims: the checkable statements, in answer order.
         refusals: sentences that decline to answer.
+        citations: per claim, what its markers cited (source numbers such as ``"2"``, or a file
+            name when the marker has no number); empty when it cites nothing. A hint only:
+            verdicts are decided against the whole context.
     """
 
     claims: tuple[str, ...]
     refusals: tuple[str, ...] = ()
+    citations: tuple[tuple[str, ...], ...] = ()
 
     @property
     def abstained(self) -> bool:
@@ -242,8 +269,19 @@ def _blocks(text: str) -> list[str]:
     blocks: list[str] = []
     paragraph: list[str] = []
     lead = ""
+    in_sources = False
     for raw in text.splitlines():
         line = raw.strip()
+        if is_source_heading(line) or (
+            in_sources and (is_source_entry(line) or _BULLET.match(raw))
+        ):
+            # A list of sources, with its entries on the lines below: no claims.
+            if paragraph and not in_sources:
+                blocks.append(" ".join(paragraph))
+                paragraph = []
+            in_sources, lead = True, ""
+            continue
+        in_sources = False
         bullet = _BULLET.match(raw)
         if bullet:
             if paragraph:
@@ -268,17 +306,41 @@ def _blocks(text: str) -> list[str]:
     return blocks
 
 
+def _hide_markers(sentence: str) -> tuple[str, list[str]]:
+    """Each marker replaced by a token glued to the word before it, so clauses split around it."""
+    markers: list[str] = []
+
+    def hide(match: re.Match[str]) -> str:
+        markers.append(match.group(0).strip())
+        return f"\ue000{len(markers) - 1}\ue001"
+
+    return _HIDDEN_GAP.sub(hide, sentence), markers
+
+
+def _cited(clause: str, markers: list[str]) -> tuple[str, tuple[str, ...]]:
+    """The clause with its markers put back, then stripped: its text and what it cites."""
+    shown = _HIDDEN.sub(lambda m: f" {markers[int(m.group(1))]}", clause)
+    return strip_markers(shown)
+
+
 def split_claims(answer: str) -> ClaimSplit:
     """The claims of ``answer`` (see the module docstring for the rules)."""
     claims: list[str] = []
+    citations: list[tuple[str, ...]] = []
     refusals: list[str] = []
     for block in _blocks(answer):
-        for sentence in _sentences(block):
-            if is_refusal(sentence):
-                refusals.append(sentence)
+        for sentence in _sentences(move_trailing(block)):
+            if is_source_heading(sentence) or is_pointer(sentence):
                 continue
-            for clause in _clauses(sentence):
+            if is_refusal(sentence):
+                refusals.append(strip_markers(sentence)[0])
+                continue
+            hidden, markers = _hide_markers(sentence)
+            for piece in _clauses(hidden):
+                clause, cited = _cited(piece, markers)
+                clause = _tidy(clause)
                 if _FILLER.match(clause) or not _HAS_CONTENT.search(clause):
                     continue
                 claims.append(clause)
-    return ClaimSplit(tuple(claims), tuple(refusals))
+                citations.append(cited)
+    return ClaimSplit(tuple(claims), tuple(refusals), tuple(citations))

@@ -19,7 +19,7 @@ from ragfunnel.analyzer.judges.terms import Fact, facts, negated
 
 __all__ = ["Prepared", "Text", "prepare", "stem", "where", "word_in"]
 
-_PUNCTUATION = ".,;:!?()[]{}\"'„“”«»/*"
+_PUNCTUATION = ".,;:!?()[]{}\"'„“”«»/*`<>|"
 _SENTENCE_END = re.compile(r"[.!?;:]\s+|\n+")
 _SUFFIXES = ("ungen", "ern", "en", "em", "er", "es", "ed", "ing", "e", "n", "s", "t")
 MIN_STEM = 4

@@ -65,6 +65,8 @@ _ENTITY = re.compile(
 _CAPITALISED = re.compile(r"(?<![\w-])[A-ZÄÖÜ][\w'-]+")
 
 _Context = list[tuple[str, Prepared]]
+_SCOPE = re.compile(r"[:;]\s+")
+_LETTERS = re.compile(r"[^\W\d_]+")
 
 
 def _hits(claim: Fact, chunk: Prepared) -> tuple[list[int], str]:
@@ -262,11 +264,17 @@ def _polarity(folded: str, words: list[str], chunks: _Context) -> str:
     if not words:
         return ""
     claim_negation = negated(folded)
-    negated_share, negation = _best(words, chunks, negated=True)
     if claim_negation:
+        # A negation's scope ends at a colon or semicolon ("Do not run a factory reset: reflash
+        # …"): the negated context sentence must hold the words of that part.
+        part = next((p for p in _SCOPE.split(folded) if negated(p)), folded)
+        in_part = set(_LETTERS.findall(part))
+        scoped = [w for w in words if w in in_part] or words
+        negated_share, _ = _best(scoped, chunks, negated=True)
         if negated_share >= PARTIAL_SHARE:
             return ""
         return f"negation '{claim_negation}' (the context does not negate it)"
+    negated_share, negation = _best(words, chunks, negated=True)
     if negation and negated_share >= NEGATED_SHARE:
         plain_share, _ = _best(words, chunks, negated=False)
         if plain_share < negated_share:

@@ -274,6 +274,7 @@ def facts(folded: str, words: AbstractSet[str] | None = None) -> list[tuple[Fact
     the caller has them, spares the search for number words when there are none.
     """
     out: list[tuple[Fact, int, int]] = []
+    written = folded
     if (words is None or not words.isdisjoint(_NUMBER_WORD_SET)) and _NUMBER_WORD.search(folded):
         folded = _NUMBER_WORD.sub(_digits, folded)
     for m in _matches(folded):
@@ -281,6 +282,10 @@ def facts(folded: str, words: AbstractSet[str] | None = None) -> list[tuple[Fact
         if fact is None:
             continue
         start = m.start()
+        # A number word's digit sits at its end ("four" reads "   4"): the fact, and so the
+        # span the caller removes from the key words, starts where the word does.
+        while start > 0 and folded[start - 1] == " " and written[start - 1].isalpha():
+            start -= 1
         bound, at = _bound(folded, start)
         out.append((Fact(fact.kind, fact.keys, fact.text, bound, fact.numbers, at), start, m.end()))
     return out
