@@ -75,7 +75,12 @@ def test_diagnosis_other_shapes() -> None:
         "All 3 failures arise before generation: 3 at ingestion or search (no index truth)."
         in only_up
     )
-    assert "can fix at most 0" in only_up
+    assert "Changing the answer prompt can fix none of them: work upstream first." in only_up
+    one = diagnosis_text(questions=3, findings=[Finding("cut", 1, ())])
+    assert one.startswith(
+        "Of 3 questions, 1 was answered wrongly or incompletely. The one failure arises before "
+        "generation: 1 at cut"
+    )
 
 
 @pytest.mark.parametrize(

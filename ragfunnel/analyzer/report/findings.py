@@ -150,7 +150,8 @@ def diagnosis_text(
     failed = sum(f.count for f in findings)
     if questions == 0:
         return "No questions of this run were analysed."
-    parts = [f"Of {questions:,} questions, {failed:,} were answered wrongly or incompletely."]
+    was = "was" if failed == 1 else "were"
+    parts = [f"Of {questions:,} questions, {failed:,} {was} answered wrongly or incompletely."]
     by_stage = {f.stage: f for f in findings}
     upstream = [by_stage[s] for s in UPSTREAM if s in by_stage]
     generation = by_stage.get("generation")
@@ -164,12 +165,16 @@ def diagnosis_text(
                 f"and {_clause(generation)}."
             )
         elif upstream:
-            parts.append(f"All {failed:,} failures arise before generation: {clauses}.")
+            every = "The one failure arises" if failed == 1 else f"All {failed:,} failures arise"
+            parts.append(f"{every} before generation: {clauses}.")
         elif generation:
-            parts.append(f"All {failed:,} failures arise at generation: {_clause(generation)}.")
+            every = "The one failure arises" if failed == 1 else f"All {failed:,} failures arise"
+            parts.append(f"{every} at generation: {_clause(generation)}.")
         if n_up > n_gen:
             parts.append(
                 f"Changing the answer prompt can fix at most {n_gen:,}: work upstream first."
+                if n_gen
+                else "Changing the answer prompt can fix none of them: work upstream first."
             )
         elif n_gen:
             parts.append(
