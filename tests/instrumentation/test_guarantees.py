@@ -1,4 +1,4 @@
-"""README "Instrument a pipeline": instrumentation never changes what the app sees, and keeps context right."""
+"""README "Instrument your app": instrumentation never changes what the app sees, and keeps context right."""
 
 from __future__ import annotations
 
