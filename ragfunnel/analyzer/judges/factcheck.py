@@ -16,14 +16,13 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from ragfunnel.analyzer.judges import prompts
-from ragfunnel.analyzer.judges.cache import MemoryCache, VerdictCache, cache_key
+from ragfunnel.analyzer.judges.cache import VerdictCache, cache_key
 from ragfunnel.analyzer.judges.claims import split_claims
-from ragfunnel.analyzer.judges.endpoint import Endpoint, Usage
-from ragfunnel.analyzer.judges.llm import JudgeInput
+from ragfunnel.analyzer.judges.endpoint import Endpoint
+from ragfunnel.analyzer.judges.endpoint_judge import EndpointJudge, JudgeInput
 from ragfunnel.analyzer.judges.model import (
     SUPPORTED,
     UNSUPPORTED,
@@ -31,7 +30,6 @@ from ragfunnel.analyzer.judges.model import (
     Chunk,
     ClaimVerdict,
     JudgeError,
-    as_chunks,
     context_hash,
 )
 
@@ -56,7 +54,7 @@ def yes_probability(top: Iterable[tuple[str, float]]) -> float | None:
     return yes / (yes + no)
 
 
-class FactCheckJudge:
+class FactCheckJudge(EndpointJudge):
     """Judge claims one call each with a Yes/No fact-checking model.
 
     Args:
@@ -65,42 +63,12 @@ class FactCheckJudge:
         client: an ``openai.OpenAI``-like client; default one made from ``endpoint``.
     """
 
+    kind = "factcheck"
+
     def __init__(
         self, endpoint: Endpoint, *, cache: VerdictCache | None = None, client: Any = None
     ) -> None:
-        endpoint.check()
-        self.endpoint = endpoint
-        self.cache: VerdictCache = cache if cache is not None else MemoryCache()
-        self.name = f"factcheck:{endpoint.model}"
-        self.usage = Usage()
-        self._client = client if client is not None else endpoint.client()
-
-    def judge(
-        self,
-        answer: str,
-        context: Iterable[Chunk | tuple[str, str] | str],
-        question: str | None = None,
-    ) -> AnswerVerdict:
-        """Rate every claim of ``answer`` (one call per claim not in the cache)."""
-        verdict = self._judge(JudgeInput(answer, as_chunks(context), question))
-        self.cache.flush()
-        return verdict
-
-    def judge_many(self, items: Iterable[JudgeInput]) -> list[AnswerVerdict | JudgeError]:
-        """Judge many answers, ``max_concurrency`` at a time, in input order."""
-
-        def one(item: JudgeInput) -> AnswerVerdict | JudgeError:
-            try:
-                return self._judge(item)
-            except JudgeError as exc:
-                return exc
-
-        work = list(items)
-        try:
-            with ThreadPoolExecutor(max_workers=self.endpoint.max_concurrency) as pool:
-                return list(pool.map(one, work))
-        finally:
-            self.cache.flush()
+        super().__init__(endpoint, cache=cache, client=client)
 
     def _judge(self, item: JudgeInput) -> AnswerVerdict:
         split = split_claims(item.answer)

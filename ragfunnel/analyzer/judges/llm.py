@@ -14,22 +14,20 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import msgspec
 
 from ragfunnel.analyzer.judges import prompts
-from ragfunnel.analyzer.judges.cache import MemoryCache, VerdictCache, cache_key
+from ragfunnel.analyzer.judges.cache import VerdictCache, cache_key
 from ragfunnel.analyzer.judges.claims import split_claims
 from ragfunnel.analyzer.judges.endpoint import Endpoint, Usage
+from ragfunnel.analyzer.judges.endpoint_judge import EndpointJudge, JudgeInput
 from ragfunnel.analyzer.judges.model import (
     AnswerVerdict,
     Chunk,
     ClaimVerdict,
     JudgeError,
-    as_chunks,
     context_hash,
 )
 
@@ -41,21 +39,6 @@ _FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
 
 class _Invalid(ValueError):
     """A reply that parses but breaks a rule the schema cannot state."""
-
-
-@dataclass(frozen=True)
-class JudgeInput:
-    """One answer to judge.
-
-    Attributes:
-        answer: the answer text.
-        context: the prompt's chunks, in prompt order.
-        question: the question (helps the claim split resolve references).
-    """
-
-    answer: str
-    context: tuple[Chunk, ...]
-    question: str | None = None
 
 
 def same_model_warning(judge_model: str, generator_models: Iterable[str | None]) -> str | None:
@@ -128,8 +111,8 @@ def complete(
     )
 
 
-class LLMJudge:
-    """Judge answers with an LLM on an OpenAI-compatible endpoint.
+class LLMJudge(EndpointJudge):
+    """Judge answers with an LLM on an OpenAI-compatible endpoint (at most two calls each).
 
     Args:
         endpoint: where to send requests (see :class:`Endpoint`, ``Endpoint.from_env()``).
@@ -138,6 +121,8 @@ class LLMJudge:
             offline splitter: one call per answer).
         client: an ``openai.OpenAI``-like client; default one made from ``endpoint``.
     """
+
+    kind = "llm"
 
     def __init__(
         self,
@@ -149,46 +134,8 @@ class LLMJudge:
     ) -> None:
         if split not in ("llm", "offline"):
             raise JudgeError(f"split must be 'llm' or 'offline', got {split!r}")
-        endpoint.check()
-        self.endpoint = endpoint
-        self.cache: VerdictCache = cache if cache is not None else MemoryCache()
+        super().__init__(endpoint, cache=cache, client=client)
         self.split = split
-        self.name = f"llm:{endpoint.model}"
-        self.usage = Usage()
-        self._client = client if client is not None else endpoint.client()
-
-    def judge(
-        self,
-        answer: str,
-        context: Iterable[Chunk | tuple[str, str] | str],
-        question: str | None = None,
-    ) -> AnswerVerdict:
-        """Rate every claim of ``answer`` against ``context`` (at most two calls)."""
-        verdict = self._judge(JudgeInput(answer, as_chunks(context), question))
-        self.cache.flush()
-        return verdict
-
-    def judge_many(self, items: Iterable[JudgeInput]) -> list[AnswerVerdict | JudgeError]:
-        """Judge many answers, ``max_concurrency`` at a time, in input order.
-
-        An answer the endpoint could not judge yields its :class:`JudgeError` in its place,
-        so one bad reply does not lose a whole run.
-        """
-        work = list(items)
-
-        def one(item: JudgeInput) -> AnswerVerdict | JudgeError:
-            try:
-                return self._judge(item)
-            except JudgeError as exc:
-                return exc
-
-        try:
-            if self.endpoint.max_concurrency == 1 or len(work) < 2:
-                return [one(item) for item in work]
-            with ThreadPoolExecutor(max_workers=self.endpoint.max_concurrency) as pool:
-                return list(pool.map(one, work))
-        finally:
-            self.cache.flush()
 
     def _claims(self, item: JudgeInput) -> tuple[list[str], tuple[str, ...], int]:
         if self.split == "offline":
