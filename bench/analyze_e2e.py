@@ -44,6 +44,7 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
+from funnel import baseline_sql
 
 from ragfunnel.instrumentation import contract as c
 
@@ -219,44 +220,6 @@ def cli_child(args: list[str], report: Path) -> None:
     report.write_text(json.dumps({"code": code, "rss_bytes": peak_rss()}))
 
 
-def _baseline_sql(db: str) -> str:
-    """The naive query: JSON parsed on every read, the cases joined on the question id."""
-    a = "SpanAttributes"
-    ids = f"JSONExtract({a}['{c.DOCUMENTS_IDS}'], 'Array(String)')"
-    inp = f"JSONExtract({a}['{c.INPUT_IDS}'], 'Array(String)')"
-    ctx = f"JSONExtract({a}['{c.CONTEXT_IDS}'], 'Array(String)')"
-    stage = f"{a}['{c.STAGE}']"
-    pos = "arrayMap(e -> toUInt16(indexOf({arr}, e)), ev.items)"
-    return f"""
-SELECT qid, first_failure FROM (
-  SELECT g.qid AS qid,
-    arrayMap(i -> if(g.prompt[i] > 0, 5, if(g.rr_out[i] BETWEEN 1 AND g.k, 4,
-      if(g.rr_in[i] > 0, 3, if(g.cand[i] > 0, 2, 1)))), arrayEnumerate(g.cand)) AS codes,
-    multiIf(NOT g.answerable, if(g.abstained, 'ok', 'cut'),
-            empty(codes), 'incomplete_trace',
-            (if(g.any_of, arrayMax(codes), arrayMin(codes)) AS root) = 5,
-              if(g.answer_ok, 'ok', 'generation'),
-            g.answer_ok, 'ok_without_evidence',
-            ['ingestion_or_search', 'search', 'rerank', 'cut'][root]) AS first_failure
-  FROM (
-    SELECT TraceId, {a}['{c.QUESTION_ID}'] AS qid, any(ev.answerable) AS answerable,
-      any(ev.any_of) AS any_of,
-      argMaxIf({pos.format(arr=ids)}, Timestamp, {stage} = 'retrieve') AS cand,
-      argMaxIf({pos.format(arr=inp)}, Timestamp, {stage} = 'rerank') AS rr_in,
-      argMaxIf({pos.format(arr=ids)}, Timestamp, {stage} = 'rerank') AS rr_out,
-      argMaxIf({pos.format(arr=ctx)}, Timestamp, {stage} = 'generate') AS prompt,
-      argMaxIf(toInt64OrZero({a}['{c.CUT_K}']), Timestamp, {stage} = 'cut') AS k,
-      max({a}['{c.ANSWER_ABSTAINED}'] = 'true') AS abstained,
-      maxIf(positionCaseInsensitive({a}['{c.ANSWER_TEXT}'], ev.fact) > 0,
-            {stage} = 'generate') AS answer_ok
-    FROM `{db}`.otel_traces AS t
-    INNER JOIN `{db}`.{BASELINE_CASES} AS ev ON t.{a}['{c.QUESTION_ID}'] = ev.case_id
-    WHERE {stage} != ''
-    GROUP BY TraceId, qid
-  ) AS g
-)"""
-
-
 def baseline_child(store: str, cases: Path, report: Path) -> None:
     """The naive way end to end: json.loads per line, a cases table, one query."""
     from ragfunnel.analyzer.store import Store
@@ -282,7 +245,7 @@ def baseline_child(store: str, cases: Path, report: Path) -> None:
             "any_of Bool, answerable Bool, fact String) ENGINE = MergeTree ORDER BY case_id"
         )
         opened.insert_arrow(BASELINE_CASES, table)
-        rows = opened.query_arrow(_baseline_sql(db))
+        rows = opened.query_arrow(baseline_sql(f"`{db}`.otel_traces", f"`{db}`.{BASELINE_CASES}"))
         counts: dict[str, int] = {}
         for value in rows.column("first_failure").to_pylist():
             counts[value] = counts.get(value, 0) + 1

@@ -237,8 +237,12 @@ def generate(path: Path, n: int, n_cases: int) -> dict[str, float]:
 BASELINE_CASES = "bench_cases"
 
 
-def _baseline_sql(store: Store) -> str:
-    """A hand-written single query over otel_traces: JSON parsed on every read."""
+def baseline_sql(traces: str, cases: str) -> str:
+    """A hand-written single query over otel_traces: JSON parsed on every read.
+
+    ``traces`` and ``cases`` are the quoted tables; bench/analyze_e2e.py and bench/read_time.py
+    time the same query, so every figure compares against one baseline.
+    """
     a = "SpanAttributes"
     ids = f"JSONExtract({a}['{c.DOCUMENTS_IDS}'], 'Array(String)')"
     inp = f"JSONExtract({a}['{c.INPUT_IDS}'], 'Array(String)')"
@@ -266,8 +270,8 @@ SELECT qid, first_failure, count() OVER () AS questions FROM (
       max({a}['{c.ANSWER_ABSTAINED}'] = 'true') AS abstained,
       maxIf(positionCaseInsensitive({a}['{c.ANSWER_TEXT}'], ev.fact) > 0,
             {stage} = 'generate') AS answer_ok
-    FROM {store.traces_table} AS t
-    INNER JOIN `{store.database}`.{BASELINE_CASES} AS ev ON t.{a}['{c.QUESTION_ID}'] = ev.case_id
+    FROM {traces} AS t
+    INNER JOIN {cases} AS ev ON t.{a}['{c.QUESTION_ID}'] = ev.case_id
     WHERE {stage} != ''
     GROUP BY TraceId, qid
   ) AS g
@@ -315,7 +319,7 @@ def child(kind: str, path: Path, n: int, n_cases: int, runs: int) -> None:
                 # Drop the result before the next run: the peak is one analysis's, not two.
                 del result
         else:
-            sql = _baseline_sql(store)
+            sql = baseline_sql(store.traces_table, f"`{store.database}`.{BASELINE_CASES}")
             for _ in range(runs):
                 t = time.perf_counter()
                 rows = store.query_arrow(sql)

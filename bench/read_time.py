@@ -32,9 +32,10 @@ from typing import Any
 
 import numpy as np
 from funnel import (
+    BASELINE_CASES,
     CHUNK,
     CORPUS,
-    _baseline_sql,
+    baseline_sql,
     build_chunk,
     chunk_id,
     load_baseline_cases,
@@ -71,7 +72,7 @@ def child(kind: str, path: Path, n_cases: int, runs: int) -> None:
     read_only = kind == "read_time"
     with Store.open(f"chdb://{path}", read_only=read_only) as store:
         if kind == "baseline":
-            sql = _baseline_sql(store)
+            sql = baseline_sql(store.traces_table, f"`{store.database}`.{BASELINE_CASES}")
             for _ in range(runs):
                 t = time.perf_counter()
                 rows = store.query_arrow(sql)
