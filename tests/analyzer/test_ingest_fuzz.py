@@ -10,15 +10,12 @@ from __future__ import annotations
 
 import copy
 import json
-import os
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_ingest_native import _converter
 
-from ragfunnel.analyzer.ingest import native as _native
 from ragfunnel.analyzer.ingest import otlp
 from ragfunnel.analyzer.ingest.chunking import Loader
 from ragfunnel.analyzer.ingest.summary import IngestSummary
@@ -33,19 +30,6 @@ BUDGET = settings(
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
-
-
-@contextmanager
-def _converter(*, native: bool) -> Iterator[None]:
-    before = os.environ.get(_native.NATIVE_ENV)
-    os.environ[_native.NATIVE_ENV] = "1" if native else "0"
-    try:
-        yield
-    finally:
-        if before is None:
-            del os.environ[_native.NATIVE_ENV]
-        else:
-            os.environ[_native.NATIVE_ENV] = before
 
 
 def _read(lines: list[bytes], *, native: bool) -> tuple[list[dict[str, Any]], IngestSummary]:
