@@ -5,13 +5,13 @@
 Generates ragfunnel-shaped traces as the SDK's JSON file exporter writes them (batches of 512
 spans per line): per question a root, a retrieve span with 50 ids and 50 scores, a rerank span
 (50 input ids, 10 ids and scores out), a cut span and a generate span; 5 spans per question,
-250,000 spans by default. Each run ingests the file into a new database of one embedded store
-with ``ingest_paths`` (what ``ragfunnel ingest`` does) and the median of the runs is reported.
-The background merges an ingest starts count in its time while it runs; its database is
-dropped afterwards, so that they do not run on into the next run's. Each run is paired with one
-into a store the analyzer has opened (its funnel view then fills the stage table on every
-insert), the two alternating so that a busy machine slows both alike; their medians and ratio
-are reported. One more run uses the Python converter (``RAGFUNNEL_NATIVE=0``), which shows what
+250,000 spans by default. Each run is a child process that ingests the file into a new embedded
+store with ``ingest_paths`` (what ``ragfunnel ingest`` does: it migrates the store first, so the
+stage view parses every span as it arrives); the median of the runs is reported. The background
+merges an ingest starts count in its time while it runs, and end with its process. Each run is paired with one into a store whose two
+tables write *wide* parts (a file per column: the layout before ``store/part_format.py``), the
+two alternating so that a busy machine slows both alike; their medians and ratio are reported.
+One more run uses the Python converter (``RAGFUNNEL_NATIVE=0``), which shows what
 ragfunnel-native adds.
 
 The baseline, in the same process, is the plain way: ``json.loads`` per line, one Python row per
@@ -27,6 +27,7 @@ import os
 import platform
 import random
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -38,6 +39,10 @@ from ragfunnel.analyzer.ingest import ingest_paths
 from ragfunnel.analyzer.ingest import native as _native
 from ragfunnel.analyzer.store import Store
 from ragfunnel.analyzer.store.migrations import migrate
+from ragfunnel.analyzer.store.stage_table import stage_table
+
+# MergeTree's own defaults: parts over 10 MB are wide.
+WIDE_PARTS = "min_bytes_for_wide_part = 10485760, min_rows_for_wide_part = 0"
 
 BATCH = 512  # BatchSpanProcessor's default max_export_batch_size
 T0 = 1_790_000_000_000_000_000
@@ -274,6 +279,30 @@ def baseline(store: Store, path: Path, limit: int) -> float:
     return (time.perf_counter() - started) / done
 
 
+def one_run(store_path: str, traces: str, layout: str) -> None:
+    """Child process: ingest ``traces`` into a new embedded store; print its seconds as JSON."""
+    with Store.open(f"chdb://{store_path}") as store:
+        if layout == "wide":
+            migrate(store)
+            for table in (store.traces_table, stage_table(store)):
+                store.command(f"ALTER TABLE {table} MODIFY SETTING {WIDE_PARTS}")
+        started = time.perf_counter()
+        summary = ingest_paths(store, [traces])
+        seconds = time.perf_counter() - started
+    print(json.dumps({"seconds": seconds, "inserted": summary.inserted,
+                      "skipped": len(summary.skipped)}))  # fmt: skip
+
+
+def timed_run(tmp: str, run: int, traces: Path, layout: str, converter: str) -> dict[str, Any]:
+    env = {**os.environ, _native.NATIVE_ENV: "0" if converter == "python" else "1"}
+    argv = [sys.executable, __file__, "--child", f"{tmp}/store-{run}", str(traces), layout]
+    done = subprocess.run(argv, capture_output=True, text=True, check=False, env=env)
+    if done.returncode != 0:
+        raise SystemExit(f"run {run + 1} failed:\n{done.stdout}{done.stderr}")
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -281,7 +310,13 @@ def main() -> None:
     parser.add_argument("--questions", type=int, default=50_000)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--baseline-spans", type=int, default=20_000)
+    parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.child:
+        one_run(*args.child)
+        return
+    if not _native.available():
+        raise SystemExit("ragfunnel-native is not installed: pip install ./native")
     with tempfile.TemporaryDirectory() as tmp:
         traces = Path(tmp) / "spans.jsonl"
         started = time.perf_counter()
@@ -290,45 +325,37 @@ def main() -> None:
         print(
             f"generated {spans:,} spans ({size / 1e6:,.0f} MB, {size / spans:,.0f} B/span) in {time.perf_counter() - started:.1f}s"
         )
-        rates: list[float] = []
-        view_rates: list[float] = []
-        converters = ["native", "native, funnel view"] * args.runs + ["python"]
-        if not _native.available():
-            raise SystemExit("ragfunnel-native is not installed: pip install ./native")
-        other: dict[str, float] = {}
-        for run, converter in enumerate(converters):
-            os.environ[_native.NATIVE_ENV] = "0" if converter == "python" else "1"
-            with Store.open(f"chdb://{tmp}/store", database=f"bench_{run}") as store:
-                if "view" in converter:
-                    migrate(store)
-                started = time.perf_counter()
-                summary = ingest_paths(store, [traces])
-                seconds = time.perf_counter() - started
-                store.command(f"DROP DATABASE `{store.database}`")
-            if summary.inserted != spans or summary.skipped:
-                raise SystemExit(f"unexpected ingest result: {summary.describe()}")
-            if converter == "native":
-                rates.append(spans / seconds)
-            elif "view" in converter:
-                view_rates.append(spans / seconds)
-            else:
-                other[converter] = spans / seconds
-            print(f"run {run + 1} ({converter}): {seconds:.2f}s, {spans / seconds:,.0f} spans/s")
-        del os.environ[_native.NATIVE_ENV]
-        with Store.open(f"chdb://{tmp}/store", database="bench_baseline") as store:
+        rates: dict[str, list[float]] = {"compact": [], "wide": [], "python": []}
+        plan = [("compact", "native"), ("wide", "native")] * args.runs + [("compact", "python")]
+        for run, (layout, converter) in enumerate(plan):
+            # Each run is a new process and a new store, as a user's `ragfunnel ingest` is. Its
+            # store is removed only at the end: on file systems where creating files is costly
+            # right after many deletions (store/part_format.py), removing it now would bill
+            # its deletions to the next run.
+            result = timed_run(tmp, run, traces, layout, converter)
+            if result["inserted"] != spans or result["skipped"]:
+                raise SystemExit(f"unexpected ingest result: {result}")
+            rate = spans / result["seconds"]
+            rates["python" if converter == "python" else layout].append(rate)
+            print(
+                f"run {run + 1} ({converter}, {layout} parts): {result['seconds']:.2f}s, {rate:,.0f} spans/s"
+            )
+        with Store.open(f"chdb://{tmp}/store-baseline", database="bench_baseline") as store:
             per_span = baseline(store, traces, args.baseline_spans)
-        median = statistics.median(rates)
+        median = statistics.median(rates["compact"])
+        wide = statistics.median(rates["wide"])
         print(
             f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}"
         )
-        print(f"ingest: median {median:,.0f} spans/s over {args.runs} runs of {spans:,} spans")
-        with_view = statistics.median(view_rates)
         print(
-            f"ingest into a store with the funnel view: median {with_view:,.0f} spans/s over "
-            f"{args.runs} runs ({with_view / median:.2f} of the ingest without it)"
+            f"ingest (stage view attached, compact parts): median {median:,.0f} spans/s over "
+            f"{args.runs} runs of {spans:,} spans"
         )
-        for converter, rate in other.items():
-            print(f"ingest ({converter}, 1 run): {rate:,.0f} spans/s")
+        print(
+            f"ingest into wide parts: median {wide:,.0f} spans/s over {args.runs} runs "
+            f"(compact parts: {median / wide:.2f}x)"
+        )
+        print(f"ingest (python converter, 1 run): {rates['python'][0]:,.0f} spans/s")
         print(
             f"baseline (json + row insert, {args.baseline_spans:,} spans): {1 / per_span:,.0f} spans/s"
         )

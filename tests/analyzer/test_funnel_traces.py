@@ -19,7 +19,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import Span, Status, StatusCode
 
-from ragfunnel.analyzer.ingest import ingest_spans
+from ragfunnel.analyzer.ingest import ingest_spans, spans_to_arrow
 from ragfunnel.analyzer.store import Store
 from ragfunnel.analyzer.store.migrations import migrate, view_ddl
 from ragfunnel.analyzer.store.stage_table import STAGE_TABLE, stage_table
@@ -214,6 +214,15 @@ class TraceBuilder:
     def into(self, store: Store) -> None:
         summary = ingest_spans(store, self.spans)
         assert not summary.skipped, summary
+        self.exporter.clear()
+
+    def as_collector_into(self, store: Store) -> None:
+        """Insert the spans the way a collector does: no ingest, so no store preparation.
+
+        ``ingest`` migrates an embedded store before it inserts; a collector writing into a
+        server never does. Tests of the read-time path start from such a store.
+        """
+        store.insert_traces(spans_to_arrow(self.spans))
         self.exporter.clear()
 
 

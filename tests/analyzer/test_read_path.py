@@ -82,6 +82,12 @@ def writes(statements: list[str]) -> list[str]:
     return found
 
 
+@pytest.fixture(autouse=True)
+def collector_filled(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Spans arrive as a collector writes them: ``ingest`` would migrate the embedded store."""
+    monkeypatch.setattr(TraceBuilder, "into", TraceBuilder.as_collector_into)
+
+
 @pytest.fixture
 def read_only(store: Store, store_path: Path) -> Iterator[tuple[Store, Recorder]]:
     """The test's store again, opened read-only, with every statement recorded."""

@@ -5,10 +5,12 @@ from __future__ import annotations
 import contextlib
 from pathlib import Path
 
+import pytest
 from test_funnel_traces import TraceBuilder
 from typer.testing import CliRunner
 
 from ragfunnel.analyzer.cli import app
+from ragfunnel.analyzer.ingest import ingest_spans
 from ragfunnel.analyzer.store import Store
 from ragfunnel.analyzer.store.dsn import quote
 from ragfunnel.analyzer.store.inventory import inventory
@@ -21,6 +23,7 @@ from ragfunnel.analyzer.store.migrations import (
     migrate,
     stage_table_ready,
 )
+from ragfunnel.analyzer.store.part_format import COMPACT_PARTS
 from ragfunnel.analyzer.store.stage_table import STAGE_TABLE, VIEW_NAME, stage_table
 from ragfunnel.analyzer.store.verdict_tables import CACHE_TABLE, VERDICTS_TABLE
 
@@ -31,6 +34,12 @@ def tables(store: Store) -> dict[str, str]:
         {"db": store.database},
     ).to_pylist()
     return {row["name"]: row["engine"] for row in rows}
+
+
+@pytest.fixture(autouse=True)
+def collector_filled(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Spans arrive as a collector writes them, into a store nothing has prepared yet."""
+    monkeypatch.setattr(TraceBuilder, "into", TraceBuilder.as_collector_into)
 
 
 def spans(b: TraceBuilder, n: int) -> None:
@@ -62,6 +71,24 @@ def test_migrate_creates_every_object_once_and_backfills(store: Store) -> None:
     spans(b, 1)
     b.into(store)  # the view feeds the table from now on
     assert store.command(count) == 8
+
+
+def test_ingest_migrates_the_embedded_store_before_it_inserts(tmp_path: Path) -> None:
+    # The embedded store is the user's: its view parses spans as they arrive, so the first
+    # analysis finds the stage table current instead of backfilling it from every span.
+    b = TraceBuilder()
+    spans(b, 3)
+    with Store.open(f"chdb://{tmp_path / 'own'}") as opened:
+        ingest_spans(opened, b.spans)
+        assert applied_revision(opened) == CURRENT_REVISION and stage_table_ready(opened)
+        assert opened.command(f"SELECT count() FROM {stage_table(opened)}") == 6
+        engines = opened.query_arrow(
+            "SELECT engine_full FROM system.tables WHERE database = {db:String} "
+            "AND name IN ('otel_traces', {stage:String})",
+            {"db": opened.database, "stage": STAGE_TABLE},
+        ).column("engine_full")
+        # Every part stays compact however large it grows (store/part_format.py).
+        assert [COMPACT_PARTS in engine for engine in engines.to_pylist()] == [True, True]
 
 
 def test_a_superseding_revision_drops_the_old_objects_first(store: Store) -> None:

@@ -19,8 +19,9 @@ from ragfunnel.analyzer.ingest.writer import Writer
 
 __all__ = ["CHUNK_BYTES", "CHUNK_SPANS", "Loader"]
 
-CHUNK_SPANS = 50_000
-"""Spans per insert: large enough for columnar speed, small enough to bound memory."""
+CHUNK_SPANS = 100_000
+"""Spans per insert: large enough for columnar speed and few parts to merge, small enough to
+bound memory (a chunk and the one being written: a few hundred megabytes)."""
 
 CHUNK_BYTES = 256 << 20
 """A chunk of large spans ends sooner, at about this many bytes of native column data."""

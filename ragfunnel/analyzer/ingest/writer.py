@@ -21,6 +21,7 @@ import pyarrow.compute as pc
 
 from ragfunnel.analyzer.ingest.rows import Chunk
 from ragfunnel.analyzer.ingest.summary import IngestSummary
+from ragfunnel.analyzer.store.migrations import migrate
 
 if TYPE_CHECKING:
     from ragfunnel.analyzer.store import Store
@@ -129,7 +130,15 @@ class Writer:
 
 @contextmanager
 def writing(store: Store, summary: IngestSummary) -> Iterator[Writer]:
-    """A :class:`Writer` for one ingest; its counts are added to ``summary`` at the end."""
+    """A :class:`Writer` for one ingest; its counts are added to ``summary`` at the end.
+
+    An embedded store is the user's own, so it is migrated first (``migrate``): its stage view
+    then parses the spans as they arrive, and the first analysis finds the stage table current
+    instead of backfilling it from every stored span (docs/store.md). A server's store is
+    never prepared by an ingest: that is ``ragfunnel store migrate``'s job.
+    """
+    if store.embedded and not store.read_only:
+        migrate(store)
     # Reading allocates millions of short-lived objects and builds no reference cycles: the
     # cyclic garbage collector would only rescan the growing chunk (about 10% of the time).
     collecting = gc.isenabled()

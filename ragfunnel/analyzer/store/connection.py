@@ -18,6 +18,7 @@ only ``otel_traces`` (and its database); every object the analyzer owns is made 
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import re
@@ -88,6 +89,9 @@ class Store:
         self._target = target
         self.read_only = read_only
         self._closed = False
+        # One statement at a time: an analysis runs its next query on a worker thread while it
+        # builds records, and the ingest writes on one; a client serves one call at a time.
+        self._lock = threading.RLock()
         self.client = client
         self.dsn_redacted = target.redacted
         self.database = database
@@ -198,7 +202,8 @@ class Store:
     def query_arrow(self, sql: str, parameters: dict[str, Any] | None = None) -> pyarrow.Table:
         """Run ``sql``; values are bound from ``parameters`` and written ``{name:Type}`` in the SQL."""
         try:
-            return self.client.query_arrow(sql, parameters=parameters, use_strings=True)
+            with self._lock:
+                return self.client.query_arrow(sql, parameters=parameters, use_strings=True)
         except _CLIENT_ERRORS as exc:
             raise self._error("query failed", exc) from None
 
@@ -211,9 +216,24 @@ class Store:
     def command(self, sql: str, parameters: dict[str, Any] | None = None) -> object:
         """Run a statement that returns at most a single value."""
         try:
-            return self.client.command(sql, parameters=parameters)
+            with self._lock:
+                return self.client.command(sql, parameters=parameters)
         except _CLIENT_ERRORS as exc:
             raise self._error("command failed", exc) from None
+
+    def release_memory(self) -> None:
+        """Give the memory the embedded engine has freed back to the operating system.
+
+        The engine's allocator keeps the pages of finished queries for reuse, which no other
+        allocator in the process (polars', Arrow's, Python's) can use: after the big
+        aggregations of an analysis that was over 400 megabytes. ``SYSTEM JEMALLOC PURGE``
+        returns them in milliseconds. Only for a writable embedded store: a server's memory is
+        not this process's, and a read-only session may not run SYSTEM statements.
+        """
+        if not self.embedded or self.read_only:
+            return
+        with self._lock, contextlib.suppress(*_CLIENT_ERRORS):  # an engine without jemalloc
+            self.client.command("SYSTEM JEMALLOC PURGE")
 
     def insert_arrow(self, table: str, data: pyarrow.Table, *, temporary: bool = False) -> None:
         """Insert ``data`` into ``table``, a table of :attr:`database`, in one Arrow block.
@@ -224,10 +244,11 @@ class Store:
         check_identifier("table", table)
         where = quote(table) if temporary else quote(self.database, table)
         try:
-            if temporary:
-                self.client.insert_arrow(table, data)
-            else:
-                self.client.insert_arrow(table, data, database=self.database)
+            with self._lock:
+                if temporary:
+                    self.client.insert_arrow(table, data)
+                else:
+                    self.client.insert_arrow(table, data, database=self.database)
         except _CLIENT_ERRORS as exc:
             raise self._error(f"insert into {where} failed", exc) from None
 
@@ -259,21 +280,22 @@ class Store:
                 with pa.ipc.new_file(f"{folder}/{number}.arrow", data.schema) as writer:
                     writer.write_table(data.slice(number * step, step))
             names = ", ".join(quote(name) for name in columns)
-            self.client.command(
-                f"INSERT INTO {self.traces_table} ({names}) SELECT {names} "
-                "FROM file({files:String}, 'Arrow', {structure:String}) "
-                f"SETTINGS max_insert_threads = {files}, max_threads = {files}, "
-                # Keep the files' blocks apart, one part each, instead of squashing them; feed
-                # the views hanging off the table (the funnel's) alongside, not after, the table.
-                "min_insert_block_size_rows = 0, min_insert_block_size_bytes = 0, "
-                "parallel_view_processing = 1",
-                parameters={
-                    "files": f"{folder}/{{0..{files - 1}}}.arrow",
-                    "structure": ", ".join(
-                        f"{quote(name)} {TRACES_COLUMNS[name]}" for name in columns
-                    ),
-                },
-            )
+            with self._lock:
+                self.client.command(
+                    f"INSERT INTO {self.traces_table} ({names}) SELECT {names} "
+                    "FROM file({files:String}, 'Arrow', {structure:String}) "
+                    f"SETTINGS max_insert_threads = {files}, max_threads = {files}, "
+                    # Keep the files' blocks apart, one part each, instead of squashing them; feed
+                    # the views hanging off the table (the funnel's) alongside, not after, the table.
+                    "min_insert_block_size_rows = 0, min_insert_block_size_bytes = 0, "
+                    "parallel_view_processing = 1",
+                    parameters={
+                        "files": f"{folder}/{{0..{files - 1}}}.arrow",
+                        "structure": ", ".join(
+                            f"{quote(name)} {TRACES_COLUMNS[name]}" for name in columns
+                        ),
+                    },
+                )
 
     def _error(self, what: str, exc: BaseException) -> StoreError:
         return StoreError(f"{what} on {self.dsn_redacted}: {self._target.scrub(exc)}")
@@ -317,7 +339,7 @@ class Store:
 
     def _create_schema(self) -> None:
         self.command(f"CREATE DATABASE IF NOT EXISTS {quote(self.database)}")
-        self.command(traces_ddl(self.traces_table))
+        self.command(traces_ddl(self.traces_table, compact_parts=self.embedded))
 
 
 def _open_embedded(target: Target, *, create: bool, settings: dict[str, Any]) -> Any:

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 
 from ragfunnel.analyzer.conventions import stage_select_sql
 from ragfunnel.analyzer.store.dsn import quote
+from ragfunnel.analyzer.store.part_format import COMPACT_PARTS
 from ragfunnel.analyzer.store.stage_table import STAGE_COLUMNS, STAGE_TABLE, VIEW_NAME
 from ragfunnel.analyzer.store.verdict_tables import CACHE_TABLE, VERDICTS_TABLE, verdict_tables_ddl
 
@@ -110,11 +111,12 @@ def stage_select(traces_table: str) -> str:
     return f"SELECT {order} FROM ({stage_select_sql(traces_table)})"
 
 
-def view_ddl(database: str, traces_table: str) -> list[str]:
+def view_ddl(database: str, traces_table: str, *, compact_parts: bool = False) -> list[str]:
     """The statements that create the typed stage table and its materialized view.
 
     Exposed for DBAs of clustered deployments, who may want to add ``ON CLUSTER`` and
-    replicated engines before running them.
+    replicated engines before running them. ``compact_parts`` adds the embedded store's part
+    settings (:mod:`.part_format`).
     """
     columns = ",\n    ".join(f"{name} {kind}" for name, kind in STAGE_COLUMNS)
     table = quote(database, STAGE_TABLE)
@@ -123,7 +125,8 @@ def view_ddl(database: str, traces_table: str) -> list[str]:
         # Bucket first: the funnel aggregates a range of buckets at a time, reading only
         # their granules (memory stays bounded whatever the number of questions); then Stage,
         # so one-stage reads (discovery, ingest) skip the other stages within each bucket.
-        "ORDER BY (Bucket, Stage, QuestionKey, TraceId, Timestamp)",
+        "ORDER BY (Bucket, Stage, QuestionKey, TraceId, Timestamp)"
+        + (f" SETTINGS {COMPACT_PARTS}" if compact_parts else ""),
         f"CREATE MATERIALIZED VIEW IF NOT EXISTS {quote(database, VIEW_NAME)} TO {table} AS "
         + stage_select(traces_table),
     ]
@@ -133,7 +136,7 @@ def _stage_spans(store: Store) -> None:
     # The view feeds the table from now on; the backfill copies what was stored before, skipping
     # rows already copied, so an interrupted backfill resumes.
     ensure_ingest_log(store)
-    for statement in view_ddl(store.database, store.traces_table):
+    for statement in view_ddl(store.database, store.traces_table, compact_parts=store.embedded):
         store.command(statement)
     table = quote(store.database, STAGE_TABLE)
     store.command(

@@ -6,6 +6,8 @@ and to check, column by column, a table the collector made. Nothing here alters 
 
 from __future__ import annotations
 
+from ragfunnel.analyzer.store.part_format import COMPACT_PARTS
+
 __all__ = ["TRACES_COLUMNS", "traces_ddl"]
 
 TRACES_COLUMNS: dict[str, str] = {
@@ -76,10 +78,15 @@ CREATE TABLE IF NOT EXISTS {table} (
 ) ENGINE = MergeTree()
 PARTITION BY toDate(Timestamp)
 ORDER BY (ServiceName, SpanName, toDateTime(Timestamp))
-SETTINGS index_granularity = 8192, ttl_only_drop_parts = 1
+SETTINGS index_granularity = 8192, ttl_only_drop_parts = 1{extra}
 """
 
 
-def traces_ddl(traces_table: str) -> str:
-    """The ``CREATE TABLE IF NOT EXISTS`` statement of ``otel_traces`` under a quoted name."""
-    return TRACES_DDL.format(table=traces_table)
+def traces_ddl(traces_table: str, *, compact_parts: bool = False) -> str:
+    """The ``CREATE TABLE IF NOT EXISTS`` statement of ``otel_traces`` under a quoted name.
+
+    ``compact_parts`` adds the embedded store's part settings (:mod:`.part_format`).
+    """
+    return TRACES_DDL.format(
+        table=traces_table, extra=f", {COMPACT_PARTS}" if compact_parts else ""
+    )
