@@ -7,6 +7,7 @@ polars shapes the per-question result (``question_records.py``) and the summarie
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -21,7 +22,7 @@ from ragfunnel.analyzer.funnel.evidence_tree import node_table
 from ragfunnel.analyzer.funnel.index_truth import IndexTruth, load_manifest
 from ragfunnel.analyzer.funnel.judged import DEFAULT_FAITHFULNESS_THRESHOLD, read_judged
 from ragfunnel.analyzer.funnel.question_records import build_batch, finish
-from ragfunnel.analyzer.funnel.session import Session
+from ragfunnel.analyzer.funnel.session import Session, SideData
 from ragfunnel.analyzer.funnel.sql import FunnelQuery
 from ragfunnel.analyzer.funnel.stage_source import stage_source
 from ragfunnel.analyzer.funnel.summary import failure_table, metric_table
@@ -174,25 +175,38 @@ def analyze(
             runs=runs,
             conflicts=not chunks.is_empty(),
             question_keys=keys,
+            with_scores=source.read_time,
         )
         conflict = chunks.get_column("hash").to_list()
         batches = session.batches(query)
-        raws = [session.funnel(batch, conflict) for batch in batches]
-        side = session.side_data(query, raws)
         # Cases asked ten times or more on average: their ids repeat enough to encode.
-        repeats = 10 * frame.height <= sum(raw.height for raw in raws)
+        repeats = 10 * frame.height <= session.instances
         parts = []
-        for i, batch in enumerate(batches):
-            raw, raws[i] = raws[i], pl.DataFrame()  # let each batch's rows go once built
-            parts.append(
-                build_batch(
-                    raw, frame, nodes, truth=truth, conflict_chunks=chunks, side=side,
-                    items=items, k_values=k_values,
-                    fetch_scores=partial(session.item_scores, batch),
-                    repeats=repeats, judged=judged,
-                    faithfulness_threshold=faithfulness_threshold,
-                )
-            )  # fmt: skip
+
+        def fetch(batch: FunnelQuery) -> tuple[pl.DataFrame, SideData]:
+            raw = session.funnel(batch, conflict)
+            return raw, session.side_data(batch, [raw])
+
+        # One batch at a time, and the next one's queries run on a worker thread while this
+        # one's records are built (the engine and polars both release the GIL); a batch's rows
+        # go once its records exist, so memory holds about two batches besides the records
+        # (docs/funnel.md §10).
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ragfunnel-funnel") as worker:
+            pending = worker.submit(fetch, batches[0])
+            for i, batch in enumerate(batches):
+                raw, side = pending.result()
+                if i + 1 < len(batches):
+                    pending = worker.submit(fetch, batches[i + 1])
+                parts.append(
+                    build_batch(
+                        raw, frame, nodes, truth=truth, conflict_chunks=chunks, side=side,
+                        items=items, k_values=k_values,
+                        fetch_scores=partial(session.item_scores, batch),
+                        repeats=repeats, judged=judged,
+                        faithfulness_threshold=faithfulness_threshold,
+                    )
+                )  # fmt: skip
+                del raw, side
     records = finish(parts)
     # Vectorised: a million case ids as Python strings and a set cost seconds.
     asked = records.get_column("question_id").cast(pl.String).unique()

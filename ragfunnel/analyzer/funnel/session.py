@@ -35,7 +35,7 @@ from ragfunnel.instrumentation.contract import question_hash
 
 __all__ = ["Discovery", "Session", "SideData"]
 
-BATCH_INSTANCES = 250_000
+BATCH_INSTANCES = 125_000
 """Question instances aggregated per funnel query (one batch of buckets)."""
 
 # The stage columns without codecs, for a temporary Memory copy of some stage rows.
@@ -112,6 +112,9 @@ class Session:
         self.items_table = f"_ragfunnel_{tag}_items"
         self.match_table = f"_ragfunnel_{tag}_match"
         self._created: list[str] = []
+        self.instances = 0
+        """Question instances in the store, as :meth:`batches` counted them (0 before)."""
+        self._scores = pl.DataFrame()  # the last batch's item scores (``with_scores``)
 
     def __enter__(self) -> Session:
         return self
@@ -127,8 +130,8 @@ class Session:
             with contextlib.suppress(StoreError):
                 self.store.command(f"DROP TEMPORARY TABLE IF EXISTS `{name}`")
 
-    def _create(self, name: str, columns: str) -> None:
-        self.store.command(f"CREATE TEMPORARY TABLE `{name}` ({columns}) ENGINE = Memory")
+    def _create(self, name: str, columns: str, engine: str = "Memory") -> None:
+        self.store.command(f"CREATE TEMPORARY TABLE `{name}` ({columns}) ENGINE = {engine}")
         self._created.append(name)
 
     def _temporary(self, name: str, columns: str, data: pa.Table) -> None:
@@ -165,6 +168,7 @@ class Session:
         self._temporary(self.keys_table, "key String, case_idx UInt32", keys.to_arrow())
         items = cases.select("case_idx", "items")
         self._temporary(self.items_table, "case_idx UInt32, items Array(String)", items.to_arrow())
+        self.store.release_memory()  # what parsing the Arrow blocks took
 
     def discover(self, cases: CaseSet, runs: tuple[str, ...]) -> Discovery:
         """Match question keys that are no case id by question text (see the module doc)."""
@@ -197,10 +201,20 @@ class Session:
         )
 
     def prepare_match(self, items: int) -> str:
-        """Build the table the funnel query joins on (after discovery); returns its name."""
+        """Build the table the funnel query joins on; returns its name.
+
+        Call it after discovery and index truth: it drops the cases' key and item tables.
+        """
         columns, select = sql.match_sql(self.keys_table, self.items_table, items)
-        self._create(self.match_table, columns)
+        # A Join table keeps its hash table: every batch's query joins it as it is, instead of
+        # building a hash table of every case again (time and, with a million cases, memory).
+        self._create(self.match_table, columns, engine="Join(ALL, INNER, key_hash)")
         self.store.command(f"INSERT INTO `{self.match_table}` {select}")
+        # The funnel reads the match table only; the cases' own tables can go (a million
+        # cases' keys and item lists are about a hundred megabytes).
+        for name in (self.keys_table, self.items_table):
+            self.store.command(f"DROP TEMPORARY TABLE IF EXISTS `{name}`")
+        self.store.release_memory()
         return self.match_table
 
     def keys_for(self, case_idx: int) -> list[str]:
@@ -275,7 +289,7 @@ class Session:
         found = self.store.query_arrow(
             f"SELECT count() AS n FROM {self.question_rows} WHERE Stage = 'question'"
         )
-        instances = int(found.column("n")[0].as_py())
+        instances = self.instances = int(found.column("n")[0].as_py())
         count = max(1, min(BUCKETS, -(-instances // BATCH_INSTANCES)))
         edges = [round(i * BUCKETS / count) for i in range(count + 1)]
         return [replace(query, buckets=(lo, hi - 1)) for lo, hi in itertools.pairwise(edges)]
@@ -287,6 +301,11 @@ class Session:
         """
         params = self._params(query, conflict)
         raw = self.store.query_df(sql.funnel_sql(query), params)
+        self.store.release_memory()  # the aggregation's memory, before polars needs its own
+        if query.with_scores:
+            names = sql.score_columns(query.items)
+            self._scores = raw.select("inst_key", *names)
+            raw = raw.drop(names)
         roots_query = replace(query, stage_table=self.question_rows)
         roots = self.store.query_df(sql.roots_sql(roots_query), params).unique("inst_key")
         raw = raw.join(roots, on="inst_key", how="left")
@@ -312,8 +331,18 @@ class Session:
     ) -> pl.DataFrame:
         """Item scores at the rerank spans of ``ranked`` and the candidate spans of others.
 
-        ``candidates`` lists the instances without a reranker.
+        ``candidates`` lists the instances without a reranker. With ``query.with_scores`` they
+        come from the funnel pass of the same batch (the last :meth:`funnel` call), not from
+        another query.
         """
+        if query.with_scores:
+            ranked_rows = pl.col("inst_key").is_in(pl.Series(ranked, dtype=pl.UInt64).implode())
+            wanted = pl.Series([*ranked, *candidates], dtype=pl.UInt64).implode()
+            return self._scores.filter(pl.col("inst_key").is_in(wanted)).with_columns(
+                # As scores_sql reads them: a ranked instance's rerank span, another's candidates.
+                pl.when(ranked_rows == (name.startswith("rr"))).then(pl.col(name))
+                for name in sql.score_columns(query.items)
+            )
         params = {**self._params(query), "ranked": ranked, "candidates": candidates}
         return self.store.query_df(sql.scores_sql(query), params)
 

@@ -41,6 +41,7 @@ __all__ = [
     "retrievers_sql",
     "roots_sql",
     "samples_sql",
+    "score_columns",
     "scores_sql",
 ]
 
@@ -68,6 +69,10 @@ class FunnelQuery:
         buckets: only instances in this inclusive range of buckets (see ``schema.BUCKETS``).
         conflicts: also return the prompt's chunks that belong to multi-ingested documents.
         question_keys: restrict to these question keys (one question's records).
+        with_scores: also aggregate every item's score at the last candidate and rerank spans
+            (the columns of :func:`scores_sql`). At read time another pass over ``otel_traces``
+            for the few instances whose reasons need scores would cost nearly as much as the
+            funnel pass itself, while the funnel pass parses the scores anyway.
     """
 
     stage_table: str
@@ -77,6 +82,7 @@ class FunnelQuery:
     buckets: tuple[int, int] | None = None
     conflicts: bool = False
     question_keys: tuple[str, ...] = ()
+    with_scores: bool = False
 
     @property
     def words(self) -> int:
@@ -165,7 +171,25 @@ def _stage_aggregates(q: FunnelQuery) -> list[str]:
     )
     out.append(f"countIf({pipeline} AND r.SampleIndex IS NOT NULL) AS samples_n_spans")
     out.append("countIf(r.Stage = 'generate' AND r.Mode = 'oracle') AS oracle_n_spans")
+    if q.with_scores:
+        out += _score_aggregates(q.items)
     return out
+
+
+def score_columns(items: int) -> list[str]:
+    """The columns of every item's scores, as :func:`scores_sql` names them (after ``inst_key``)."""
+    return [slot(stage_column(stage, "score"), j) for j in range(items) for stage in ("cand", "rr")]
+
+
+def _score_aggregates(items: int) -> list[str]:
+    """Each item's score at the last candidate span and the last rerank span."""
+    return [
+        f"argMaxIf(r.{slot('score', j)}, r.retrieve_key, r.Stage = 'retrieve') "
+        f"AS {slot(stage_column('cand', 'score'), j)}, "
+        f"argMaxIf(r.{slot('score', j)}, r.ts, r.Stage = 'rerank') "
+        f"AS {slot(stage_column('rr', 'score'), j)}"
+        for j in range(items)
+    ]
 
 
 def _source(q: FunnelQuery, projected: list[str], *, where: list[str]) -> str:
@@ -177,7 +201,7 @@ def _source(q: FunnelQuery, projected: list[str], *, where: list[str]) -> str:
     source = f"{table} AS s"
     if q.match_table:
         # Joining on a 64-bit hash of the key is about twice as fast as on the string.
-        source += f" INNER JOIN {q.match_table} AS m ON cityHash64(s.QuestionKey) = m.key_hash"
+        source += f" ALL INNER JOIN {q.match_table} AS m ON cityHash64(s.QuestionKey) = m.key_hash"
     where = [*where, "s.QuestionKey != ''"]
     if q.runs:
         where.append(
@@ -222,6 +246,8 @@ def funnel_sql(q: FunnelQuery) -> str:
         projected.append(
             "arrayFilter(h -> has({conflict:Array(UInt64)}, h), s.IdHashes) AS conflicts"
         )
+    if q.with_scores:
+        projected += [f"{_item_score(j)} AS {slot('score', j)}" for j in range(q.items)]
     # No string states besides the answer: the trace id, question key, run and index version
     # come from ``roots_sql`` (a plain read of the question spans), which costs far less than
     # carrying strings through a million-group aggregation.
@@ -278,13 +304,7 @@ def scores_sql(q: FunnelQuery) -> str:
         "OR (s.Stage = 'retrieve' AND s.InstanceKey IN {candidates:Array(UInt64)})"
     )
     inner = _source(q, projected, where=[wanted])
-    columns = ", ".join(
-        f"argMaxIf(r.{slot('score', j)}, r.retrieve_key, r.Stage = 'retrieve') "
-        f"AS {slot(stage_column('cand', 'score'), j)}, "
-        f"argMaxIf(r.{slot('score', j)}, r.ts, r.Stage = 'rerank') "
-        f"AS {slot(stage_column('rr', 'score'), j)}"
-        for j in range(q.items)
-    )
+    columns = ", ".join(_score_aggregates(q.items))
     return f"SELECT r.InstanceKey AS inst_key, {columns} FROM ({inner}) AS r GROUP BY r.InstanceKey"
 
 
@@ -345,8 +365,8 @@ def retrievers_sql(q: FunnelQuery) -> str:
 def match_sql(keys_table: str, items_table: str, items: int) -> tuple[str, str]:
     """The columns of the match table, and the SELECT that fills it.
 
-    The match table is a temporary Memory table, filled once (ids already hashed) and joined by
-    every batch of the funnel query.
+    The match table is a temporary ``Join(ALL, INNER, key_hash)`` table, filled once (ids
+    already hashed) and joined by every batch of the funnel query without being rebuilt.
     """
     columns = ", ".join(
         ["key_hash UInt64", "case_idx UInt32", *(f"{item_hash(j)} UInt64" for j in range(items))]

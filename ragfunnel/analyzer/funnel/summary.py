@@ -52,8 +52,10 @@ _METRIC_SCHEMA = {
 
 def _latest(records: pl.DataFrame, columns: Sequence[str]) -> pl.DataFrame:
     # Select before filtering: filtering copies every column it keeps, and the records'
-    # evidence lists are most of their memory.
-    return records.select("latest", *columns).filter(pl.col("latest"))
+    # evidence lists are most of their memory. When every record is the latest (each case
+    # asked once) there is nothing to filter and nothing is copied.
+    kept = records.select("latest", *columns)
+    return kept if kept.get_column("latest").all() else kept.filter(pl.col("latest"))
 
 
 def failure_table(records: pl.DataFrame) -> pl.DataFrame:
