@@ -36,7 +36,12 @@ from ragfunnel.instrumentation.contract import question_hash
 __all__ = ["Discovery", "Session", "SideData"]
 
 BATCH_INSTANCES = 125_000
-"""Question instances aggregated per funnel query (one batch of buckets)."""
+"""Question instances aggregated per funnel query (one batch of buckets) from the stage table."""
+
+READ_TIME_BATCH_INSTANCES = 250_000
+"""The same when ``otel_traces`` is parsed at read time: every batch reads and parses all of
+it again (a span's bucket is known only once its attributes are read), so fewer, larger
+batches are faster there, for twice the aggregation memory."""
 
 # The stage columns without codecs, for a temporary Memory copy of some stage rows.
 _MEMORY_COLUMNS = ", ".join(f"{name} {kind.split(' CODEC')[0]}" for name, kind in STAGE_COLUMNS)
@@ -105,6 +110,7 @@ class Session:
     def __init__(self, store: Store, source: StageSource) -> None:
         self.store = store
         self.stage_table = source.sql
+        self.read_time = source.read_time
         self._question_rows = "" if source.read_time else source.sql
         tag = uuid.uuid4().hex[:12]
         self._tag = tag
@@ -290,7 +296,8 @@ class Session:
             f"SELECT count() AS n FROM {self.question_rows} WHERE Stage = 'question'"
         )
         instances = self.instances = int(found.column("n")[0].as_py())
-        count = max(1, min(BUCKETS, -(-instances // BATCH_INSTANCES)))
+        size = READ_TIME_BATCH_INSTANCES if self.read_time else BATCH_INSTANCES
+        count = max(1, min(BUCKETS, -(-instances // size)))
         edges = [round(i * BUCKETS / count) for i in range(count + 1)]
         return [replace(query, buckets=(lo, hi - 1)) for lo, hi in itertools.pairwise(edges)]
 

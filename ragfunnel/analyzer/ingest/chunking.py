@@ -19,7 +19,7 @@ from ragfunnel.analyzer.ingest.writer import Writer
 
 __all__ = ["CHUNK_BYTES", "CHUNK_SPANS", "Loader"]
 
-CHUNK_SPANS = 100_000
+CHUNK_SPANS = 200_000
 """Spans per insert: large enough for columnar speed and few parts to merge, small enough to
 bound memory (a chunk and the one being written: a few hundred megabytes)."""
 

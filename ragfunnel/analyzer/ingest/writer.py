@@ -21,7 +21,8 @@ import pyarrow.compute as pc
 
 from ragfunnel.analyzer.ingest.rows import Chunk
 from ragfunnel.analyzer.ingest.summary import IngestSummary
-from ragfunnel.analyzer.store.migrations import migrate
+from ragfunnel.analyzer.store.migrations import REVISIONS, migrate
+from ragfunnel.analyzer.store.stage_table import STAGE_TABLE
 
 if TYPE_CHECKING:
     from ragfunnel.analyzer.store import Store
@@ -132,13 +133,16 @@ class Writer:
 def writing(store: Store, summary: IngestSummary) -> Iterator[Writer]:
     """A :class:`Writer` for one ingest; its counts are added to ``summary`` at the end.
 
-    An embedded store is the user's own, so it is migrated first (``migrate``): its stage view
-    then parses the spans as they arrive, and the first analysis finds the stage table current
-    instead of backfilling it from every stored span (docs/store.md). A server's store is
-    never prepared by an ingest: that is ``ragfunnel store migrate``'s job.
+    An embedded store is the user's own, so its stage table is created first (``migrate``'s
+    first revision): its stage view then parses the spans as they arrive, and the first
+    analysis finds the stage table current instead of backfilling it from every stored span
+    (docs/store.md). A server's store is
+    never prepared by an ingest: that is ``ragfunnel store migrate``'s job. An ingest that
+    inserted anything ends when the engine has merged it (``Store.settle``).
     """
     if store.embedded and not store.read_only:
-        migrate(store)
+        # The stage spans' revision only: the judges' tables wait for the first verdict.
+        migrate(store, revisions=[r for r in REVISIONS if r.marker == STAGE_TABLE])
     # Reading allocates millions of short-lived objects and builds no reference cycles: the
     # cyclic garbage collector would only rescan the growing chunk (about 10% of the time).
     collecting = gc.isenabled()
@@ -152,3 +156,7 @@ def writing(store: Store, summary: IngestSummary) -> Iterator[Writer]:
         writer.close()
         summary.inserted += writer.inserted
         summary.duplicates += writer.duplicates
+    # Leave the store merged, so the next process (an analysis) neither merges nor reads
+    # many small parts (Store.settle; only the embedded engine's own merges are waited for).
+    if writer.inserted:
+        store.settle()

@@ -19,11 +19,11 @@ only ``otel_traces`` (and its database); every object the analyzer owns is made 
 from __future__ import annotations
 
 import contextlib
-import math
 import os
 import re
 import tempfile
 import threading
+import time
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, cast
@@ -50,7 +50,6 @@ __all__ = ["Store"]
 _SPACES = re.compile(r"\s+")
 _HTTP_PORTS = {"http": 8123, "https": 8443}
 
-_ROWS_PER_FILE = 10_000
 """An embedded insert uses one file (and thread) per this many rows, up to one per core."""
 
 _TMP = tempfile.gettempdir()
@@ -235,6 +234,27 @@ class Store:
         with self._lock, contextlib.suppress(*_CLIENT_ERRORS):  # an engine without jemalloc
             self.client.command("SYSTEM JEMALLOC PURGE")
 
+    def settle(self, *, timeout: float = 600.0) -> None:
+        """Wait until the embedded engine has merged what this process inserted.
+
+        An insert leaves parts the engine merges in the background. If the process ends first,
+        the next one to open the store (a first analysis) merges them, sharing two cores with
+        the analysis, and meanwhile reads many small parts. Ingest waits for them instead,
+        which its own rate then pays for (bench/RESULTS.md, "Ingest"). Nothing happens for a
+        server, whose merges are the server's business.
+        """
+        if not self.embedded or self.read_only:
+            return
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            found = self.query_arrow(
+                "SELECT count() AS n FROM system.merges WHERE database = {db:String}",
+                {"db": self.database},
+            )
+            if not found.column("n")[0].as_py():
+                return
+            time.sleep(0.2)
+
     def insert_arrow(self, table: str, data: pyarrow.Table, *, temporary: bool = False) -> None:
         """Insert ``data`` into ``table``, a table of :attr:`database`, in one Arrow block.
 
@@ -255,42 +275,39 @@ class Store:
     def insert_traces(self, data: pyarrow.Table) -> None:
         """Insert ``otel_traces`` rows (columns named as the table's, Nested ones flattened).
 
-        A server receives one Arrow block. The embedded engine receives the rows as Arrow
-        files, one per core, read by one ``INSERT ... SELECT ... FROM file()``: it then sorts
-        and compresses a part per file in parallel (ZSTD(3) compression is most of an insert's
-        cost), where one block would be written by one thread, and runs the materialized views
-        on the table alongside the table's own write.
+        A server receives one Arrow block. The embedded engine receives the rows as one Arrow
+        file, read by ``INSERT ... SELECT ... FROM file()``, and runs the materialized views on
+        the table alongside the table's own write (the stage view's insert on the second core).
+        One part per insert: a part per core sorted and compressed in parallel was faster
+        without the view, but left twice the parts to merge.
         """
         if not self._target.embedded or _TMP_IS_GLOB:
             self.insert_arrow(self.table, data)
             return
         try:
-            self._insert_files(data)
+            self._insert_file(data)
         except _CLIENT_ERRORS as exc:
             raise self._error(f"insert into {self.traces_table} failed", exc) from None
 
-    def _insert_files(self, data: pyarrow.Table) -> None:
+    def _insert_file(self, data: pyarrow.Table) -> None:
         import pyarrow as pa
 
-        files = max(1, min(os.cpu_count() or 1, data.num_rows // _ROWS_PER_FILE))
-        step = math.ceil(data.num_rows / files)
         columns = data.schema.names
         with tempfile.TemporaryDirectory(prefix="ragfunnel-insert-", dir=_TMP) as folder:
-            for number in range(files):
-                with pa.ipc.new_file(f"{folder}/{number}.arrow", data.schema) as writer:
-                    writer.write_table(data.slice(number * step, step))
+            with pa.ipc.new_file(f"{folder}/rows.arrow", data.schema) as writer:
+                writer.write_table(data)
             names = ", ".join(quote(name) for name in columns)
             with self._lock:
                 self.client.command(
                     f"INSERT INTO {self.traces_table} ({names}) SELECT {names} "
-                    "FROM file({files:String}, 'Arrow', {structure:String}) "
-                    f"SETTINGS max_insert_threads = {files}, max_threads = {files}, "
-                    # Keep the files' blocks apart, one part each, instead of squashing them; feed
-                    # the views hanging off the table (the funnel's) alongside, not after, the table.
+                    "FROM file({file:String}, 'Arrow', {structure:String}) "
+                    # One part, and the views hanging off the table (the funnel's) fed
+                    # alongside the table, not after it.
+                    "SETTINGS max_insert_threads = 1, max_threads = 1, "
                     "min_insert_block_size_rows = 0, min_insert_block_size_bytes = 0, "
                     "parallel_view_processing = 1",
                     parameters={
-                        "files": f"{folder}/{{0..{files - 1}}}.arrow",
+                        "file": f"{folder}/rows.arrow",
                         "structure": ", ".join(
                             f"{quote(name)} {TRACES_COLUMNS[name]}" for name in columns
                         ),

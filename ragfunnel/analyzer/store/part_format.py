@@ -6,8 +6,8 @@ per table and every merge writes one more, so an ingest of five million spans in
 store creates and deletes well over a hundred thousand files. On a file system that makes
 creating an inode costly (ext4 without a journal searches past recently deleted inodes; this
 project's own CI machine is one), that was nearly half an ingest's CPU time: the kernel's, not
-the engine's. Compact parts cut an ingest's kernel time about fourfold there and read as fast
-for the funnel's queries (bench/RESULTS.md, "Ingest").
+the engine's. Compact parts cut an ingest's kernel time about fourfold there
+(bench/RESULTS.md, "Ingest").
 
 Only tables ragfunnel creates in an embedded store get these settings: a server's tables are
 the DBA's (``otel_traces``) or follow the server's defaults (see docs/store.md).
