@@ -177,9 +177,9 @@ def _root_codes(
     return f.join(deciding, on=["inst", "decider"], how="left")
 
 
-ScoreFetcher = Callable[[list[int], list[int]], pl.DataFrame]
-"""Given instance keys with and without a reranker, returns ``inst_key`` and
-``cand_score_{j}`` / ``rr_score_{j}``."""
+ScoreFetcher = Callable[[pl.DataFrame], pl.DataFrame]
+"""Given instances (``inst_key``, and ``has_rr``: whether a reranker ranked them last), returns
+``inst_key`` and ``cand_score_{j}`` / ``rr_score_{j}``."""
 
 
 def build_batch(
@@ -255,9 +255,7 @@ def _with_scores(f: pl.DataFrame, items: int, fetch: ScoreFetcher) -> pl.DataFra
     needed = f.filter(needs_scores(items)).select("inst_key", "has_rr") if items else None
     if needed is None or needed.is_empty():
         return f.with_columns(pl.lit(None, dtype=pl.Float64).alias(n) for n in names)
-    ranked = needed.filter(pl.col("has_rr")).get_column("inst_key").to_list()
-    candidates = needed.filter(~pl.col("has_rr")).get_column("inst_key").to_list()
-    return f.join(fetch(ranked, candidates), on="inst_key", how="left")
+    return f.join(fetch(needed), on="inst_key", how="left")
 
 
 def _oracle_run_verdicts(f: pl.DataFrame) -> pl.DataFrame:

@@ -333,23 +333,28 @@ class Session:
             )
         return raw
 
-    def item_scores(
-        self, query: sql.FunnelQuery, ranked: list[int], candidates: list[int]
-    ) -> pl.DataFrame:
-        """Item scores at the rerank spans of ``ranked`` and the candidate spans of others.
+    def item_scores(self, query: sql.FunnelQuery, needed: pl.DataFrame) -> pl.DataFrame:
+        """Item scores at the last rerank span of ranked instances, else at the candidates.
 
-        ``candidates`` lists the instances without a reranker. With ``query.with_scores`` they
-        come from the funnel pass of the same batch (the last :meth:`funnel` call), not from
-        another query.
+        ``needed`` has ``inst_key`` and ``has_rr`` (a reranker ranked it last). With
+        ``query.with_scores`` the scores come from the funnel pass of the same batch (the last
+        :meth:`funnel` call), not from another query.
         """
+        names = sql.score_columns(query.items)
         if query.with_scores:
-            ranked_rows = pl.col("inst_key").is_in(pl.Series(ranked, dtype=pl.UInt64).implode())
-            wanted = pl.Series([*ranked, *candidates], dtype=pl.UInt64).implode()
-            return self._scores.filter(pl.col("inst_key").is_in(wanted)).with_columns(
-                # As scores_sql reads them: a ranked instance's rerank span, another's candidates.
-                pl.when(ranked_rows == (name.startswith("rr"))).then(pl.col(name))
-                for name in sql.score_columns(query.items)
+            # As scores_sql reads them: a ranked instance's rerank span, another's candidates.
+            found = self._scores.join(needed, on="inst_key", how="inner")
+            return found.select(
+                "inst_key",
+                *(
+                    pl.when(pl.col("has_rr") == name.startswith("rr"))
+                    .then(pl.col(name))
+                    .alias(name)
+                    for name in names
+                ),
             )
+        ranked = needed.filter(pl.col("has_rr")).get_column("inst_key").to_list()
+        candidates = needed.filter(~pl.col("has_rr")).get_column("inst_key").to_list()
         params = {**self._params(query), "ranked": ranked, "candidates": candidates}
         return self.store.query_df(sql.scores_sql(query), params)
 
