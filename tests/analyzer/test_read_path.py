@@ -10,6 +10,7 @@ from __future__ import annotations
 import inspect
 import json
 import re
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,8 @@ from typer.testing import CliRunner
 from ragfunnel.analyzer.cases import CaseSet
 from ragfunnel.analyzer.cli import app
 from ragfunnel.analyzer.funnel import READ_TIME_NOTICE, FunnelResult, Shapes, analyze, shapes
+from ragfunnel.analyzer.funnel import analysis as analysis_module
+from ragfunnel.analyzer.funnel import session as session_module
 from ragfunnel.analyzer.store import Store, StoreError
 from ragfunnel.analyzer.store.inventory import inventory
 from ragfunnel.analyzer.store.stage_table import STAGE_TABLE
@@ -158,6 +161,53 @@ def test_analyze_funnel_and_shapes_on_a_read_only_store_write_nothing(
         assert found.notices == (READ_TIME_NOTICE,)
     assert result.records.height == 3 and one.records.height == 1
     assert live.records.height == 4 and single.records.height == 1
+
+
+def test_threshold_reasons_survive_many_batches_at_read_time(
+    store: Store,
+    b: TraceBuilder,
+    read_only: tuple[Store, Recorder],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Each batch's item scores come from its own funnel pass, while the next batch's pass
+    # already runs on the worker thread: they must not be mixed up.
+    monkeypatch.setattr(session_module, "READ_TIME_BATCH_INSTANCES", 2)
+    monkeypatch.setattr(session_module, "BATCH_INSTANCES", 2)
+    build, funnel = analysis_module.build_batch, session_module.Session.funnel
+    fetched, built = [0], [0]
+
+    def counted_funnel(self: Any, *args: Any, **kwargs: Any) -> pl.DataFrame:
+        rows = funnel(self, *args, **kwargs)
+        fetched[0] += 1
+        return rows
+
+    def late_build(*args: Any, **kwargs: Any) -> pl.DataFrame:
+        # Build a batch only once the worker has fetched the next one (or 2 s have passed,
+        # after the last batch): the worst order for anything the two share.
+        built[0] += 1
+        deadline = time.monotonic() + 2
+        while fetched[0] <= built[0] and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return build(*args, **kwargs)
+
+    monkeypatch.setattr(session_module.Session, "funnel", counted_funnel)
+    monkeypatch.setattr(analysis_module, "build_batch", late_build)
+    cands = ranked(10, **{A_ID: 1, B_ID: 3})
+    scores = [0.9, 0.8, 0.2, 0.1, 0.05, 0.04, 0.03, 0.02, 0.01, 0.0]
+    cases = []
+    for i in range(12):
+        with b.question(f"q-{i:03d}", f"question {i}") as q:
+            q.retrieve(cands, scores=scores)
+            q.cut(cands[:2], input_ids=cands, k=5, threshold=0.4)
+            q.generate(cands[:2], WRONG)
+        cases.append(case(id=f"q-{i:03d}", question=f"question {i}"))
+    b.into(store)
+    reader, _ = read_only
+    at_read_time = analyze(reader, CaseSet.of(cases))
+    assert at_read_time.notices == (READ_TIME_NOTICE,)
+    reasons = at_read_time.records.get_column("failure_reason").cast(pl.String).to_list()
+    assert reasons == ["score 0.2 below threshold 0.4"] * 12
+    assert_same_analysis(at_read_time, analyze(store, CaseSet.of(cases)))
 
 
 def test_the_engine_refuses_writes_on_a_read_only_store(

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import json
+import threading
 import uuid
 from dataclasses import dataclass, replace
 from types import TracebackType
@@ -120,7 +121,10 @@ class Session:
         self._created: list[str] = []
         self.instances = 0
         """Question instances in the store, as :meth:`batches` counted them (0 before)."""
-        self._scores = pl.DataFrame()  # the last batch's item scores (``with_scores``)
+        # Item scores of the funnel passes (``with_scores``), by batch: the next batch's pass
+        # runs on a worker while this one's records are built.
+        self._scores: dict[tuple[int, int] | None, pl.DataFrame] = {}
+        self._lock = threading.Lock()
 
     def __enter__(self) -> Session:
         return self
@@ -311,7 +315,12 @@ class Session:
         self.store.release_memory()  # the aggregation's memory, before polars needs its own
         if query.with_scores:
             names = sql.score_columns(query.items)
-            self._scores = raw.select("inst_key", *names)
+            with self._lock:
+                # The worker is one batch ahead at most: only the batch before may still need
+                # its scores; older ones are built (or cited none).
+                for built in list(self._scores)[:-1]:
+                    del self._scores[built]
+                self._scores[query.buckets] = raw.select("inst_key", *names)
             raw = raw.drop(names)
         roots_query = replace(query, stage_table=self.question_rows)
         roots = self.store.query_df(sql.roots_sql(roots_query), params).unique("inst_key")
@@ -337,13 +346,15 @@ class Session:
         """Item scores at the last rerank span of ranked instances, else at the candidates.
 
         ``needed`` has ``inst_key`` and ``has_rr`` (a reranker ranked it last). With
-        ``query.with_scores`` the scores come from the funnel pass of the same batch (the last
-        :meth:`funnel` call), not from another query.
+        ``query.with_scores`` the scores come from the :meth:`funnel` pass of the same batch,
+        not from another query (and are let go: a batch's records are built once).
         """
         names = sql.score_columns(query.items)
         if query.with_scores:
+            with self._lock:
+                scores = self._scores.pop(query.buckets)
             # As scores_sql reads them: a ranked instance's rerank span, another's candidates.
-            found = self._scores.join(needed, on="inst_key", how="inner")
+            found = scores.join(needed, on="inst_key", how="inner")
             return found.select(
                 "inst_key",
                 *(
