@@ -2,7 +2,8 @@
 
 Cases travel to ClickHouse as two temporary tables (question key → case, case → item ids),
 inserted as Arrow: values never become SQL text, and the tables vanish with the session (they
-are also dropped explicitly at the end). Matching a trace to a case happens in two steps:
+are dropped explicitly too: these two once the match table the funnel joins on is built, the
+others at the end). Matching a trace to a case happens in two steps:
 
 1. by question key: the case id itself (the app passed it to ``@ragfunnel.question``);
 2. discovery: question spans whose key matched no case id are listed with their question hash

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 import polars as pl
 
 from ragfunnel.analyzer.funnel.decision_table import prompt_and_k
-from ragfunnel.analyzer.funnel.intervals import bootstrap_mean, wilson
 from ragfunnel.analyzer.funnel.session import Session, SideData
 from ragfunnel.analyzer.funnel.sql import FunnelQuery
 from ragfunnel.analyzer.funnel.stage_source import stage_source
+from ragfunnel.analyzer.intervals import bootstrap_mean, wilson
 from ragfunnel.analyzer.store import Store
 
 __all__ = ["Shapes", "shapes"]

@@ -22,14 +22,13 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import msgspec
 
 from ragfunnel.analyzer.judges import prompts
-from ragfunnel.analyzer.judges.cache import MemoryCache, VerdictCache, cache_key
+from ragfunnel.analyzer.judges.cache import cache_key
 from ragfunnel.analyzer.judges.claims import split_claims
-from ragfunnel.analyzer.judges.endpoint import Endpoint, Usage
+from ragfunnel.analyzer.judges.endpoint_judge import EndpointCaller
 from ragfunnel.analyzer.judges.llm import complete
 from ragfunnel.analyzer.judges.model import SUPPORTED, Chunk
 from ragfunnel.analyzer.judges.offline import judge_claim
@@ -111,17 +110,8 @@ def reference_correctness(answer: str, reference: str) -> Correctness | None:
     )
 
 
-class LLMCorrectness:
+class LLMCorrectness(EndpointCaller):
     """Correctness against the reference, judged by an LLM (one call per answer, cached)."""
-
-    def __init__(
-        self, endpoint: Endpoint, *, cache: VerdictCache | None = None, client: Any = None
-    ) -> None:
-        endpoint.check()
-        self.endpoint = endpoint
-        self.cache: VerdictCache = cache if cache is not None else MemoryCache()
-        self.usage = Usage()
-        self._client = client if client is not None else endpoint.client()
 
     def judge(self, question: str, answer: str, reference: str) -> Correctness:
         """The model's verdict of ``answer`` against ``reference``."""

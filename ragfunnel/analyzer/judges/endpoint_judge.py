@@ -17,7 +17,7 @@ from ragfunnel.analyzer.judges.cache import MemoryCache, VerdictCache
 from ragfunnel.analyzer.judges.endpoint import Endpoint, Usage
 from ragfunnel.analyzer.judges.model import AnswerVerdict, Chunk, JudgeError, as_chunks
 
-__all__ = ["EndpointJudge", "JudgeInput"]
+__all__ = ["EndpointCaller", "EndpointJudge", "JudgeInput"]
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,24 @@ class JudgeInput:
     question: str | None = None
 
 
-class EndpointJudge(ABC):
+class EndpointCaller:
+    """Anything that calls an OpenAI-compatible endpoint.
+
+    It holds the endpoint (checked), a verdict cache (in memory unless given), the usage count
+    and the client (made unless given).
+    """
+
+    def __init__(
+        self, endpoint: Endpoint, *, cache: VerdictCache | None = None, client: Any = None
+    ) -> None:
+        endpoint.check()
+        self.endpoint = endpoint
+        self.cache: VerdictCache = cache if cache is not None else MemoryCache()
+        self.usage = Usage()
+        self._client = client if client is not None else endpoint.client()
+
+
+class EndpointJudge(EndpointCaller, ABC):
     """A judge on an OpenAI-compatible endpoint; subclasses rate one answer in ``_judge``."""
 
     kind = "endpoint"
@@ -44,12 +61,8 @@ class EndpointJudge(ABC):
     def __init__(
         self, endpoint: Endpoint, *, cache: VerdictCache | None = None, client: Any = None
     ) -> None:
-        endpoint.check()
-        self.endpoint = endpoint
-        self.cache: VerdictCache = cache if cache is not None else MemoryCache()
+        super().__init__(endpoint, cache=cache, client=client)
         self.name = f"{self.kind}:{endpoint.model}"
-        self.usage = Usage()
-        self._client = client if client is not None else endpoint.client()
 
     def judge(
         self,

@@ -1,6 +1,7 @@
 """The judges' estimators: rates and means with intervals, and agreement between raters.
 
-Wilson intervals for rates, normal intervals for means, Cohen's kappa with a percentile
+Wilson intervals for rates (the funnel's own, :mod:`ragfunnel.analyzer.intervals`), normal
+intervals for means, Cohen's kappa with a percentile
 bootstrap interval. Every function returns NaN bounds, never an exception, when there is
 nothing to estimate from.
 """
@@ -10,44 +11,17 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass
+
+from ragfunnel.analyzer.intervals import Z95, Interval, wilson
 
 __all__ = ["Estimate", "cohen_kappa", "kappa_interval", "mean_interval", "wilson"]
 
-Z95 = 1.959963984540054
 KAPPA_RESAMPLES = 1000
 
-
-@dataclass(frozen=True)
-class Estimate:
-    """A point estimate with its 95 % interval, the sample size and the method."""
-
-    estimate: float
-    low: float
-    high: float
-    n: int
-    method: str
-
-    def as_dict(self) -> dict[str, float | int | str]:
-        """The estimate as a plain dict."""
-        return {"estimate": self.estimate, "low": self.low, "high": self.high, "n": self.n,
-                "method": self.method}  # fmt: skip
-
+Estimate = Interval
+"""A point estimate with its 95 % interval, the sample size and the method."""
 
 _NAN = math.nan
-
-
-def wilson(successes: int, n: int) -> Estimate:
-    """Wilson score interval for ``successes / n``."""
-    if n <= 0:
-        return Estimate(_NAN, _NAN, _NAN, 0, "wilson")
-    p = successes / n
-    z2 = Z95 * Z95
-    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
-    half = Z95 * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
-    low = 0.0 if successes == 0 else max(0.0, centre - half)
-    high = 1.0 if successes == n else min(1.0, centre + half)
-    return Estimate(p, low, high, n, "wilson")
 
 
 def mean_interval(values: Sequence[float]) -> Estimate:

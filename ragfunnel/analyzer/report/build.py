@@ -15,7 +15,7 @@ import polars as pl
 
 from ragfunnel.analyzer.cases import CaseSet
 from ragfunnel.analyzer.funnel.analysis import FunnelResult
-from ragfunnel.analyzer.funnel.intervals import bootstrap_mean
+from ragfunnel.analyzer.intervals import bootstrap_mean
 from ragfunnel.analyzer.report.distributions import (
     abstention,
     evidence_funnel,

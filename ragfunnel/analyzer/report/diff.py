@@ -17,8 +17,8 @@ import numpy as np
 import polars as pl
 
 from ragfunnel.analyzer.funnel.analysis import FunnelResult
-from ragfunnel.analyzer.funnel.intervals import bootstrap_mean
 from ragfunnel.analyzer.funnel.summary import METRICS
+from ragfunnel.analyzer.intervals import bootstrap_mean
 from ragfunnel.analyzer.report.errors import ReportError
 from ragfunnel.analyzer.report.frames import report_frame
 from ragfunnel.analyzer.report.model import FAILED_STAGES, OK_STAGES

@@ -1,7 +1,7 @@
 """Paired statistics for comparing two runs on the same cases: McNemar's exact test.
 
 (The paired interval of a mean difference is the funnel's bootstrap applied to the per-case
-differences — resampling cases resamples their pairs — so it lives in ``funnel.intervals``.)
+differences — resampling cases resamples their pairs — so it lives in ``ragfunnel.analyzer.intervals``.)
 Pure arithmetic; it must never look at records.
 """
 

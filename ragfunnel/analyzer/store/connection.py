@@ -50,8 +50,6 @@ __all__ = ["Store"]
 _SPACES = re.compile(r"\s+")
 _HTTP_PORTS = {"http": 8123, "https": 8443}
 
-"""An embedded insert uses one file (and thread) per this many rows, up to one per core."""
-
 _TMP = tempfile.gettempdir()
 _TMP_IS_GLOB = bool(re.search(r"[*?{}\[\]]", _TMP))  # file() would read it as a glob: not used
 

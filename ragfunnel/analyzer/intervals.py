@@ -1,6 +1,8 @@
 """Confidence intervals: Wilson for rates, a percentile bootstrap for means.
 
-Both return NaN bounds (never an exception) when there is nothing to estimate from.
+The funnel's summaries and the judges' estimates share them, so this module sits below both
+(it imports only math and numpy). Both return NaN bounds (never an exception) when there is
+nothing to estimate from.
 """
 
 from __future__ import annotations
@@ -11,7 +13,9 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["BOOTSTRAP_RESAMPLES", "Interval", "bootstrap_mean", "normal_interval", "wilson"]
+__all__ = [
+    "BOOTSTRAP_RESAMPLES", "Z95", "Interval", "bootstrap_mean", "normal_interval", "wilson",
+]  # fmt: skip
 
 Z95 = 1.959963984540054
 BOOTSTRAP_RESAMPLES = 2000
@@ -29,6 +33,11 @@ class Interval:
     high: float
     n: int
     method: str
+
+    def as_dict(self) -> dict[str, float | int | str]:
+        """The estimate as a plain dict."""
+        return {"estimate": self.estimate, "low": self.low, "high": self.high, "n": self.n,
+                "method": self.method}  # fmt: skip
 
 
 def wilson(successes: int, n: int, z: float = Z95) -> Interval:
