@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from unittest.mock import MagicMock
 
 import pytest
 
@@ -177,8 +178,9 @@ def test_analysis_opens_a_server_read_only_and_the_embedded_store_writable(
 ) -> None:
     opened: list[dict[str, object]] = []
 
-    def record(cls: type[Store], /, dsn: str | None = None, **kw: object) -> None:
+    def record(cls: type[Store], /, dsn: str | None = None, **kw: object) -> MagicMock:
         opened.append({"dsn": dsn, **kw})
+        return MagicMock()  # stands in for the opened store
 
     monkeypatch.setattr(Store, "open", classmethod(record))
     Store.open_for_analysis("http://reader@ch.example:8123/otel")

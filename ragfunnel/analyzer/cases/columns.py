@@ -328,9 +328,10 @@ class ColumnBuilder:
 
 
 def _lists(name: str, offsets: list[int], values: list[str]) -> pl.Series:
-    # polars builds strings fast and lists of lists slowly: Arrow joins the two.
+    # polars builds strings fast and lists of lists slowly: Arrow joins the two. Both arrays
+    # come from polars: pyarrow imports pandas (0.3 s) the first time it converts Python values.
     flat = pl.Series(values, dtype=pl.String).to_arrow()
-    lists = pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), flat)
+    lists = pa.ListArray.from_arrays(pl.Series(offsets, dtype=pl.Int32).to_arrow(), flat)
     return cast(pl.Series, pl.from_arrow(lists)).alias(name)
 
 

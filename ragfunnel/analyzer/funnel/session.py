@@ -126,8 +126,10 @@ class Session:
         # runs on a worker while this one's records are built.
         self._scores: dict[tuple[int, int] | None, pl.DataFrame] = {}
         self._lock = threading.Lock()
+        self._paused = contextlib.ExitStack()
 
     def __enter__(self) -> Session:
+        self._paused.enter_context(self.store.merges_paused())
         return self
 
     def __exit__(
@@ -137,9 +139,10 @@ class Session:
         tb: TracebackType | None,
     ) -> None:
         # Cleanup must not mask the analysis's own error; the tables die with the session.
-        for name in self._created:
-            with contextlib.suppress(StoreError):
-                self.store.command(f"DROP TEMPORARY TABLE IF EXISTS `{name}`")
+        with self._paused:
+            for name in self._created:
+                with contextlib.suppress(StoreError):
+                    self.store.command(f"DROP TEMPORARY TABLE IF EXISTS `{name}`")
 
     def _create(self, name: str, columns: str, engine: str = "Memory") -> None:
         self.store.command(f"CREATE TEMPORARY TABLE `{name}` ({columns}) ENGINE = {engine}")

@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, cast
 
+import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -123,11 +124,12 @@ class Chunk:
     high: int
     """Latest start time (ns)."""
 
-    def keys(self) -> pa.ChunkedArray:
-        """``TraceId + SpanId`` per row."""
-        return pc.binary_join_element_wise(
-            self.table.column("TraceId"), self.table.column("SpanId"), ""
-        )
+    def without(self, keys: list[str]) -> pa.Table:
+        """The rows whose ``TraceId + SpanId`` is none of ``keys``."""
+        # In polars: pyarrow would import pandas (0.3 s) for the Python values.
+        ids = cast(pl.DataFrame, pl.from_arrow(self.table.select(["TraceId", "SpanId"])))
+        known = pl.concat_str("TraceId", "SpanId").is_in(pl.Series(keys, dtype=pl.String))
+        return self.table.filter(ids.select(~known).to_series().to_arrow())
 
 
 class Seen(Protocol):

@@ -24,6 +24,7 @@ import re
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, cast
@@ -55,6 +56,14 @@ _TMP_IS_GLOB = bool(re.search(r"[*?{}\[\]]", _TMP))  # file() would read it as a
 
 # What clickhouse-connect raises: its own errors, plus OS and Arrow errors from the transport.
 _CLIENT_ERRORS = (ClickHouseError, OSError, ValueError)
+
+INSERT_STREAMS = 2
+"""Parallel streams of an embedded insert into ``otel_traces``: the two cores ragfunnel is
+measured on. Each stream writes its own part, which the engine merges later."""
+_MIN_STREAM_ROWS = 10_000  # fewer rows than this per stream: not worth another part
+
+SETTLED_PARTS = 32
+"""Active parts per partition that an ingest leaves to later merges (:meth:`Store.settle`)."""
 
 # chdb allows one engine path per process; remember which path is in use and by how many stores.
 _engine_lock = threading.Lock()
@@ -89,6 +98,8 @@ class Store:
         # One statement at a time: an analysis runs its next query on a worker thread while it
         # builds records, and the ingest writes on one; a client serves one call at a time.
         self._lock = threading.RLock()
+        self._merge_pauses = 0
+        self._held = contextlib.ExitStack()  # what the store holds until it closes
         self.client = client
         self.dsn_redacted = target.redacted
         self.database = database
@@ -151,14 +162,19 @@ class Store:
 
         A server store is opened read-only (:meth:`open`): an analysis must not write to a
         production cluster. The embedded store is the user's own and stays writable unless
-        ``read_only`` is true, so that its first analysis may prepare the stage table.
+        ``read_only`` is true, so that its first analysis may prepare the stage table; until
+        it is closed, the engine merges nothing in the background (:meth:`merges_paused`).
 
         Raises:
             StoreError: as :meth:`open`; also when there is no store or traces table.
         """
         if read_only is None:
             read_only = not parse_dsn(dsn or os.environ.get(ENV_STORE) or DEFAULT_DSN).embedded
-        return cls.open(dsn, database=database, table=table, create=False, read_only=read_only)
+        store = cls.open(dsn, database=database, table=table, create=False, read_only=read_only)
+        # From the start: the parts a recent ingest left would otherwise be merged alongside
+        # the cases file's loading (:meth:`merges_paused`).
+        store._held.enter_context(store.merges_paused())
+        return store
 
     @property
     def embedded(self) -> bool:
@@ -184,7 +200,10 @@ class Store:
         """Close the client; for an embedded store, release the engine when no store uses it."""
         if self._closed:
             return
-        self._closed = True
+        try:
+            self._held.close()
+        finally:
+            self._closed = True
         try:
             self.client.close()
         finally:
@@ -233,25 +252,54 @@ class Store:
             self.client.command("SYSTEM JEMALLOC PURGE")
 
     def settle(self, *, timeout: float = 600.0) -> None:
-        """Wait until the embedded engine has merged what this process inserted.
+        """Wait until the embedded engine's merges leave few parts to read.
 
-        An insert leaves parts the engine merges in the background. If the process ends first,
-        the next one to open the store (a first analysis) merges them, sharing two cores with
-        the analysis, and meanwhile reads many small parts. Ingest waits for them instead,
-        which its own rate then pays for (bench/RESULTS.md, "Ingest"). Nothing happens for a
-        server, whose merges are the server's business.
+        An insert leaves parts the engine merges in the background, and the merges of a process
+        end with it. Ingest calls this last: it waits while a merge runs and some partition of
+        the database still has more than :data:`SETTLED_PARTS` active parts, so stores stay at
+        a few parts per partition however many ingests fill them, and a small ingest does not
+        wait for merges that would save its reader nothing (bench/RESULTS.md, "Ingest").
+        Nothing happens for a server, whose merges are the server's business.
         """
         if not self.embedded or self.read_only:
             return
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             found = self.query_arrow(
-                "SELECT count() AS n FROM system.merges WHERE database = {db:String}",
+                "SELECT (SELECT count() FROM system.merges WHERE database = {db:String}) AS merges, "
+                "(SELECT max(n) FROM (SELECT count() AS n FROM system.parts WHERE active AND "
+                "database = {db:String} GROUP BY table, partition)) AS parts",
                 {"db": self.database},
-            )
-            if not found.column("n")[0].as_py():
+            ).to_pylist()[0]
+            if not found["merges"] or (found["parts"] or 0) <= SETTLED_PARTS:
                 return
             time.sleep(0.2)
+
+    @contextlib.contextmanager
+    def merges_paused(self) -> Iterator[None]:
+        """Within the block, the embedded engine runs no background merge (an analysis).
+
+        A merge still running when the process ends is lost, and until then it takes a core and
+        a few hundred megabytes from the analysis; ingest merges instead (:meth:`settle`).
+        Blocks may nest. Nothing happens for a server or a read-only store (a session that
+        sends no ``SYSTEM`` statement).
+        """
+        if not self.embedded or self.read_only:
+            yield
+            return
+        with self._lock:
+            self._merge_pauses += 1
+            if self._merge_pauses == 1:
+                with contextlib.suppress(*_CLIENT_ERRORS):  # merges are an optimisation
+                    self.client.command("SYSTEM STOP MERGES")
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._merge_pauses -= 1
+                if not self._merge_pauses and not self._closed:
+                    with contextlib.suppress(*_CLIENT_ERRORS):
+                        self.client.command("SYSTEM START MERGES")
 
     def insert_arrow(self, table: str, data: pyarrow.Table, *, temporary: bool = False) -> None:
         """Insert ``data`` into ``table``, a table of :attr:`database`, in one Arrow block.
@@ -273,11 +321,12 @@ class Store:
     def insert_traces(self, data: pyarrow.Table) -> None:
         """Insert ``otel_traces`` rows (columns named as the table's, Nested ones flattened).
 
-        A server receives one Arrow block. The embedded engine receives the rows as one Arrow
-        file, read by ``INSERT ... SELECT ... FROM file()``, and runs the materialized views on
-        the table alongside the table's own write (the stage view's insert on the second core).
-        One part per insert: a part per core sorted and compressed in parallel was faster
-        without the view, but left twice the parts to merge.
+        A server receives one Arrow block. The embedded engine receives the rows as Arrow
+        files, one per insert stream (:data:`INSERT_STREAMS`), read by one ``INSERT ... SELECT
+        ... FROM file()`` over them: the engine reads, sorts, compresses and feeds the
+        materialized views of each file on a thread of its own, and so writes a part per
+        stream. A single file is read, written and passed through the views on one thread
+        (bench/RESULTS.md, "Ingest").
         """
         if not self._target.embedded or _TMP_IS_GLOB:
             self.insert_arrow(self.table, data)
@@ -291,21 +340,23 @@ class Store:
         import pyarrow as pa
 
         columns = data.schema.names
+        streams = max(1, min(INSERT_STREAMS, data.num_rows // _MIN_STREAM_ROWS))
+        step = -(-data.num_rows // streams)
         with tempfile.TemporaryDirectory(prefix="ragfunnel-insert-", dir=_TMP) as folder:
-            with pa.ipc.new_file(f"{folder}/rows.arrow", data.schema) as writer:
-                writer.write_table(data)
+            for number, first in enumerate(range(0, max(data.num_rows, 1), step)):
+                with pa.ipc.new_file(f"{folder}/rows-{number}.arrow", data.schema) as writer:
+                    writer.write_table(data.slice(first, step))
             names = ", ".join(quote(name) for name in columns)
             with self._lock:
                 self.client.command(
                     f"INSERT INTO {self.traces_table} ({names}) SELECT {names} "
                     "FROM file({file:String}, 'Arrow', {structure:String}) "
-                    # One part, and the views hanging off the table (the funnel's) fed
-                    # alongside the table, not after it.
-                    "SETTINGS max_insert_threads = 1, max_threads = 1, "
-                    "min_insert_block_size_rows = 0, min_insert_block_size_bytes = 0, "
-                    "parallel_view_processing = 1",
+                    # A stream per file, each file's block written as it is read (no squashing
+                    # into one block, which one thread would write).
+                    f"SETTINGS max_insert_threads = {streams}, max_threads = {streams}, "
+                    "min_insert_block_size_rows = 0, min_insert_block_size_bytes = 0, parallel_view_processing = 1",
                     parameters={
-                        "file": f"{folder}/rows.arrow",
+                        "file": f"{folder}/rows-*.arrow",
                         "structure": ", ".join(
                             f"{quote(name)} {TRACES_COLUMNS[name]}" for name in columns
                         ),
