@@ -206,6 +206,9 @@ def build_batch(
     a judged answer fails at generation.
     """
     judged = no_verdicts() if judged is None else judged
+    # Only this batch's cases, taken by position (``case_idx`` is the 1-based row): every join
+    # below then hashes a batch's cases, not all of them (a million, for each batch).
+    cases = cases[raw.get_column("case_idx").drop_nulls().unique().cast(pl.Int64) - 1]
     light = cases.select("case_idx", "question_id", "answerable", "root_kind", "n_items",
                          *(pl.col("items").list.get(j, null_on_oob=True).alias(slot("item", j))
                            for j in range(items)))  # fmt: skip
