@@ -21,7 +21,7 @@ from ragfunnel.analyzer.funnel.answer_checks import prepare_cases
 from ragfunnel.analyzer.funnel.evidence_tree import node_table
 from ragfunnel.analyzer.funnel.index_truth import IndexTruth, load_manifest
 from ragfunnel.analyzer.funnel.judged import DEFAULT_FAITHFULNESS_THRESHOLD, read_judged
-from ragfunnel.analyzer.funnel.question_records import build_batch, finish
+from ragfunnel.analyzer.funnel.question_records import build_batch, finish, with_normalized_answers
 from ragfunnel.analyzer.funnel.session import Session, SideData
 from ragfunnel.analyzer.funnel.sql import FunnelQuery
 from ragfunnel.analyzer.funnel.stage_source import stage_source
@@ -185,7 +185,7 @@ def analyze(
 
         def fetch(batch: FunnelQuery) -> tuple[pl.DataFrame, SideData]:
             raw = session.funnel(batch, conflict)
-            return raw, session.side_data(batch, [raw])
+            return with_normalized_answers(raw), session.side_data(batch, [raw])
 
         # One batch at a time, and the next one's queries run on a worker thread while this
         # one's records are built (the engine and polars both release the GIL); a batch's rows

@@ -65,7 +65,8 @@ def judge_answers(answers: pl.DataFrame, cases: pl.DataFrame) -> pl.DataFrame:
 
     Args:
         answers: columns ``row`` (a unique row id), ``case_idx``, ``has_answer`` (bool),
-            ``answer`` (str).
+            ``answer`` (str), and optionally ``norm``: the answer already normalised by
+            :func:`normalize_texts` (the slow step, which a caller may run elsewhere).
         cases: the case table after :func:`prepare_cases`.
 
     Returns:
@@ -75,14 +76,16 @@ def judge_answers(answers: pl.DataFrame, cases: pl.DataFrame) -> pl.DataFrame:
     """
     width = sum(1 for c in cases.columns if c.startswith("fact_norm_"))
     slots = [slot("fact_norm", j) for j in range(width)]
-    base = answers.select("row", "case_idx", "has_answer", "answer").join(
+    given = [c for c in ("norm",) if c in answers.columns]
+    base = answers.select("row", "case_idx", "has_answer", "answer", *given).join(
         cases.select(
             "case_idx", *slots, *(slot("fact", j) for j in range(width)), "reference_norm"
         ),
         on="case_idx",
         how="left",
     )
-    base = base.with_columns(normalize_texts(base.get_column("answer")).alias("norm"))
+    if not given:
+        base = base.with_columns(normalize_texts(base.get_column("answer")).alias("norm"))
     found = [
         pl.col(slot).is_null() | pl.col("norm").str.contains(pl.col(slot), literal=True)
         for slot in slots

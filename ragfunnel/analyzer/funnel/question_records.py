@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 
 import polars as pl
 
-from ragfunnel.analyzer.funnel.answer_checks import judge_answers
+from ragfunnel.analyzer.funnel.answer_checks import judge_answers, normalize_texts
 from ragfunnel.analyzer.funnel.columns import slot, stage_column
 from ragfunnel.analyzer.funnel.decision_table import (
     STAGES,
@@ -46,7 +46,7 @@ from ragfunnel.analyzer.funnel.side_details import (
     samples,
 )
 
-__all__ = ["ScoreFetcher", "build_batch", "finish"]
+__all__ = ["ScoreFetcher", "build_batch", "finish", "with_normalized_answers"]
 
 # Repeated labels as enums: a million records of short, fixed vocabularies.
 _FAILURE_ENUM = pl.Enum(list(FIRST_FAILURES))
@@ -57,14 +57,25 @@ _SOURCE_ENUM = pl.Enum(["generate", "cut", "ranking"])
 _STRINGS = pl.List(pl.String)
 
 
+def with_normalized_answers(raw: pl.DataFrame) -> pl.DataFrame:
+    """``raw`` with ``gen_answer_norm``, the pipeline answers as the facts check compares them.
+
+    The slowest step of a batch's records, and independent of the rest: the analysis runs it
+    on the worker thread that fetched the batch, while the main thread builds the batch before.
+    """
+    return raw.with_columns(normalize_texts(raw.get_column("gen_answer")).alias("gen_answer_norm"))
+
+
 def _answers(f: pl.DataFrame, cases: pl.DataFrame) -> pl.DataFrame:
     def judged(has: str, answer: str, rows: pl.DataFrame) -> pl.DataFrame:
+        norm = [pl.col(f"{answer}_norm").alias("norm")] if f"{answer}_norm" in rows.columns else []
         return judge_answers(
             rows.select(
                 pl.col("inst").alias("row"),
                 "case_idx",
                 (pl.col(has) > 0).alias("has_answer"),
                 pl.col(answer).alias("answer"),
+                *norm,
             ),
             cases,
         ).rename({"row": "inst"})

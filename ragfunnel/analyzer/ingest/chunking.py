@@ -16,6 +16,7 @@ from ragfunnel.analyzer.ingest.otlp_structs import ResourceSpans
 from ragfunnel.analyzer.ingest.rows import Chunk, RowBuilder
 from ragfunnel.analyzer.ingest.summary import IngestSummary, Skip
 from ragfunnel.analyzer.ingest.writer import Writer
+from ragfunnel.analyzer.store.connection import INSERT_STREAMS
 
 __all__ = ["CHUNK_BYTES", "CHUNK_SPANS", "Loader"]
 
@@ -106,6 +107,10 @@ class Loader:
         """Hand the spans gathered so far to the writer."""
         if len(self) and self._writer is not None:
             chunk = self.chunk()
+            # A full chunk is written while the next one is converted, which takes the other
+            # core; the first, smaller chunks and the last one are written on both cores.
+            if chunk.table.num_rows < self._chunk_spans:
+                chunk.streams = INSERT_STREAMS
             self._limit = min(self._limit * 2, self._chunk_spans)
             self.low = min(self.low or chunk.low, chunk.low)
             self.high = max(self.high, chunk.high)

@@ -123,6 +123,9 @@ class Chunk:
     """Earliest start time (ns)."""
     high: int
     """Latest start time (ns)."""
+    streams: int = 1
+    """Parallel insert streams (``Store.insert_traces``): more for a chunk the next one's
+    conversion does not run beside."""
 
     def without(self, keys: list[str]) -> pa.Table:
         """The rows whose ``TraceId + SpanId`` is none of ``keys``."""

@@ -82,7 +82,7 @@ class Writer:
             table = chunk.without(known)
             self.duplicates += chunk.table.num_rows - table.num_rows
         if table.num_rows:
-            self._store.insert_traces(table)
+            self._store.insert_traces(table, streams=chunk.streams)
             low, high = self._inserted or (chunk.low, chunk.high)
             self._inserted = (min(low, chunk.low), max(high, chunk.high))
         self.inserted += table.num_rows

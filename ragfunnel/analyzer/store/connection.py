@@ -58,11 +58,11 @@ _TMP_IS_GLOB = bool(re.search(r"[*?{}\[\]]", _TMP))  # file() would read it as a
 _CLIENT_ERRORS = (ClickHouseError, OSError, ValueError)
 
 INSERT_STREAMS = 2
-"""Parallel streams of an embedded insert into ``otel_traces``: the two cores ragfunnel is
-measured on. Each stream writes its own part, which the engine merges later."""
+"""At most this many parallel streams in an embedded insert into ``otel_traces`` (the two cores
+ragfunnel is measured on). Each stream writes its own part, which the engine merges later."""
 _MIN_STREAM_ROWS = 10_000  # fewer rows than this per stream: not worth another part
 
-SETTLED_PARTS = 32
+SETTLED_PARTS = 8
 """Active parts per partition that an ingest leaves to later merges (:meth:`Store.settle`)."""
 
 # chdb allows one engine path per process; remember which path is in use and by how many stores.
@@ -318,29 +318,29 @@ class Store:
         except _CLIENT_ERRORS as exc:
             raise self._error(f"insert into {where} failed", exc) from None
 
-    def insert_traces(self, data: pyarrow.Table) -> None:
+    def insert_traces(self, data: pyarrow.Table, *, streams: int = 1) -> None:
         """Insert ``otel_traces`` rows (columns named as the table's, Nested ones flattened).
 
         A server receives one Arrow block. The embedded engine receives the rows as Arrow
-        files, one per insert stream (:data:`INSERT_STREAMS`), read by one ``INSERT ... SELECT
-        ... FROM file()`` over them: the engine reads, sorts, compresses and feeds the
-        materialized views of each file on a thread of its own, and so writes a part per
-        stream. A single file is read, written and passed through the views on one thread
-        (bench/RESULTS.md, "Ingest").
+        files, one per insert stream, read by one ``INSERT ... SELECT ... FROM file()`` over
+        them: the engine reads, sorts and compresses each file, and feeds it through the
+        materialized views, on a thread of its own, and writes a part per file. ``streams``
+        above one (at most :data:`INSERT_STREAMS`) is for inserts that nothing else runs
+        beside: each stream's part is one more to merge (bench/RESULTS.md, "Ingest").
         """
         if not self._target.embedded or _TMP_IS_GLOB:
             self.insert_arrow(self.table, data)
             return
         try:
-            self._insert_file(data)
+            self._insert_file(data, streams)
         except _CLIENT_ERRORS as exc:
             raise self._error(f"insert into {self.traces_table} failed", exc) from None
 
-    def _insert_file(self, data: pyarrow.Table) -> None:
+    def _insert_file(self, data: pyarrow.Table, streams: int) -> None:
         import pyarrow as pa
 
         columns = data.schema.names
-        streams = max(1, min(INSERT_STREAMS, data.num_rows // _MIN_STREAM_ROWS))
+        streams = max(1, min(streams, INSERT_STREAMS, data.num_rows // _MIN_STREAM_ROWS))
         step = -(-data.num_rows // streams)
         with tempfile.TemporaryDirectory(prefix="ragfunnel-insert-", dir=_TMP) as folder:
             for number, first in enumerate(range(0, max(data.num_rows, 1), step)):
