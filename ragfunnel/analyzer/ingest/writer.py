@@ -143,7 +143,7 @@ def writing(store: Store, summary: IngestSummary) -> Iterator[Writer]:
     analysis finds the stage table current instead of backfilling it from every stored span
     (docs/store.md). A server's store is
     never prepared by an ingest: that is ``ragfunnel store migrate``'s job. An ingest that
-    inserted anything ends when the engine has merged it (``Store.settle``).
+    inserted anything ends when the engine's merges have left a few parts (``Store.settle``).
     """
     if store.embedded and not store.read_only:
         # The stage spans' revision only: the judges' tables wait for the first verdict.
@@ -161,7 +161,7 @@ def writing(store: Store, summary: IngestSummary) -> Iterator[Writer]:
         writer.close()
         summary.inserted += writer.inserted
         summary.duplicates += writer.duplicates
-    # Leave the store merged, so the next process (an analysis) neither merges nor reads
-    # many small parts (Store.settle; only the embedded engine's own merges are waited for).
+    # Leave the store in a few parts, which the next process (an analysis) reads without
+    # merging them (Store.settle; only the embedded engine's own merges are waited for).
     if writer.inserted:
         store.settle()
