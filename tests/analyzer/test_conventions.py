@@ -171,6 +171,18 @@ def test_assembled_select_gives_the_stage_rows_of_the_hand_written_one(fixtures:
         assert mine == theirs
 
 
+def test_a_select_for_some_stages_keeps_every_row_of_those_stages(fixtures: Store) -> None:
+    """The pre-filter repeats the rules' conditions, so it must never drop one of their rows."""
+    traces = fixtures.traces_table
+    wanted = {Stage.QUESTION.value, Stage.INGEST.value}
+    every = [r for r in _stage_rows(fixtures, stage_select_sql(traces)) if r["Stage"] in wanted]
+    some = _stage_rows(fixtures, stage_select_sql(traces, stages=(Stage.QUESTION, Stage.INGEST)))
+    assert {r["Source"] for r in every} == {"ragfunnel", "openinference"}
+    assert [r for r in some if r["Stage"] in wanted] == every
+    # ... and that it reads fewer spans: those of the other stages need not be parsed.
+    assert len(some) < len(_stage_rows(fixtures, stage_select_sql(traces)))
+
+
 def test_the_stage_table_has_the_columns_the_select_gives() -> None:
     assert tuple(name for name, _ in STAGE_COLUMNS) == STAGE_COLUMN_NAMES
 

@@ -15,7 +15,7 @@ user's value. This module builds SQL text only: it never talks to a store.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 
 from ragfunnel.analyzer.conventions import catalog
 from ragfunnel.analyzer.conventions.model import (
@@ -296,15 +296,38 @@ def _check(conventions: Sequence[Convention]) -> None:
         raise ConventionError("more than 255 stage rules in all")
 
 
-def stage_select_sql(source_table: str, conventions: Sequence[Convention] | None = None) -> str:
+def _could_be(conventions: Sequence[Convention], stages: Collection[Stage]) -> str:
+    """A condition that every span of one of ``stages`` meets: its rule's, written out.
+
+    Weaker than the rule number (a span an earlier rule takes passes too), but in terms of
+    ``otel_traces``' own columns, which the table's skip indexes can use: the bloom filter on
+    the attribute values skips every granule without the value a rule needs.
+    """
+    tests = []
+    for convention in conventions:
+        whens = [_condition(rule.when) for rule in convention.rules if rule.stage in stages]
+        if whens:
+            tests.append(f"({_condition(convention.marker)} AND ({' OR '.join(whens)}))")
+    return " OR ".join(tests) or "0"
+
+
+def stage_select_sql(
+    source_table: str,
+    conventions: Sequence[Convention] | None = None,
+    *,
+    stages: Collection[Stage] | None = None,
+) -> str:
     """The SELECT that turns rows of ``source_table`` into stage rows (``STAGE_COLUMN_NAMES``).
 
     ``source_table`` is a quoted table name or a parenthesised subquery with the columns of
     ``otel_traces``. ``conventions`` defaults to ``catalog.CONVENTIONS`` (read at call time),
-    the conventions the analyzer knows, in precedence order.
+    the conventions the analyzer knows, in precedence order. With ``stages``, only spans that
+    could be of those stages are read (:func:`_could_be`); the rows still include spans of
+    other stages that meet a rule of these, so filter on ``Stage`` as well.
     """
     conventions = catalog.CONVENTIONS if conventions is None else tuple(conventions)
     _check(conventions)
+    where = "Rule != 0" if stages is None else f"({_could_be(conventions, stages)}) AND Rule != 0"
     rules = [(convention, rule) for convention in conventions for rule in convention.rules]
     fields = [rule.fields.over(convention.common) for convention, rule in rules]
     exprs: dict[str, str] = {name: name for name in _PASSTHROUGH}
@@ -322,5 +345,5 @@ def stage_select_sql(source_table: str, conventions: Sequence[Convention] | None
     inner = ",\n    ".join(f"{expr} AS {name}" for name, expr in exprs.items())
     return (
         f"SELECT {', '.join(STAGE_COLUMN_NAMES)} FROM (SELECT\n    {_rule_number(conventions)} AS Rule,"
-        f"\n    {inner}\nFROM {source_table}\nWHERE Rule != 0)"
+        f"\n    {inner}\nFROM {source_table}\nWHERE {where})"
     )

@@ -114,6 +114,7 @@ class Session:
         self.stage_table = source.sql
         self.read_time = source.read_time
         self._question_rows = "" if source.read_time else source.sql
+        self._question_source = source.question_sql or source.sql
         tag = uuid.uuid4().hex[:12]
         self._tag = tag
         self.keys_table = f"_ragfunnel_{tag}_keys"
@@ -166,7 +167,7 @@ class Session:
             name = f"_ragfunnel_{self._tag}_rows"
             self._create(name, _MEMORY_COLUMNS)
             self.store.command(
-                f"INSERT INTO `{name}` SELECT * FROM {self.stage_table} "
+                f"INSERT INTO `{name}` SELECT * FROM {self._question_source} "
                 "WHERE Stage IN ('question', 'ingest')"
             )
             self._question_rows = f"`{name}`"

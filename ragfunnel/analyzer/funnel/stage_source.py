@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from ragfunnel.analyzer.store import Store
 from ragfunnel.analyzer.store.migrations import migrate, stage_select, stage_table_ready
 from ragfunnel.analyzer.store.stage_table import STAGE_TABLE, stage_table
+from ragfunnel.instrumentation.contract import Stage
 
 __all__ = ["READ_TIME_NOTICE", "StageSource", "stage_source"]
 
@@ -37,10 +38,14 @@ class StageSource:
     Attributes:
         sql: the quoted stage table, or a parenthesised subquery over ``otel_traces``.
         read_time: whether spans are parsed at read time (no stage table used).
+        question_sql: where the question and ingest rows are read from: ``sql``, or at read
+            time a subquery that reads only the spans that could be such rows (filter them on
+            ``Stage`` still), so that the table's skip indexes pass over the others.
     """
 
     sql: str
     read_time: bool
+    question_sql: str = ""
 
     @property
     def notices(self) -> tuple[str, ...]:
@@ -55,4 +60,8 @@ def stage_source(store: Store) -> StageSource:
     if store.embedded and not store.read_only:
         migrate(store)
         return StageSource(stage_table(store), read_time=False)
-    return StageSource(f"({stage_select(store.traces_table)})", read_time=True)
+    return StageSource(
+        f"({stage_select(store.traces_table)})",
+        read_time=True,
+        question_sql=f"({stage_select(store.traces_table, (Stage.QUESTION, Stage.INGEST))})",
+    )

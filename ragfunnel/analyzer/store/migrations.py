@@ -22,7 +22,7 @@ prepare (docs/deployment.md lists who may write what).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -34,6 +34,7 @@ from ragfunnel.analyzer.store.verdict_tables import CACHE_TABLE, VERDICTS_TABLE,
 
 if TYPE_CHECKING:
     from ragfunnel.analyzer.store.connection import Store
+    from ragfunnel.instrumentation.contract import Stage
 
 __all__ = [
     "CURRENT_REVISION",
@@ -104,11 +105,15 @@ class Migration:
     applied: tuple[Revision, ...]
 
 
-def stage_select(traces_table: str) -> str:
-    """The stage-span rows of ``traces_table``, columns in the stage table's order."""
+def stage_select(traces_table: str, stages: Collection[Stage] | None = None) -> str:
+    """The stage-span rows of ``traces_table``, columns in the stage table's order.
+
+    With ``stages``, only the spans that could be of those stages are read (then filter on
+    ``Stage``: see ``stage_select_sql``).
+    """
     order = ", ".join(name for name, _ in STAGE_COLUMNS)
     # The inner SELECT computes in dependency order; the outer one fixes the table's order.
-    return f"SELECT {order} FROM ({stage_select_sql(traces_table)})"
+    return f"SELECT {order} FROM ({stage_select_sql(traces_table, stages=stages)})"
 
 
 def view_ddl(database: str, traces_table: str, *, compact_parts: bool = False) -> list[str]:
