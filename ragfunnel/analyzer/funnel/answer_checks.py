@@ -76,7 +76,7 @@ def judge_answers(answers: pl.DataFrame, cases: pl.DataFrame) -> pl.DataFrame:
     """
     width = sum(1 for c in cases.columns if c.startswith("fact_norm_"))
     slots = [slot("fact_norm", j) for j in range(width)]
-    given = [c for c in ("norm",) if c in answers.columns]
+    given = ["norm"] if "norm" in answers.columns else []
     base = answers.select("row", "case_idx", "has_answer", "answer", *given).join(
         cases.select(
             "case_idx", *slots, *(slot("fact", j) for j in range(width)), "reference_norm"

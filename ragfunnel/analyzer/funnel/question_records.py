@@ -60,8 +60,9 @@ _STRINGS = pl.List(pl.String)
 def with_normalized_answers(raw: pl.DataFrame) -> pl.DataFrame:
     """``raw`` with ``gen_answer_norm``, the pipeline answers as the facts check compares them.
 
-    The slowest step of a batch's records, and independent of the rest: the analysis runs it
-    on the worker thread that fetched the batch, while the main thread builds the batch before.
+    A regex over every answer, and independent of the rest of the records: the analysis runs
+    it on the worker thread that fetched the batch, while the main thread builds the records of
+    the batch before.
     """
     return raw.with_columns(normalize_texts(raw.get_column("gen_answer")).alias("gen_answer_norm"))
 

@@ -341,7 +341,7 @@ class Store:
 
         columns = data.schema.names
         streams = max(1, min(streams, INSERT_STREAMS, data.num_rows // _MIN_STREAM_ROWS))
-        step = -(-data.num_rows // streams)
+        step = max(1, -(-data.num_rows // streams))
         with tempfile.TemporaryDirectory(prefix="ragfunnel-insert-", dir=_TMP) as folder:
             for number, first in enumerate(range(0, max(data.num_rows, 1), step)):
                 with pa.ipc.new_file(f"{folder}/rows-{number}.arrow", data.schema) as writer:
@@ -354,7 +354,8 @@ class Store:
                     # A stream per file, each file's block written as it is read (no squashing
                     # into one block, which one thread would write).
                     f"SETTINGS max_insert_threads = {streams}, max_threads = {streams}, "
-                    "min_insert_block_size_rows = 0, min_insert_block_size_bytes = 0, parallel_view_processing = 1",
+                    "min_insert_block_size_rows = 0, min_insert_block_size_bytes = 0, "
+                    "parallel_view_processing = 1",
                     parameters={
                         "file": f"{folder}/rows-*.arrow",
                         "structure": ", ".join(
