@@ -25,7 +25,6 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, cast
 
-import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -129,7 +128,10 @@ class Chunk:
 
     def without(self, keys: list[str]) -> pa.Table:
         """The rows whose ``TraceId + SpanId`` is none of ``keys``."""
-        # In polars: pyarrow would import pandas (0.3 s) for the Python values.
+        # In polars (imported here: only re-ingests come this way), because pyarrow would
+        # import pandas (0.3 s) for the Python values.
+        import polars as pl
+
         ids = cast(pl.DataFrame, pl.from_arrow(self.table.select(["TraceId", "SpanId"])))
         known = pl.concat_str("TraceId", "SpanId").is_in(pl.Series(keys, dtype=pl.String))
         return self.table.filter(ids.select(~known).to_series().to_arrow())

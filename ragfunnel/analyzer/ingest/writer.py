@@ -18,7 +18,6 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, cast
 
-import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -109,7 +108,10 @@ class Writer:
         ]
         if not covered:
             return []
-        # The masks are polars': pyarrow would import pandas (0.3 s) for its Python scalars.
+        # The masks are polars' (imported here: only chunks near stored rows come this way),
+        # because pyarrow would import pandas (0.3 s) for its Python scalars.
+        import polars as pl
+
         starts = cast(
             pl.Series, pl.from_arrow(pc.cast(chunk.table.column("Timestamp"), pa.int64()))
         )
