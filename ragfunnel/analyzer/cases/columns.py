@@ -12,7 +12,7 @@ Never reads files and never touches the store.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -25,7 +25,7 @@ from ragfunnel.analyzer.cases.problems import CaseProblem
 from ragfunnel.analyzer.cases.validation import FALSE, FIELDS, TRUE, Record, to_case
 from ragfunnel.instrumentation.contract import normalize_question
 
-__all__ = ["COLUMNS_SCHEMA", "CaseColumns", "ColumnBuilder", "root_kind"]
+__all__ = ["COLUMNS_SCHEMA", "CaseColumns", "ColumnBuilder", "root_kind", "string_lists"]
 
 COLUMNS_SCHEMA = pl.Schema(
     {
@@ -287,9 +287,9 @@ class ColumnBuilder:
                     pl.Series("id", self._ids, pl.String),
                     pl.Series("question", self._questions, pl.String),
                     pl.Series("answerable", self._answerable, pl.Boolean),
-                    _lists("items", self._item_offsets, self._items),
+                    string_lists("items", self._item_offsets, self._items),
                     pl.Series("root_kind", self._kinds, pl.String),
-                    _lists("facts", self._fact_offsets, self._facts),
+                    string_lists("facts", self._fact_offsets, self._facts),
                     pl.Series("reference", self._references, pl.String),
                     pl.Series("line", self._lines, pl.Int32),
                 ]
@@ -327,11 +327,21 @@ class ColumnBuilder:
         return CaseColumns(frame, self._trees, self._extras, self.source)
 
 
-def _lists(name: str, offsets: list[int], values: list[str]) -> pl.Series:
-    # polars builds strings fast and lists of lists slowly: Arrow joins the two. Both arrays
-    # come from polars: pyarrow imports pandas (0.3 s) the first time it converts Python values.
-    flat = pl.Series(values, dtype=pl.String).to_arrow()
-    lists = pa.ListArray.from_arrays(pl.Series(offsets, dtype=pl.Int32).to_arrow(), flat)
+def string_lists(
+    name: str, offsets: Sequence[int], values: list[str], missing: pl.Series | None = None
+) -> pl.Series:
+    """A ``List(String)`` series from its flat values and its ``len + 1`` offsets.
+
+    polars builds strings fast and lists of lists slowly, so Arrow joins the two. ``missing``
+    (booleans) marks the rows that are null. Every array comes from polars: pyarrow imports
+    pandas (0.3 s) the first time it converts Python values (``pa.array`` was 2 ms faster per
+    32,768 cases than this).
+    """
+    lists = pa.ListArray.from_arrays(
+        pl.Series(offsets, dtype=pl.Int32).to_arrow(),
+        pl.Series(values, dtype=pl.String).to_arrow(),
+        mask=missing.to_arrow() if missing is not None and missing.any() else None,
+    )
     return cast(pl.Series, pl.from_arrow(lists)).alias(name)
 
 

@@ -21,6 +21,8 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ragfunnel.analyzer.cases.columns import string_lists
+
 __all__ = ["PLAIN_DECODER", "PlainCase", "PlainGroup", "plain_batch"]
 
 
@@ -117,19 +119,8 @@ def _bad_values(lists: pl.Series, pattern: str, *, distinct: bool) -> list[int]:
 
 
 def _strings(name: str, lists: list[Any]) -> pl.Series:
-    """Lists of strings (or None) as a ``List(String)`` series.
-
-    polars builds lists of lists slowly and strings fast, so the strings are flattened and the
-    lists put back together by Arrow. ``pa.array`` on the lists directly was 2 ms faster per
-    32,768 cases, but pyarrow imports pandas (0.3 s) the first time it converts Python values.
-    """
+    """Lists of strings (or None) as a ``List(String)`` series."""
     flat = [value for values in lists if values for value in values]
     ends = itertools.accumulate(0 if values is None else len(values) for values in lists)
-    offsets = pl.Series([0, *ends], dtype=pl.Int32).to_arrow()
     missing = pl.Series([values is None for values in lists], dtype=pl.Boolean)
-    joined = pa.ListArray.from_arrays(
-        offsets,
-        pl.Series(flat, dtype=pl.String).to_arrow(),
-        mask=missing.to_arrow() if missing.any() else None,
-    )
-    return cast(pl.Series, pl.from_arrow(joined)).alias(name)
+    return string_lists(name, [0, *ends], flat, missing)

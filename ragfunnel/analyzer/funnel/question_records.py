@@ -211,6 +211,9 @@ def build_batch(
 ) -> pl.DataFrame:
     """The records of one batch of instances, before :func:`finish` joins the batches.
 
+    ``cases`` is the analysis's case table (``analysis.case_tables``), whose row ``i`` is case
+    ``i + 1``: a batch's cases are taken from it by position.
+
     Everything here depends on one instance alone, so batches can be built one after the
     other and only their slim results kept. ``repeats`` says whether cases were asked many
     times each (then their ids and answer reasons are stored as categoricals). ``judged`` is

@@ -114,7 +114,7 @@ class Session:
         self.stage_table = source.sql
         self.read_time = source.read_time
         self._question_rows = "" if source.read_time else source.sql
-        self._question_source = source.question_sql or source.sql
+        self._question_source = source.question_sql
         tag = uuid.uuid4().hex[:12]
         self._tag = tag
         self.keys_table = f"_ragfunnel_{tag}_keys"

@@ -38,14 +38,14 @@ class StageSource:
     Attributes:
         sql: the quoted stage table, or a parenthesised subquery over ``otel_traces``.
         read_time: whether spans are parsed at read time (no stage table used).
-        question_sql: where the question and ingest rows are read from: ``sql``, or at read
-            time a subquery that reads only the spans that could be such rows (filter them on
+        question_sql: where the question and ingest rows are read from: the stage table, or at
+            read time a subquery that reads only the spans that could be such rows (filter them on
             ``Stage`` still), so that the table's skip indexes pass over the others.
     """
 
     sql: str
     read_time: bool
-    question_sql: str = ""
+    question_sql: str
 
     @property
     def notices(self) -> tuple[str, ...]:
@@ -56,12 +56,17 @@ class StageSource:
 def stage_source(store: Store) -> StageSource:
     """Choose the stage spans' source for an analysis of ``store`` (see the module docstring)."""
     if stage_table_ready(store):
-        return StageSource(stage_table(store), read_time=False)
+        return _table(store)
     if store.embedded and not store.read_only:
         migrate(store)
-        return StageSource(stage_table(store), read_time=False)
+        return _table(store)
     return StageSource(
         f"({stage_select(store.traces_table)})",
         read_time=True,
         question_sql=f"({stage_select(store.traces_table, (Stage.QUESTION, Stage.INGEST))})",
     )
+
+
+def _table(store: Store) -> StageSource:
+    table = stage_table(store)
+    return StageSource(table, read_time=False, question_sql=table)

@@ -2,7 +2,7 @@
 
 A MergeTree part is *wide* (a file or more per column: about 125 files for ``otel_traces`` or
 the stage table) or *compact* (all columns in one file: about ten). Every insert writes a part
-per table and every merge writes one more, so an ingest of five million spans into a wide
+per table (or one per insert stream) and every merge writes one more, so an ingest of five million spans into a wide
 store creates and deletes well over a hundred thousand files. On a file system that makes
 creating an inode costly (ext4 without a journal searches past recently deleted inodes; this
 project's own CI machine is one), that was nearly half an ingest's CPU time: the kernel's, not
