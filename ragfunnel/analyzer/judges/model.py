@@ -18,6 +18,7 @@ __all__ = [
     "PARTIAL",
     "SCORES",
     "SUPPORTED",
+    "UNCERTAIN",
     "UNSUPPORTED",
     "AnswerVerdict",
     "Chunk",
@@ -31,8 +32,11 @@ __all__ = [
 SUPPORTED = "supported"
 PARTIAL = "partial"
 UNSUPPORTED = "unsupported"
+UNCERTAIN = "uncertain"
+"""The judge could neither confirm nor confidently refute the claim: a case for a stronger
+judge, never a reason to blame generation (docs/judges.md)."""
 LABELS = (SUPPORTED, PARTIAL, UNSUPPORTED)
-SCORES = {SUPPORTED: 1.0, PARTIAL: 0.5, UNSUPPORTED: 0.0}
+SCORES = {SUPPORTED: 1.0, PARTIAL: 0.5, UNSUPPORTED: 0.0, UNCERTAIN: 0.5}
 
 
 class JudgeError(AnalyzerError):
