@@ -1,19 +1,26 @@
-"""The offline judge: answers per second on one core, and AUROC against human labels.
+"""The offline judge against the naive baseline: speed, and agreement with human labels.
 
-Speed (target ≥ 2,000 answers/s on one core): answers of about three claims, each judged
-against five chunks of about 100 words, German and English alike, built from templates with
-random numbers, amounts, times, dates, codes and names. ``cold`` gives every answer chunk texts
-never seen before (nothing is cached); ``warm`` draws chunks from a pool of 200, as real traffic
-repeats chunks. The baseline, measured in the same run, is the naive "share of the claim's
-content words found in the context" over the same answers and the same claim split.
+Speed: answers of five claims, each judged against five chunks of about 300 words (about 1,500
+words of context), German and English alike, built from templates with random numbers,
+amounts, times, dates, codes and names; every answer gets chunk texts never seen before, so no
+cache helps. The baseline, measured in the same run over the same answers and the same claim
+split, is the naive "share of the claim's content words found in the context".
 
-Quality: on the labelled claim/evidence pairs the project ships
-(``ragfunnel/analyzer/judges/data/claims_labelled.jsonl`` — written for this project, English
-and German, with hard negatives: changed numbers, units, dates, bounds and codes, added
-qualifiers, swapped entities, negations, and paraphrased positives), the AUROC of "supported vs
-not" for the offline judge's confidence and for the naive word share.
+Quality, on public labelled sets extracted by bench/judge_data.py (not shipped; ``--data`` or
+``$RAGFUNNEL_JUDGE_DATA``) that bench/judge_fit.py did NOT fit on:
 
-    python bench/judge.py [--answers 3000] [--repeats 7]
+- WiCE test (ryokamoi/wice): claim level; supported vs partially or not supported, and
+  supported vs not supported alone;
+- QAGS XSum (W4ngatang/qags): summary sentences, majority of three workers;
+- CLIFF test cut (Liyan06/AggreFact): summary level, a summary's score being the judge's
+  faithfulness and its mean and lowest claim confidence, the baseline's its mean word share.
+
+For each: the AUROC of the judge's confidence and of the baseline, the balanced accuracy of
+"supported" vs the rest, the precision of ``unsupported`` and the share of supported claims the
+judge left ``uncertain`` or ``unsupported``, each with its count. Also the project's own
+labelled pairs (``ragfunnel/analyzer/judges/data/claims_labelled.jsonl``).
+
+    python bench/judge.py [--data /work/judge-data] [--answers 400] [--repeats 5]
 """
 
 from __future__ import annotations
@@ -27,14 +34,16 @@ import re
 import statistics
 import time
 from pathlib import Path
+from typing import Any
 
 from ragfunnel.analyzer.judges.claims import split_claims
 from ragfunnel.analyzer.judges.lexicon import STOPWORDS, fold
+from ragfunnel.analyzer.judges.model import SUPPORTED, UNSUPPORTED, ClaimVerdict
 from ragfunnel.analyzer.judges.offline import OfflineJudge, judge_claim
 
-DATA = Path(__file__).parents[1] / "ragfunnel/analyzer/judges/data/claims_labelled.jsonl"
+SHIPPED = Path(__file__).parents[1] / "ragfunnel/analyzer/judges/data/claims_labelled.jsonl"
+DATA = Path(os.environ.get("RAGFUNNEL_JUDGE_DATA", "/work/judge-data"))
 _WORD = re.compile(r"[^\W_]+")
-
 FILLER_DE = (
     "Die Regelung gilt für alle Standorte der Gesellschaft und wird jährlich überprüft. "
     "Rückfragen beantwortet die zuständige Fachabteilung im Intranet. Abweichungen bedürfen "
@@ -101,104 +110,166 @@ def _chunk(rng: random.Random, german: bool) -> tuple[str, str]:
     fact, claim = (_fact_de if german else _fact_en)(rng)
     filler = FILLER_DE if german else FILLER_EN
     words = filler.split()
-    start = rng.randrange(len(words) // 2)
-    return f"{fact} {' '.join(words[start:] + words[:start])} {filler}", claim
+    body = []
+    while len(body) < 280:
+        start = rng.randrange(len(words))
+        body.extend(words[start:] + words[:start])
+    return f"{' '.join(body[:140])} {fact} {' '.join(body[140:280])}", claim
 
 
-def workload(n: int, seed: int, pool: int | None) -> list[tuple[str, list[tuple[str, str]]]]:
+def workload(n: int, seed: int) -> list[tuple[str, list[tuple[str, str]]]]:
+    """Answers of five claims against five fresh chunks of about 300 words each."""
     rng = random.Random(seed)
-    shared = [_chunk(rng, i % 2 == 0) for i in range(pool)] if pool else []
     out = []
     for i in range(n):
         german = i % 2 == 0
-        if shared:
-            picks = [shared[rng.randrange(len(shared))] for _ in range(5)]
-        else:
-            picks = [_chunk(rng, german) for _ in range(5)]
-        claims = [claim for _, claim in picks[:3]]
+        picks = [_chunk(rng, german) for _ in range(5)]
+        claims = [claim for _, claim in picks]
         if rng.random() < 0.3:  # an unsupported claim now and then: a changed number
             claims[2] = re.sub(r"\d+", lambda m: str(int(m.group(0)) + 1), claims[2], count=1)
         context = [(f"doc-{i}-{j}#c{j}", text) for j, (text, _) in enumerate(picks)]
-        out.append(("; ".join(claims) + ".", context))
+        out.append((". ".join(claims) + ".", context))
     return out
 
 
 def word_share(claim: str, context: str) -> float:
+    """The naive baseline: the share of the claim's non-stopwords found in the context."""
     words = [w for w in _WORD.findall(fold(claim)) if w not in STOPWORDS]
     found = set(_WORD.findall(fold(context)))
     return sum(w in found for w in words) / len(words) if words else 1.0
 
 
-def naive_answer(answer: str, context: list[tuple[str, str]]) -> float:
+def naive_answer(answer: str, context: list[tuple[str, str]]) -> list[float]:
     text = " ".join(t for _, t in context)
-    claims = split_claims(answer).claims
-    return sum(word_share(c, text) for c in claims) / max(1, len(claims))
+    return [word_share(c, text) for c in split_claims(answer).claims]
 
 
-def answers_per_second(items: list[tuple[str, list[tuple[str, str]]]], fn: object) -> float:
+def claims_per_second(items: list[tuple[str, list[tuple[str, str]]]], fn: Any) -> float:
     start = time.process_time()
+    claims = 0
     for answer, context in items:
-        fn(answer, context)  # type: ignore[operator]
-    return len(items) / (time.process_time() - start)
+        claims += len(split_claims(answer).claims)
+        fn(answer, context)
+    return claims / (time.process_time() - start)
 
 
 def auroc(scores: list[float], labels: list[bool]) -> float:
-    """The probability that a supported claim scores above an unsupported one (ties count ½)."""
-    pos = [s for s, y in zip(scores, labels, strict=True) if y]
-    neg = [s for s, y in zip(scores, labels, strict=True) if not y]
-    wins = sum((p > q) + 0.5 * (p == q) for p in pos for q in neg)
-    return wins / (len(pos) * len(neg))
+    """The probability that a supported item scores above an unsupported one (ties count ½)."""
+    pairs = sorted(zip(scores, labels, strict=True))
+    pos = sum(labels)
+    neg = len(labels) - pos
+    if not pos or not neg:
+        return float("nan")
+    # Rank-sum with ties averaged: O(n log n).
+    rank_sum, i = 0.0, 0
+    while i < len(pairs):
+        j = i
+        while j < len(pairs) and pairs[j][0] == pairs[i][0]:
+            j += 1
+        mean_rank = (i + 1 + j) / 2
+        rank_sum += mean_rank * sum(y for _, y in pairs[i:j])
+        i = j
+    return (rank_sum - pos * (pos + 1) / 2) / (pos * neg)
 
 
-def quality() -> dict[str, float]:
-    rows = [json.loads(line) for line in DATA.read_text(encoding="utf-8").splitlines() if line]
+def _read(path: Path) -> list[dict[str, Any]]:
+    if not path.exists():
+        raise SystemExit(f"{path}: missing; run bench/judge_data.py first (see its docstring)")
+    rows = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if line.strip():
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                raise SystemExit(f"{path}:{n}: not JSON ({exc.msg})") from exc
+    return rows
+
+
+def agreement(verdicts: list[ClaimVerdict], base: list[float], labels: list[bool]) -> str:
+    """AUROC of judge and baseline, balanced accuracy, precision of unsupported, doubts."""
+    judge = [v.confidence or 0.0 for v in verdicts]
+    said = [v.label == SUPPORTED for v in verdicts]
+    pos, neg = sum(labels), len(labels) - sum(labels)
+    tpr = sum(s and y for s, y in zip(said, labels, strict=True)) / max(1, pos)
+    tnr = sum(not s and not y for s, y in zip(said, labels, strict=True)) / max(1, neg)
+    unsupported = [y for v, y in zip(verdicts, labels, strict=True) if v.label == UNSUPPORTED]
+    right = len(unsupported) - sum(unsupported)
+    doubted = sum(not s and y for s, y in zip(said, labels, strict=True))
+    return (
+        f"AUROC judge {auroc(judge, labels):.3f}, baseline {auroc(base, labels):.3f}; "
+        f"balanced accuracy {(tpr + tnr) / 2:.3f}; unsupported precision "
+        f"{right / max(1, len(unsupported)):.3f} ({right}/{len(unsupported)}); supported left "
+        f"uncertain or unsupported {doubted / max(1, pos):.3f} ({doubted}/{pos})"
+    )
+
+
+def claim_set(rows: list[dict[str, Any]], keep: Any = None) -> str:
+    rows = [r for r in rows if keep is None or keep(r)]
     labels = [r["label"] == "supported" for r in rows]
     verdicts = [judge_claim(r["claim"], [("e", r["evidence"])]) for r in rows]
-    judge = [v.confidence or 0.0 for v in verdicts]
     base = [word_share(r["claim"], r["evidence"]) for r in rows]
-    supported = [v.label == "supported" for v in verdicts]
-    true_pos = sum(s and y for s, y in zip(supported, labels, strict=True))
-    return {
-        "pairs": len(rows),
-        "supported": sum(labels),
-        "de": sum(r["lang"] == "de" for r in rows),
-        "auroc_offline": auroc(judge, labels),
-        "auroc_offline_verdict": auroc([v.verdict for v in verdicts], labels),
-        "auroc_word_share": auroc(base, labels),
-        "precision_supported": true_pos / max(1, sum(supported)),
-        "recall_supported": true_pos / max(1, sum(labels)),
-    }
+    return f"{len(rows)} claims, {sum(labels)} supported: " + agreement(verdicts, base, labels)
+
+
+def summary_set(rows: list[dict[str, Any]]) -> str:
+    labels = [r["label"] == "supported" for r in rows]
+    judge = OfflineJudge()
+    faith, mean, low, base = [], [], [], []
+    for r in rows:
+        verdict = judge.judge(r["summary"], [("e", r["evidence"])])
+        conf = [c.confidence or 0.0 for c in verdict.claims] or [1.0]
+        faith.append(1.0 if verdict.faithfulness is None else verdict.faithfulness)
+        mean.append(sum(conf) / len(conf))
+        low.append(min(conf))
+        shares = naive_answer(r["summary"], [("e", r["evidence"])]) or [1.0]
+        base.append(sum(shares) / len(shares))
+    return (
+        f"{len(rows)} summaries, {sum(labels)} consistent: AUROC faithfulness "
+        f"{auroc(faith, labels):.3f}, mean confidence {auroc(mean, labels):.3f}, lowest "
+        f"confidence {auroc(low, labels):.3f}; baseline (mean word share) "
+        f"{auroc(base, labels):.3f}"
+    )
+
+
+def quality(data: Path) -> None:
+    wice = _read(data / "wice-test.jsonl")
+    print("WiCE test, supported vs partially/not supported:", claim_set(wice))
+    print("WiCE test, supported vs not supported:",
+          claim_set(wice, lambda r: r["label"] != "partially_supported"))  # fmt: skip
+    print("QAGS XSum sentences:", claim_set(_read(data / "qags-xsum.jsonl")))
+    cliff = [r for r in _read(data / "aggrefact-cliff.jsonl") if r["cut"] == "test"]
+    print("CLIFF test summaries:", summary_set(cliff))
+    for origin in ("cnndm", "xsum"):
+        print(f"  {origin}:", summary_set([r for r in cliff if r["origin"] == origin]))
+    shipped = [
+        {"claim": r["claim"], "evidence": r["evidence"], "label": r["label"]}
+        for r in _read(SHIPPED)
+    ]
+    print("Shipped labelled pairs (written for this project):", claim_set(shipped))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--answers", type=int, default=3000)
-    parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--data", type=Path, default=DATA)
+    parser.add_argument("--answers", type=int, default=400)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--no-quality", action="store_true", help="speed only")
     args = parser.parse_args()
     judge = OfflineJudge()
     print(f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
           f"Python {platform.python_version()}")  # fmt: skip
-    for name, pool in (("cold", None), ("warm", 200)):
-        runs: dict[str, list[float]] = {"offline": [], "naive": []}
-        for repeat in range(args.repeats):
-            items = workload(args.answers, seed=repeat, pool=pool)
-            if pool is None:
-                from ragfunnel.analyzer.judges.context import prepare
-
-                prepare.cache_clear()
-            runs["offline"].append(answers_per_second(items, judge.judge))
-            runs["naive"].append(answers_per_second(items, naive_answer))
-        offline, naive = statistics.median(runs["offline"]), statistics.median(runs["naive"])
-        print(f"{name}: offline judge {offline:,.0f} answers/s, naive word share "
-              f"{naive:,.0f} answers/s (ratio {offline / naive:.2f}); "
-              f"runs {[round(r) for r in runs['offline']]}")  # fmt: skip
-    q = quality()
-    print(f"labelled pairs: {q['pairs']} ({q['supported']} supported, {q['de']} German)")
-    print(f"AUROC offline judge (confidence) {q['auroc_offline']:.3f}, "
-          f"(verdict only) {q['auroc_offline_verdict']:.3f}; naive word share "
-          f"{q['auroc_word_share']:.3f}")  # fmt: skip
-    print(f"'supported': precision {q['precision_supported']:.3f}, "
-          f"recall {q['recall_supported']:.3f}")  # fmt: skip
+    runs: dict[str, list[float]] = {"offline": [], "naive": []}
+    for repeat in range(args.repeats):
+        items = workload(args.answers, seed=repeat)
+        runs["offline"].append(claims_per_second(items, judge.judge))
+        runs["naive"].append(claims_per_second(items, naive_answer))
+    offline, naive = statistics.median(runs["offline"]), statistics.median(runs["naive"])
+    words = statistics.mean(len(" ".join(t for _, t in c).split()) for _, c in workload(50, 99))
+    print(f"speed ({words:,.0f}-word contexts, 5 claims an answer, one core): offline judge "
+          f"{offline:,.0f} claims/s, naive word share {naive:,.0f} claims/s; "
+          f"runs {[round(r) for r in runs['offline']]}")  # fmt: skip
+    if not args.no_quality:
+        quality(args.data)
 
 
 if __name__ == "__main__":

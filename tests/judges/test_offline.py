@@ -101,23 +101,29 @@ def test_negations_must_agree() -> None:
     assert "negation 'not'" in negated.missing
 
 
-def test_missing_key_words_make_a_claim_partial() -> None:
+def test_missing_key_words_lower_the_score_and_there_is_no_partial() -> None:
+    # The old judge called this "partial"; the calibrated judge has three outcomes, and a claim
+    # with words the context lacks scores lower than one fully found.
     context = ["Die Hotelpauschale beträgt 120 EUR pro Nacht."]
-    verdict = judge_claim("Die Hotelpauschale beträgt 120 Euro pro Nacht im Stadtzentrum", context)
-    assert verdict.label == "partial"
-    assert verdict.verdict == 0.5
-    assert verdict.missing == "not in the context: stadtzentrum"
+    full = judge_claim("Die Hotelpauschale beträgt 120 Euro pro Nacht", context)
+    extra = judge_claim("Die Hotelpauschale beträgt 120 Euro pro Nacht im Stadtzentrum", context)
+    assert full.label == "supported"
+    assert extra.label in ("supported", "uncertain")
+    assert (extra.confidence or 0) < (full.confidence or 0)
     mostly_new = judge_claim("Die Hotelpauschale deckt Frühstück, Parkplatz und Minibar", context)
-    assert mostly_new.label == "unsupported"
+    assert mostly_new.label != "supported"
+    assert "fruhstuck" in mostly_new.missing
+    unrelated = judge_claim("Profits rose sharply in Asia.", context)
+    assert unrelated.label == "unsupported"
 
 
-def test_an_english_name_is_a_hard_term() -> None:
+def test_an_english_name_missing_from_the_context_is_never_supported() -> None:
     verdict = judge_claim(
         "The hotel allowance is 120 EUR per night in Hamburg",
         ["The hotel allowance is 120 EUR per night."],
     )
-    assert verdict.label == "unsupported"
-    assert verdict.missing == "hamburg"
+    assert verdict.label != "supported"
+    assert "hamburg" in verdict.missing
 
 
 def test_refusal_is_an_abstention_not_a_score() -> None:
@@ -182,7 +188,7 @@ def test_a_changed_number_word_is_still_caught() -> None:
         "The update is rolled out over five weeks.", [("c", "It is rolled out over four weeks.")]
     )
     assert verdict.faithfulness == 0.0
-    assert verdict.claims[0].missing == "over five weeks (context: over four weeks)"
+    assert verdict.claims[0].missing.startswith("over five weeks (context: over four weeks)")
 
 
 def test_a_negated_claim_without_a_negated_context_stays_unsupported() -> None:

@@ -188,6 +188,9 @@ def _fact(m: re.Match[str]) -> Fact | None:
     if date is not None:
         year = int(date[:4])
         return Fact("date", (date,), text, numbers=(_canon(float(year)),) if year else ())
+    if g("yi") or g("mm") or g("mm2") or g("mm3"):
+        # Read as a date but none ("15 Jun 99": 99 is neither a day nor a four-digit year).
+        return None
     if g("h1") or g("h2") or g("h3"):
         hour = g("h1") or g("h2") or g("h3")
         key = _time(

@@ -1,0 +1,130 @@
+"""Extract the public labelled sets the offline judge is fitted and measured on (not shipped).
+
+Reads git snapshots of the source repositories (``git clone`` them, or any bare mirror) and
+writes JSON lines to ``OUT`` (default ``/work/judge-data``; never inside this repository):
+
+- ``wice-dev.jsonl`` / ``wice-test.jsonl`` — ryokamoi/wice (CC BY-SA, Wikipedia claims against
+  the sentences of the cited web page, "oracle chunks" of the claim-level split): one row per
+  claim, ``label`` ``supported`` / ``partially_supported`` / ``not_supported``.
+- ``qags-cnndm.jsonl`` / ``qags-xsum.jsonl`` — W4ngatang/qags (MIT): one row per summary
+  sentence with the article and the three workers' yes/no; ``label`` is the majority (the
+  texts are tokenised: split numbers and hyphens are joined again).
+- ``aggrefact-cliff.jsonl`` / ``aggrefact-goyal21.jsonl`` — Liyan06/AggreFact's
+  ``data/error_type_mapping`` (the underlying sets' licences; AggreFact itself has none stated):
+  one row per summary with its article; ``label`` is ``correct`` (no annotated error) or not.
+
+Each row has ``claim`` (or ``summary``), ``evidence`` (the context text), ``label`` and
+``source``. Which sets fit the judge and which measure it is bench/judge_fit.py's business.
+
+    python bench/judge_data.py --wice DIR --qags DIR --aggrefact DIR [--out /work/judge-data]
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import re
+import subprocess
+from pathlib import Path
+from typing import Any
+
+OUT = Path("/work/judge-data")
+
+
+def _show(repo: Path, path: str) -> str:
+    """A file of a git repository's HEAD, work tree or not."""
+    done = subprocess.run(
+        ["git", "-C", str(repo), "show", f"HEAD:{path}"], capture_output=True, check=True
+    )
+    return done.stdout.decode("utf-8")
+
+
+def _write(out: Path, name: str, rows: list[dict[str, Any]]) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    with (out / name).open("w", encoding="utf-8") as f:
+        for row in rows:
+            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+    labels: dict[str, int] = {}
+    for row in rows:
+        labels[str(row["label"])] = labels.get(str(row["label"]), 0) + 1
+    print(f"{out / name}: {len(rows)} rows {labels}")
+
+
+def wice(repo: Path, out: Path) -> None:
+    base = "code_and_resources/entailment_inputs/oracle_chunks/claim"
+    for split in ("dev", "test"):
+        rows = []
+        for n, line in enumerate(_show(repo, f"{base}/{split}.jsonl").splitlines(), start=1):
+            if not line.strip():
+                continue
+            item = json.loads(line)
+            rows.append({
+                "claim": item["claim"],
+                "evidence": " ".join(item["evidence"]),
+                "label": item["label"],
+                "source": f"wice/{split}:{n}",
+            })  # fmt: skip
+        _write(out, f"wice-{split}.jsonl", rows)
+
+
+_SPLIT_NUMBER = re.compile(r"(\d)([.,]) (\d)")
+_SPLIT_HYPHEN = re.compile(r"(\w) - (?=\w)")
+
+
+def _detokenise(text: str) -> str:
+    """QAGS texts are tokenised ("1, 056", "27 - year - old"): written as a writer would."""
+    return _SPLIT_HYPHEN.sub(r"\1-", _SPLIT_NUMBER.sub(r"\1\2\3", text))
+
+
+def qags(repo: Path, out: Path) -> None:
+    for origin in ("cnndm", "xsum"):
+        rows = []
+        text = _show(repo, f"data/mturk_{origin}.jsonl")
+        for n, line in enumerate(text.splitlines(), start=1):
+            if not line.strip():
+                continue
+            item = json.loads(line)
+            for k, sentence in enumerate(item["summary_sentences"]):
+                votes = [r["response"] == "yes" for r in sentence["responses"]]
+                rows.append({
+                    "claim": _detokenise(sentence["sentence"]),
+                    "evidence": _detokenise(item["article"]),
+                    "label": "supported" if sum(votes) * 2 > len(votes) else "not_supported",
+                    "summary": n,
+                    "source": f"qags/{origin}:{n}.{k}",
+                })  # fmt: skip
+        _write(out, f"qags-{origin}.jsonl", rows)
+
+
+def aggrefact(repo: Path, out: Path) -> None:
+    for name in ("CLIFF", "Goyal21"):
+        text = _show(repo, f"data/error_type_mapping/{name}_error_types.csv")
+        rows = []
+        for n, item in enumerate(csv.DictReader(io.StringIO(text)), start=2):
+            rows.append({
+                "summary": item["summ"],
+                "evidence": item["doc"],
+                "label": "supported" if item["error_type"] == "correct" else "not_supported",
+                "origin": item["origin"],
+                "cut": item["cut"],
+                "source": f"aggrefact/{name}:{n}",
+            })  # fmt: skip
+        _write(out, f"aggrefact-{name.lower()}.jsonl", rows)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--wice", type=Path, required=True)
+    parser.add_argument("--qags", type=Path, required=True)
+    parser.add_argument("--aggrefact", type=Path, required=True)
+    parser.add_argument("--out", type=Path, default=OUT)
+    args = parser.parse_args()
+    wice(args.wice, args.out)
+    qags(args.qags, args.out)
+    aggrefact(args.aggrefact, args.out)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,310 @@
+"""Align one claim with the context and measure the evidence: the features the score reads.
+
+The claim's content words (``words.py``; a leading attribution clause cut off) are weighed by
+how informative they are in this context — inverse sentence frequency, ``log(1 + N / (1 + df))``
+over the context's N sentences, a word the context lacks weighing as one it holds once — and
+looked up by Snowball stem, inside a compound (``Pauschale`` in ``Hotelpauschale``) or as a
+compound's parts. The best *window* is the sentence, or pair of adjacent sentences of one chunk,
+holding the largest weighted share of the claim. The features (:data:`FEATURES`) are that
+share, the share over the whole context, how many claim word pairs stand close together in the
+context (word order and relations), the missing words and names, and the hard checks
+(``hard.py``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+from dataclasses import dataclass, field
+
+from ragfunnel.analyzer.judges.lexicon import NEGATIONS, STOPWORDS, fold
+from ragfunnel.analyzer.judges.offline.hard import FactCheck, check_facts, missing_qualifiers
+from ragfunnel.analyzer.judges.offline.index import ContextIndex
+from ragfunnel.analyzer.judges.offline.words import META, lead_in_end, stem
+from ragfunnel.analyzer.judges.terms import Fact, facts, key_words, negated, qualifiers
+
+__all__ = ["FEATURES", "Evidence", "align"]
+
+FEATURES = (
+    "overlap", "window", "weighted", "proximity", "missing", "names_missing", "facts_absent",
+    "facts_contradicted", "strong_qualifier", "negation",
+)  # fmt: skip
+"""The features, in the order of the fitted coefficients (``score.py``)."""
+
+_NAME = re.compile(r"(?<![\w-])(?:[A-ZÄÖÜ]{2,}[a-zäöü]?|[A-ZÄÖÜ][\w'-]+)")
+_TOKEN = re.compile(r"[^\W_]+")
+_NEAR = 4
+_TOP = 3
+_MAX_POSITIONS = 64
+_STRONG_WINDOW = 0.75
+"""A negation is a contradiction only where the context holds this share of the claim's words."""
+_CLAUSE = re.compile(
+    r"[,;:()]|\s-+\s|--|\s(?:and|but|however|while|whereas|although|because|who|which|that|"
+    r"und|aber|jedoch|wahrend|obwohl|weil|dass)\s"
+)
+_NOT_NEGATION = re.compile(r"\bno\.?\s*(?=\d)|\bno-")
+_CLAUSE_SHARE = 0.6
+"""...and one clause of the aligned window holds this share."""
+_NEAR_SHARE = 0.4
+"""A negated claim is contradicted when no window clause holding this share is negated."""
+
+
+@dataclass
+class Evidence:
+    """One claim measured against the context.
+
+    Attributes:
+        values: the features, in :data:`FEATURES` order.
+        missing: the content words found nowhere in the context.
+        names: the names (capitalised words, acronyms) found nowhere.
+        facts: the fact check.
+        qualifiers: strong qualifiers the context lacks.
+        negation: a negation disagreement, as a reader is told it, or ``""``.
+        swapped: missing names where the aligned sentence names another in their place
+            (``munich (context: Berlin)``), in a claim whose other words are all there.
+        window: the best window's sentences.
+    """
+
+    values: tuple[float, ...]
+    missing: list[str] = field(default_factory=list)
+    names: list[str] = field(default_factory=list)
+    facts: FactCheck = field(default_factory=FactCheck)
+    qualifiers: list[str] = field(default_factory=list)
+    negation: str = ""
+    swapped: list[str] = field(default_factory=list)
+    window: list[int] = field(default_factory=list)
+
+    @property
+    def hard(self) -> list[str]:
+        """The hard findings, each as a reader is told it.
+
+        Absent or contradicted facts, strong qualifiers, swapped names, negation, or none of
+        the claim's words in the context.
+        """
+        if self.values[0] == 0 and self.missing:
+            return ["none of its words is in the context"]
+        out = [*self.facts.absent, *self.qualifiers, *self.swapped]
+        return [*out, self.negation] if self.negation else out
+
+
+def _names(claim: str, german: bool) -> list[str]:
+    """Capitalised words after the first (English), and acronyms: folded, once each."""
+    out: dict[str, None] = {}
+    for m in _NAME.finditer(claim):
+        word = m.group(0)
+        acronym = word[:2].isupper()
+        if m.start() == 0 and not acronym:
+            continue
+        if german and not acronym:
+            continue  # German capitalises every noun.
+        folded = fold(word).strip("'-")
+        if folded not in STOPWORDS and folded not in META and folded.isalpha():
+            out.setdefault(folded, None)
+    return list(out)
+
+
+def _sentences_of(word: str, root: str, index: ContextIndex) -> set[int] | None:
+    """The sentences holding a word: by stem, inside a compound or as one; None if none."""
+    where = index.postings.get(root)
+    if where:
+        return where
+    if len(word) >= 5:
+        inside = index.containing(word if len(root) < 5 else root)
+        if inside:
+            return inside
+    if len(word) >= 8:
+        for cut in range(4, len(word) - 3):
+            head, tail = word[:cut], stem(word[cut:], index.german).lstrip("s")
+            if len(tail) >= 4 and " " + head in index.words:
+                inside = index.containing(tail)
+                if inside:
+                    return inside
+    return None
+
+
+def _near(a: str, b: str, index: ContextIndex) -> bool:
+    first, second = index.positions.get(a), index.positions.get(b)
+    if not first or not second:
+        return False
+    if len(first) > len(second):
+        first, second = second, first
+    for n, p in enumerate(first):
+        if n >= _MAX_POSITIONS:
+            return False
+        for d in range(1, _NEAR + 1):
+            if p + d in second or p - d in second:
+                return True
+    return False
+
+
+def _window(found: list[tuple[float, set[int]]], index: ContextIndex) -> tuple[float, list[int]]:
+    """The best window's summed weight and its sentences."""
+    scores: dict[int, float] = {}
+    for w, where in found:
+        for sid in where:
+            scores[sid] = scores.get(sid, 0.0) + w
+    if not scores:
+        return 0.0, []
+    top = sorted(scores, key=lambda s: (-scores[s], s))[:_TOP]
+    best, chosen = scores[top[0]], [top[0]]
+    chunk_of = index.chunk_of
+    for sid in top:
+        for other in (sid - 1, sid + 1):
+            if not 0 <= other < len(chunk_of) or chunk_of[other] != chunk_of[sid]:
+                continue
+            pair = (sid, other)
+            total = sum(w for w, where in found if sid in where or other in where)
+            if total > best + 1e-9:
+                best, chosen = total, sorted(pair)
+    return best, chosen
+
+
+def align(claim: str, index: ContextIndex) -> Evidence:
+    """Measure one claim against the indexed context (see the module docstring)."""
+    content = claim[lead_in_end(claim) :]
+    folded = fold(content)
+    spans = facts(folded)
+    same = len(folded) == len(content)
+    claim_facts: list[tuple[Fact, str]] = [
+        (f, (content if same else folded)[f.start : end]) for f, _, end in spans
+    ]
+    words = [w for w in key_words(folded, [(s, e) for _, s, e in spans]) if w not in META]
+    german = index.german
+    n = max(1, len(index.sentences))
+    full = math.log(1 + n / 2)
+    roots = [stem(w, german) for w in words]
+    found: list[tuple[float, set[int]]] = []
+    missing: list[str] = []
+    total = 0.0
+    for word, root in zip(words, roots, strict=True):
+        where = _sentences_of(word, root, index)
+        if where is None:
+            missing.append(word)
+            total += full
+        else:
+            w = math.log(1 + n / (1 + len(where)))
+            total += w
+            found.append((w, where))
+    best, window = _window(found, index)
+    weighted = sum(w for w, _ in found) / total if total else 1.0
+    in_window = best / total if total else 1.0
+    coverage = 1 - len(missing) / len(words) if words else 1.0
+    # Adjacent claim words standing close in the context too; a missing word breaks its pairs.
+    gone = set(missing)
+    pairs = list(itertools.pairwise(words))
+    near = sum(
+        a not in gone and b not in gone and _near(stem(a, german), stem(b, german), index)
+        for a, b in pairs
+    )
+    proximity = near / len(pairs) if pairs else coverage
+
+    in_facts = " ".join(fold(w) for _, w in claim_facts)
+    names = [
+        m for m in _names(content, german)
+        if m not in in_facts and _sentences_of(m, stem(m, german), index) is None
+    ]  # fmt: skip
+    checked = check_facts(claim_facts, index, window)
+    strong, _ = missing_qualifiers(qualifiers(folded), index)
+    negation = _negation(folded, roots, index, window, coverage)
+    values = (
+        _overlap(folded, spans, len(checked.absent), index),
+        in_window,
+        weighted,
+        proximity,
+        math.log1p(len(missing)),
+        min(len(names), 3),
+        len(checked.absent) - checked.contradicted,
+        checked.contradicted,
+        len(strong),
+        float(bool(negation)),
+    )
+    swapped = _swapped(names, missing, folded, index, window)
+    return Evidence(values, missing, names, checked, strong, negation, swapped, window)
+
+
+def _swapped(names: list[str], missing: list[str], folded: str, index: ContextIndex,
+             window: list[int]) -> list[str]:  # fmt: skip
+    """Missing names the aligned sentence replaces with its own (see :class:`Evidence`)."""
+    if not names or not window or len(window) > 1 or set(missing) - set(names):
+        return []
+    others = [m.group(0) for m in _NAME.finditer(index.written[window[0]]) if m.start() > 0]
+    theirs = [o for o in others if fold(o) not in folded and fold(o) not in STOPWORDS]
+    if not theirs:
+        return []
+    return [f"{name} (context: {', '.join(dict.fromkeys(theirs))})" for name in names]
+
+
+def _overlap(folded: str, spans: list[tuple[Fact, int, int]], absent: int,
+             index: ContextIndex) -> float:  # fmt: skip
+    """The plain share of the claim's tokens (no stopwords) in the context.
+
+    Each fact counts as one token, found unless absent, so "22 Uhr" finds "22:00".
+    """
+    if spans:
+        pieces, last = [], 0
+        for _, start, end in sorted(spans, key=lambda s: s[1]):
+            pieces.append(folded[last:start])
+            last = max(last, end)
+        pieces.append(folded[last:])
+        folded = " ".join(pieces)
+    mine = [t for t in _TOKEN.findall(folded) if t not in STOPWORDS]
+    total = len(mine) + len(spans)
+    if not total:
+        return 1.0
+    seen = index.tokens
+    return (sum(t in seen for t in mine) + len(spans) - absent) / total
+
+
+def _negation(folded: str, roots: list[str], index: ContextIndex, window: list[int],
+              coverage: float) -> str:  # fmt: skip
+    """A negation disagreement between the claim and the clause of its window that states it.
+
+    The clause (a window sentence cut at commas, semicolons, brackets and "but"/"aber" …) must
+    hold most of the claim's words, so a negation elsewhere in the sentence ("…, but it is not
+    clear why") contradicts nothing.
+    """
+    if not window or coverage < _STRONG_WINDOW:
+        return ""
+    mine = ""
+    wanted = set(roots)
+    for part in _CLAUSE.split(folded):
+        mine = _negation_word(part)
+        if mine:
+            # The negated clause's own words must be stated, negated, in the context.
+            wanted = {stem(w, index.german) for w in _TOKEN.findall(part)} & set(roots)
+            break
+    if len(wanted) < 2:
+        return ""
+    best, theirs, negated_near = 0.0, "", ""
+    for sid in window:
+        for clause in _CLAUSE.split(index.sentences[sid]):
+            held = {stem(w, index.german) for w in _TOKEN.findall(clause)} & wanted
+            share = len(held) / len(wanted)
+            found = _negation_word(clause)
+            if share >= _NEAR_SHARE and found:
+                negated_near = negated_near or found
+            if share > best:
+                best, theirs = share, found
+    if best < _CLAUSE_SHARE:
+        return ""
+    if mine and not negated_near:
+        return f"negation '{mine}' (the context does not negate it)"
+    if not mine and theirs:
+        return f"the context negates it ('{theirs}')"
+    return ""
+
+
+def _negation_word(folded: str) -> str:
+    """The clause's negation, if it has one.
+
+    "without", "ohne", "no 1" and "no-brainer" negate no statement.
+    """
+    folded = _NOT_NEGATION.sub(" ", folded)
+    found = negated(folded)
+    if found in ("without", "ohne"):
+        rest = [
+            w for w in _TOKEN.findall(folded) if w in NEGATIONS and w not in ("without", "ohne")
+        ]
+        return rest[0] if rest else ""
+    return found

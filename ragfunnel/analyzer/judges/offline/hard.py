@@ -1,0 +1,145 @@
+"""The hard checks: numbers, dates, amounts, codes, absolute qualifiers and negation.
+
+They look for *contradiction*, not for reasons to doubt a paraphrase: a claim's fact (with its
+bound: ``ab 22 Uhr`` needs ``ab``/``from`` before 22:00) is looked up first in the sentences the
+claim aligns with, then anywhere in the context; a fact found nowhere is *absent*, and one whose
+place holds another value of the same kind (``150 EUR`` where the context says ``120 EUR``) is
+*contradicted*. A strong absolute qualifier (``always``, ``never``, ``jederzeit``, ``unlimited``
+…) must be in the context as any phrase of its group. Negation is compared with the best
+aligned sentence. Each finding carries the words a reader is shown.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ragfunnel.analyzer.judges.lexicon import NUMBER_WORDS, fold
+from ragfunnel.analyzer.judges.offline.index import ContextIndex
+from ragfunnel.analyzer.judges.terms import Fact, qualifier_pattern
+
+__all__ = ["STRONG_QUALIFIERS", "FactCheck", "check_facts", "missing_qualifiers"]
+
+_CORE = re.compile(r"\d+(?:[.,:]\d+)*|" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)))
+STRONG_QUALIFIERS = frozenset(("always", "never", "unlimited", "without exception", "guaranteed"))
+"""Qualifier groups whose absence from the context is a contradiction; the others (``all``,
+``only``, ``must``) are paraphrased too often and only lower the score."""
+
+
+@dataclass
+class FactCheck:
+    """What the fact check found for one claim.
+
+    Attributes:
+        absent: facts found nowhere, as quoted (``4.2.2``), with what the context says instead
+            when it says another value of the same kind (``150 EUR (context: 120 EUR)``).
+        contradicted: how many of ``absent`` have such another value.
+        far: facts found only outside the aligned sentences.
+        sentences: the sentences where facts were found.
+    """
+
+    absent: list[str] = field(default_factory=list)
+    contradicted: int = 0
+    far: int = 0
+    sentences: set[int] = field(default_factory=set)
+
+
+def _unit(fact: Fact) -> str:
+    """An amount's currency (``EUR 120``) or a quantity's unit (``30 day``)."""
+    parts = fact.keys[0].split(" ")
+    return parts[0] if fact.kind == "amount" else parts[-1]
+
+
+def _same_date(claim: str, context: str) -> bool:
+    """Dates are ``YYYY-MM-DD`` with 0 for an unknown year or day: the parts both know match."""
+    for mine, theirs in zip(claim.split("-"), context.split("-"), strict=True):
+        if int(mine) and int(theirs) and int(mine) != int(theirs):
+            return False
+    return True
+
+
+def _match(claim: Fact, fact: Fact) -> bool:
+    keys = claim.keys
+    if claim.kind == "number":
+        return any(k in fact.numbers for k in keys)
+    if claim.kind == "date":
+        return fact.kind == "date" and any(_same_date(k, fact.keys[0]) for k in keys)
+    return fact.kind == claim.kind and any(k in fact.keys for k in keys)
+
+
+def _look(claim: Fact, index: ContextIndex, sids: list[int]) -> tuple[int | None, str]:
+    """The first sentence holding the fact with its bound, and what a sentence says instead."""
+    instead = ""
+    for sid in sids:
+        for fact in index.facts_of(sid):
+            if _match(claim, fact):
+                # A bound contradicts only another bound ("bis 22 Uhr" vs "ab 22:00").
+                if not claim.bound or not fact.bound or fact.bound == claim.bound:
+                    return sid, ""
+                instead = instead or fact.text
+            elif (
+                not instead
+                and fact.kind == claim.kind
+                and claim.kind in ("amount", "quantity")
+                and _unit(fact) == _unit(claim)
+            ):
+                instead = fact.text
+    return None, instead
+
+
+def _written(fact: Fact, written: str, index: ContextIndex, sids: list[int]) -> int | None:
+    """A sentence holding the fact's number as written ("24" in "aged 10-24").
+
+    Only for plain numbers, quantities and codes, whose tokenising varies ("9th-grade",
+    "six-bedroomed").
+    """
+    if fact.kind not in ("number", "quantity", "code"):
+        return None
+    core = _CORE.search(written)
+    if core is None:
+        return None
+    # A code is found only whole ("pol-2024-08" is not "pol-2024-07" for sharing "2024").
+    text = written.strip() if fact.kind == "code" else core.group(0)
+    pattern = re.compile(rf"(?<![\w.,]){re.escape(text)}(?![\d]|[.,]\d)")
+    return next((s for s in sids if pattern.search(index.sentences[s])), None)
+
+
+def check_facts(claim_facts: list[tuple[Fact, str]], index: ContextIndex,
+                aligned: list[int]) -> FactCheck:  # fmt: skip
+    """Look up each ``(fact, as written)`` of a claim: aligned sentences first, then all."""
+    out = FactCheck()
+    rest: list[int] | None = None
+    for fact, written in claim_facts:
+        sid, instead = _look(fact, index, aligned)
+        if sid is None:
+            if rest is None:
+                chosen = set(aligned)
+                rest = [s for s in range(len(index.sentences)) if s not in chosen]
+            sid, elsewhere = _look(fact, index, rest)
+            instead = instead or elsewhere
+            if sid is None and not instead:
+                sid = _written(fact, fold(written), index, [*aligned, *rest])
+            if sid is not None:
+                out.far += 1
+        if sid is None:
+            out.absent.append(f"{written} (context: {instead})" if instead else written)
+            out.contradicted += bool(instead)
+        else:
+            out.sentences.add(sid)
+    return out
+
+
+def missing_qualifiers(claim_qualifiers: list[tuple[str, str]],
+                       index: ContextIndex) -> tuple[list[str], int]:  # fmt: skip
+    """The strong qualifiers the context lacks (as written) and how many weak ones it lacks."""
+    strong: list[str] = []
+    weak = 0
+    for group, phrase in dict.fromkeys(claim_qualifiers):
+        pattern = qualifier_pattern(group)
+        if any(pattern.search(text) for text in index.chunk_text):
+            continue
+        if group in STRONG_QUALIFIERS:
+            strong.append(phrase)
+        else:
+            weak += 1
+    return strong, weak

@@ -1,0 +1,135 @@
+"""A prompt's context indexed for alignment: sentences, word stems and where they occur.
+
+Built once per context (all chunks together) and shared by every claim of the answer: each
+sentence's folded text, the chunk it belongs to, and for every content-word stem the sentences
+and token positions holding it. Facts (numbers, dates, amounts, codes) and negations are read
+per sentence only when a claim asks (most sentences are never asked about).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from ragfunnel.analyzer.judges.lexicon import NEGATIONS, STOPWORDS, fold
+from ragfunnel.analyzer.judges.model import Chunk
+from ragfunnel.analyzer.judges.offline.words import META, is_german, stem, tokens
+from ragfunnel.analyzer.judges.terms import Fact, facts, negated
+
+__all__ = ["ContextIndex"]
+
+_SENTENCE = re.compile(r"(?<=[.!?;])[\"'”’)\]]*\s+|\s*\n\s*")
+_PLAIN = re.compile(r"[^\W_]+")
+_LANGUAGE_SAMPLE = 400
+_SKIP = STOPWORDS | META | NEGATIONS
+
+
+@dataclass
+class ContextIndex:
+    """The indexed context (see the module docstring).
+
+    Attributes:
+        ids: each chunk's id.
+        chunk_text: each chunk's folded text.
+        german: whether the context reads as German (its stems are German Snowball stems).
+        sentences: each sentence's folded text, across chunks in order.
+        written: each sentence as written (for quoting what the context says).
+        chunk_of: the chunk of each sentence.
+        postings: for each content-word stem, the sentences holding it.
+        positions: for each content-word stem, its positions among the context's letter tokens.
+        words: every folded content word, once, space-separated (for compound look-ups).
+        word_stems: each content word's stem.
+        tokens: every token (letters or digits) of the context, folded.
+    """
+
+    ids: list[str]
+    chunk_text: list[str]
+    german: bool
+    sentences: list[str] = field(default_factory=list)
+    written: list[str] = field(default_factory=list)
+    chunk_of: list[int] = field(default_factory=list)
+    postings: dict[str, set[int]] = field(default_factory=dict)
+    positions: dict[str, set[int]] = field(default_factory=dict)
+    words: str = ""
+    tokens: set[str] = field(default_factory=set)
+    word_stems: dict[str, str] = field(default_factory=dict)
+    _facts: dict[int, list[Fact]] = field(default_factory=dict, repr=False)
+    _negation: dict[int, str] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def of(cls, chunks: Iterable[Chunk]) -> ContextIndex:
+        """Index the chunks."""
+        listed = list(chunks)
+        texts = [fold(c.text) for c in listed]
+        sample = tokens(" ".join(texts)[: _LANGUAGE_SAMPLE * 8])[:_LANGUAGE_SAMPLE]
+        index = cls([c.id for c in listed], texts, is_german(sample))
+        index._build([c.text for c in listed])
+        return index
+
+    def _build(self, texts: list[str]) -> None:
+        german = self.german
+        postings, positions, word_stems = self.postings, self.positions, self.word_stems
+        pos = 0
+        for ci, text in enumerate(texts):
+            for written in _SENTENCE.split(text):
+                if not written:
+                    continue
+                sentence = fold(written)
+                self.tokens.update(_PLAIN.findall(sentence))
+                sid = len(self.sentences)
+                self.sentences.append(sentence)
+                self.written.append(written)
+                self.chunk_of.append(ci)
+                for token in tokens(sentence):
+                    parts = token.split("-") if "-" in token else [token]
+                    if len(parts) > 1:
+                        parts.append("".join(parts))
+                    for word in parts:
+                        if not word.isalpha():
+                            continue
+                        pos += 1
+                        if word in _SKIP:
+                            continue
+                        root = word_stems.get(word)
+                        if root is None:
+                            root = word_stems[word] = stem(word, german)
+                        where = postings.get(root)
+                        if where is None:
+                            postings[root] = {sid}
+                            positions[root] = {pos}
+                        else:
+                            where.add(sid)
+                            positions[root].add(pos)
+        self.words = " " + " ".join(word_stems) + " "
+
+    def containing(self, part: str) -> set[int]:
+        """The sentences holding a content word that contains ``part`` (a compound's piece)."""
+        out: set[int] = set()
+        start = self.words.find(part)
+        while start >= 0:
+            begin = self.words.rfind(" ", 0, start) + 1
+            end = self.words.find(" ", start)
+            out |= self.postings.get(self.word_stems[self.words[begin:end]], set())
+            start = self.words.find(part, end)
+        return out
+
+    def facts_of(self, sid: int) -> list[Fact]:
+        """The facts of one sentence (found on first use)."""
+        found = self._facts.get(sid)
+        if found is None:
+            text, written = self.sentences[sid], self.written[sid]
+            source = written if len(written) == len(text) else text
+            found = [
+                Fact(f.kind, f.keys, source[f.start : end], f.bound, f.numbers, f.start)
+                for f, _, end in facts(text)
+            ]
+            self._facts[sid] = found
+        return found
+
+    def negation_of(self, sid: int) -> str:
+        """The first negation word of one sentence, or ``""``."""
+        found = self._negation.get(sid)
+        if found is None:
+            found = self._negation[sid] = negated(self.sentences[sid])
+        return found

@@ -1,0 +1,44 @@
+"""The calibrated score: P(supported) from the alignment features, and the cut-offs of a verdict.
+
+A logistic regression over the features of ``align.FEATURES``, fitted by ``bench/judge_fit.py``
+(scikit-learn, offline) on public labelled sets only — WiCE dev (ryokamoi/wice), QAGS CNN/DM
+(W4ngatang/qags) and the validation cut of CLIFF in AggreFact (Liyan06/AggreFact); each set
+weighs the same. Only its coefficients live here: the predict step is one dot product and a
+logistic function in plain Python. Refit with ``python bench/judge_fit.py`` and paste its output.
+"""
+
+from __future__ import annotations
+
+import math
+
+__all__ = ["COEFFICIENTS", "INTERCEPT", "SUPPORTED_AT", "UNSUPPORTED_BELOW", "probability"]
+
+INTERCEPT = -0.2350
+COEFFICIENTS = (
+    0.0351,
+    -0.1298,
+    0.1824,
+    1.9187,
+    -0.2510,
+    -0.5447,
+    -1.3882,
+    -0.8629,
+    -0.0969,
+    -0.0160,
+)
+"""overlap, window, weighted, proximity, names_missing, facts_absent, facts_contradicted,
+strong_qualifier, negation (``align.FEATURES``)."""
+SUPPORTED_AT = 0.443
+"""A claim scoring at least this is supported: 85 % of the supported claims of the fitting data
+without a hard finding do (each set weighing the same)."""
+UNSUPPORTED_BELOW = 0.095
+"""A claim scoring below this is unsupported: on the fitting data, 90 % of such claims were
+(each set weighing the same)."""
+
+
+def probability(values: tuple[float, ...]) -> float:
+    """The calibrated probability that the claim is supported."""
+    z = INTERCEPT + sum(c * v for c, v in zip(COEFFICIENTS, values, strict=True))
+    if z < -30:
+        return 0.0
+    return 1.0 / (1.0 + math.exp(-z))

@@ -1,0 +1,247 @@
+"""Words of a claim or a context, as the offline judge weighs them: folded, stemmed, content only.
+
+Stems come from the Snowball stemmers (``snowballstemmer``, which uses the C build
+``PyStemmer`` when it is installed) for English and German, chosen per text by a count of
+German function words. *Content* words are the letters-only tokens that are neither stopwords
+nor *meta* words: lead-ins, attributions and hedges ("according to", "the study shows",
+"reportedly", "laut", "offenbar") say where a statement comes from or how sure the writer is,
+not what it claims, so they never count as claim content. Numbers, dates and codes are not
+words here: the hard checks (``hard.py``) read them.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+import snowballstemmer
+
+from ragfunnel.analyzer.judges.lexicon import GERMAN_MARKERS
+
+__all__ = ["META", "is_german", "lead_in_end", "stem", "tokens"]
+
+_TOKEN = re.compile(r"[^\W_]+(?:-[^\W_]+)*")
+_STEMMERS = {
+    "en": snowballstemmer.stemmer("english"),
+    "de": snowballstemmer.stemmer("german"),
+}
+_CACHE = 1 << 16
+
+META = frozenset(
+    [
+        "according",
+        "accordingly",
+        "reportedly",
+        "allegedly",
+        "apparently",
+        "seemingly",
+        "supposedly",
+        "presumably",
+        "probably",
+        "possibly",
+        "perhaps",
+        "likely",
+        "unlikely",
+        "generally",
+        "typically",
+        "usually",
+        "essentially",
+        "basically",
+        "clearly",
+        "obviously",
+        "notably",
+        "specifically",
+        "particularly",
+        "importantly",
+        "interestingly",
+        "overall",
+        "however",
+        "therefore",
+        "thus",
+        "hence",
+        "furthermore",
+        "moreover",
+        "additionally",
+        "also",
+        "indeed",
+        "actually",
+        "really",
+        "study",
+        "studies",
+        "passage",
+        "text",
+        "document",
+        "documents",
+        "context",
+        "article",
+        "articles",
+        "source",
+        "sources",
+        "report",
+        "reports",
+        "reported",
+        "author",
+        "authors",
+        "researchers",
+        "information",
+        "stated",
+        "say",
+        "says",
+        "said",
+        "note",
+        "notes",
+        "noted",
+        "mention",
+        "mentions",
+        "mentioned",
+        "suggest",
+        "suggests",
+        "suggested",
+        "indicate",
+        "indicates",
+        "indicated",
+        "show",
+        "shows",
+        "showed",
+        "shown",
+        "explain",
+        "explains",
+        "explained",
+        "describe",
+        "describes",
+        "described",
+        "claim",
+        "claims",
+        "claimed",
+        "highlight",
+        "highlights",
+        "highlighted",
+        "emphasize",
+        "emphasizes",
+        "emphasized",
+        "discuss",
+        "discusses",
+        "discussed",
+        "summary",
+        "summarize",
+        "summarized",
+        "concise",
+        "brief",
+        "briefly",
+        "answer",
+        "question",
+        "based",
+        "given",
+        "provided",
+        "appear",
+        "appears",
+        "appeared",
+        "seem",
+        "seems",
+        "seemed",
+        "conclude",
+        "concludes",
+        "concluded",
+        "laut",
+        "gemass",
+        "zufolge",
+        "demnach",
+        "offenbar",
+        "offensichtlich",
+        "anscheinend",
+        "vermutlich",
+        "wahrscheinlich",
+        "moglicherweise",
+        "eventuell",
+        "grundsatzlich",
+        "allerdings",
+        "ausserdem",
+        "zudem",
+        "ferner",
+        "jedoch",
+        "also",
+        "studie",
+        "studien",
+        "text",
+        "dokument",
+        "dokumente",
+        "kontext",
+        "quelle",
+        "quellen",
+        "artikel",
+        "bericht",
+        "berichtet",
+        "heisst",
+        "besagt",
+        "sagt",
+        "sagen",
+        "erwahnt",
+        "erwahnen",
+        "beschreibt",
+        "beschrieben",
+        "zeigt",
+        "zeigen",
+        "stellt",
+        "fest",
+        "zusammenfassung",
+        "zusammengefasst",
+        "angaben",
+        "angegeben",
+        "kurz",
+        "insgesamt",
+    ]
+)
+"""Lead-in, attribution and hedge words (folded): never claim content (see the docstring)."""
+
+# A leading attribution clause: "According to the 2021 report by Smith, …", "Laut dem Text …,",
+# "The study shows that …", "Based on the context, …". Everything up to its end is no claim.
+_LEAD_IN = re.compile(
+    r"^\s*(?:(?:according\s+to|based\s+on|as\s+(?:stated|mentioned|described|noted|shown|"
+    r"reported|explained|outlined)\s+(?:in|by)|as\s+per|per|in\s+(?:the|this)\s+\w+|from\s+the\s+"
+    r"\w+|laut|gemäß|gemass|nach\s+angaben|ausweislich|wie\s+(?:im|in\s+der|in\s+den)\s+\w+\s+"
+    r"(?:beschrieben|erwähnt|angegeben|dargestellt))\b[^,;:]{0,90}?,\s*"
+    r"|(?:the|this|that|these|their|our|its|der|die|das|dem)?\s*(?:[\w'-]+\s+){0,5}?"
+    r"(?:states?|says?|notes?|mentions?|suggests?|shows?|indicates?|explains?|reports?|finds?|"
+    r"found|concludes?|describes?|highlights?|emphasi[sz]es|claims?|argues?|confirms?|reveals?|"
+    r"stated|noted|mentioned|suggested|showed|indicated|explained|reported|concluded|described|"
+    r"besagt|sagt|zeigt|erwähnt|beschreibt|berichtet|stellt\s+fest)\s+(?:that|dass)\s+"
+    r"|it\s+(?:is|was|has\s+been)\s+(?:stated|noted|mentioned|reported|suggested|shown|"
+    r"explained|found|known)\s+that\s+|es\s+(?:heißt|heisst|wird\s+\w+),?\s+dass\s+)",
+    re.IGNORECASE,
+)
+
+
+def lead_in_end(claim: str) -> int:
+    """Where the claim's content starts: after a leading attribution clause, if it has one."""
+    m = _LEAD_IN.match(claim)
+    if m is None or m.end() >= len(claim) - 3:
+        return 0
+    return m.end()
+
+
+def is_german(words: list[str]) -> bool:
+    """Whether folded words read as German: at least two of them (or one of few) mark it."""
+    hits = sum(w in GERMAN_MARKERS for w in words)
+    return hits >= 2 or (hits == 1 and len(words) < 8)
+
+
+@lru_cache(maxsize=_CACHE)
+def _stem_en(word: str) -> str:
+    return str(_STEMMERS["en"].stemWord(word))
+
+
+@lru_cache(maxsize=_CACHE)
+def _stem_de(word: str) -> str:
+    return str(_STEMMERS["de"].stemWord(word))
+
+
+def stem(word: str, german: bool) -> str:
+    """A folded word's Snowball stem (cached: the same words come back in every text)."""
+    if len(word) < 4:
+        return word
+    return _stem_de(word) if german else _stem_en(word)
+
+
+def tokens(folded: str) -> list[str]:
+    """The word tokens of a folded text, hyphenated ones kept whole (``hotel-pauschale``)."""
+    return _TOKEN.findall(folded)
