@@ -15,7 +15,9 @@ meant, never a verdict). A list of sources ("Sources: [1] a.pdf; [2] b.pdf", "Qu
 sentence that only points at one ("See [2] for details") make no claim (judges/citations.py).
 
 Sentences that refuse ("I don't know", "Dazu habe ich keine Informationen") are *refusals*, not
-claims; politeness without content ("Hope this helps!") is dropped. An answer without claims is
+claims; politeness without content ("Hope this helps!") and sentences that only announce what
+follows ("Here is a concise summary of the passage:", "Hier ist eine Zusammenfassung:") are
+dropped, and such an announcement is no lead-in for the list below it. An answer without claims is
 an abstention: it is never scored, neither 1 nor NaN (docs/judges.md).
 
 This module only splits text; it never looks at the context or decides support.
@@ -169,6 +171,22 @@ _FILLER = re.compile(
     r"[\s.!,:]*$",
     re.IGNORECASE,
 )
+# A sentence that only announces what follows ("Here is a concise summary of the passage:",
+# "Based on the context, here are the key points:", "Hier ist eine kurze Zusammenfassung:"):
+# no claim, and no lead-in for the list items below it.
+_ANNOUNCE = (
+    r"(?:(?:sure|certainly|of\s+course|okay|ok|gerne|klar)[,!.]?\s+)?"
+    r"(?:(?:based\s+on|according\s+to|from)\s+(?:the|this|these)\s+[\w\s-]{0,40}?,\s*)?"
+    r"(?:(?:here\s+(?:is|are|'s)|below\s+(?:is|are)|the\s+following\s+(?:is|are)|"
+    r"(?:this|that)\s+is|hier\s+(?:ist|sind)|im\s+folgenden|folgendes)\b[^.!?:]{0,80}?"
+    r"(?:summary|summari[sz]ation|overview|answer|list|points|steps|details|facts|rules|"
+    r"information|breakdown|highlights|takeaways|findings|options|zusammenfassung|überblick|"
+    r"antwort|liste|punkte|schritte|informationen|regeln|details|angaben)\b[^.!?:]{0,80}?"
+    r"|in\s+(?:summary|short|brief)|to\s+summari[sz]e|summary|zusammenfassung|"
+    r"zusammengefasst|kurz\s+gesagt)"
+)
+_PREAMBLE = re.compile(rf"^{_ANNOUNCE}\s*[:.]?\s*$", re.IGNORECASE)
+_PREAMBLE_PREFIX = re.compile(rf"^{_ANNOUNCE}\s*:\s+(?=\S)", re.IGNORECASE)
 _HAS_CONTENT = re.compile(r"[^\W_]{2,}|\d")
 _HIDDEN_GAP = re.compile(rf"\s*(?:{MARKER.pattern})", re.IGNORECASE)
 _HIDDEN = re.compile("\ue000(\\d+)\ue001")
@@ -286,7 +304,9 @@ def _blocks(text: str) -> list[str]:
         if bullet:
             if paragraph:
                 joined = " ".join(paragraph)
-                if joined.endswith(":"):
+                if _PREAMBLE.match(joined):
+                    lead = ""
+                elif joined.endswith(":"):
                     lead = joined.rstrip(":").strip()
                 else:
                     blocks.append(joined)
@@ -329,9 +349,10 @@ def split_claims(answer: str) -> ClaimSplit:
     citations: list[tuple[str, ...]] = []
     refusals: list[str] = []
     for block in _blocks(answer):
-        for sentence in _sentences(move_trailing(block)):
-            if is_source_heading(sentence) or is_pointer(sentence):
+        for written in _sentences(move_trailing(block)):
+            if is_source_heading(written) or is_pointer(written) or _PREAMBLE.match(written):
                 continue
+            sentence = _PREAMBLE_PREFIX.sub("", written)
             if is_refusal(sentence):
                 refusals.append(strip_markers(sentence)[0])
                 continue

@@ -191,7 +191,8 @@ META = frozenset(
         "insgesamt",
     ]
 )
-"""Lead-in, attribution and hedge words (folded): never claim content (see the docstring)."""
+"""Lead-in, attribution and hedge words, modal verbs and contraction stems (``isn`` of
+``isn't``), folded: never claim content (see the docstring)."""
 
 # A leading attribution clause: "According to the 2021 report by Smith, …", "Laut dem Text …,",
 # "The study shows that …", "Based on the context, …". Everything up to its end is no claim.

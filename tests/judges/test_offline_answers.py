@@ -1,0 +1,167 @@
+"""The offline judge on answers written the way generators write them (issue 18's reproductions).
+
+A correct answer — with a lead-in, a hedge, an attribution, in other words, as a list, in
+German — must never come out ``unsupported``; a contradicted number, date or negation must.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from ragfunnel.analyzer.judges.claims import split_claims
+from ragfunnel.analyzer.judges.model import UNCERTAIN
+from ragfunnel.analyzer.judges.offline import OfflineJudge, judge_claim
+
+POLICY = [
+    (
+        "travel",
+        "The hotel allowance is 120 EUR per night. Taxis are allowed from 22:00; before that, "
+        "use public transport.",
+    ),
+    ("meals", "Meals are reimbursed up to 60 EUR a day. Alcohol is not reimbursed."),
+]
+RICHTLINIE = [
+    (
+        "reise",
+        "Die Hotelpauschale beträgt 120 EUR pro Nacht. Ein Taxi ist ab 22:00 Uhr erlaubt; "
+        "vorher gilt der ÖPNV.",
+    ),
+    ("essen", "Alkohol wird nicht erstattet."),
+]
+
+
+def test_a_lead_in_is_no_claim_content() -> None:
+    verdict = judge_claim(
+        "According to the study, the role of AMPK in fibrosis is unclear.",
+        ["However, the role of AMPK in fibrosis is unclear."],
+    )
+    assert verdict.label == "supported", verdict.missing
+
+
+def test_a_verbatim_copy_is_fully_supported() -> None:
+    text = "Press Ctrl+K to search all notes and Ctrl+Shift+N to create a new notebook."
+    verdict = OfflineJudge().judge(text, [("c", text)])
+    assert verdict.faithfulness == 1.0, verdict.claims
+
+
+def test_a_month_before_a_number_that_is_no_day_or_year_does_not_raise() -> None:
+    verdict = OfflineJudge().judge("Profits rose.", ["The Company File, 15 Jun 99"])
+    assert len(verdict.claims) == 1
+    assert verdict.claims[0].label == "unsupported"
+
+
+@pytest.mark.parametrize(
+    "announcement",
+    [
+        "Here is a concise summary of the passage:",
+        "Sure! Here are the key points:",
+        "Based on the context, here is the answer:",
+        "Hier ist eine kurze Zusammenfassung:",
+    ],
+)
+def test_an_announcement_is_not_a_claim(announcement: str) -> None:
+    assert split_claims(announcement).claims == ()
+    listed = split_claims(f"{announcement}\n- Taxis are allowed from 22:00.")
+    assert listed.claims == ("Taxis are allowed from 22:00",)
+    inline = split_claims(f"{announcement} Taxis are allowed from 22:00.")
+    assert inline.claims == ("Taxis are allowed from 22:00",)
+
+
+def test_died_from_is_died_of() -> None:
+    verdict = OfflineJudge().judge(
+        "Many people died from COVID-19.", ["Many people died of COVID-19 last year."]
+    )
+    assert [c.label for c in verdict.claims] == ["supported"]
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Based on the provided context, the hotel allowance is 120 EUR per night.",
+        "The document states that taxis are allowed from 10 pm.",
+        "It seems that alcohol is not reimbursed.",
+        "In summary, hotels are covered up to 120 EUR a night, and taxis are allowed after 22:00.",
+        "Here are the rules:\n- Hotel: 120 EUR per night\n- Taxi: from 22:00\n- Meals: up to "
+        "60 EUR a day",
+        "You can get up to 60 EUR per day for meals, but alcohol isn't reimbursed.",
+        "Generally, meal expenses are reimbursed up to 60 EUR daily.",
+        "Reportedly, the hotel allowance is probably 120 EUR per night [1].",
+    ],
+)
+def test_correct_english_answers_are_never_unsupported(answer: str) -> None:
+    verdict = OfflineJudge().judge(answer, POLICY)
+    assert verdict.claims
+    assert all(c.label != "unsupported" for c in verdict.claims), verdict.claims
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Laut den Unterlagen beträgt die Hotelpauschale 120 Euro pro Nacht.",
+        "Ein Taxi darf ab 22 Uhr genutzt werden.",
+        "Alkohol wird nicht erstattet, Taxis sind ab 22 Uhr erlaubt.",
+        "Die Hotelpauschale liegt bei 120 EUR je Nacht.",
+        "Zusammengefasst:\n- Hotel: 120 EUR pro Nacht\n- Taxi: ab 22 Uhr",
+    ],
+)
+def test_correct_german_answers_are_never_unsupported(answer: str) -> None:
+    verdict = OfflineJudge().judge(answer, RICHTLINIE)
+    assert verdict.claims
+    assert all(c.label != "unsupported" for c in verdict.claims), verdict.claims
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "missing"),
+    [
+        ("According to the policy, the hotel allowance is 150 EUR per night.", POLICY, "150 EUR"),
+        ("Taxis are allowed from 20:00.", POLICY, "20:00"),
+        ("Alcohol is reimbursed.", POLICY, "negates"),
+        ("Meals are not reimbursed.", POLICY, "negation 'not'"),
+        ("Laut Richtlinie beträgt die Hotelpauschale 150 Euro pro Nacht.", RICHTLINIE, "150"),
+        ("Alkohol wird erstattet.", RICHTLINIE, "negates"),
+        ("The policy applies since 1 June 2024.", ["The policy applies since 1 July 2024."],
+         "1 June 2024"),
+    ],
+)  # fmt: skip
+def test_contradicted_numbers_dates_and_negations_are_unsupported(
+    answer: str, context: list[tuple[str, str]] | list[str], missing: str
+) -> None:
+    (claim,) = OfflineJudge().judge(answer, context).claims
+    assert claim.label == "unsupported"
+    assert missing in claim.missing
+    assert claim.confidence is not None and claim.confidence <= 0.05
+
+
+def test_confidence_is_a_probability_and_uncertain_sits_between() -> None:
+    verdicts = [
+        judge_claim(c, POLICY)
+        for c in (
+            "The hotel allowance is 120 EUR per night",
+            "Hotel stays are covered and breakfast is usually included",
+            "Profits rose sharply in Asia",
+        )
+    ]
+    assert all(0.0 <= (v.confidence or 0.0) <= 1.0 for v in verdicts)
+    assert verdicts[0].label == "supported"
+    high, middle, low = (v.confidence or 0.0 for v in verdicts)
+    assert high > middle > low
+    assert verdicts[2].label == "unsupported"
+    assert UNCERTAIN == "uncertain"
+
+
+def test_the_offline_judge_never_says_partial() -> None:
+    answers = [
+        "The hotel allowance is 120 EUR per night in the city centre, with breakfast.",
+        "Taxis are allowed from 22:00 and meals up to 60 EUR.",
+    ]
+    labels = {c.label for a in answers for c in OfflineJudge().judge(a, POLICY).claims}
+    assert labels <= {"supported", "uncertain", "unsupported"}
+
+
+def test_context_as_a_generator_is_read_once() -> None:
+    verdict = OfflineJudge().judge(
+        "The hotel allowance is 120 EUR per night. Alcohol is not reimbursed.",
+        (pair for pair in POLICY),
+    )
+    assert [c.label for c in verdict.claims] == ["supported", "supported"]
+    assert [c.supporting_ids for c in verdict.claims] == [("travel",), ("meals",)]
