@@ -11,7 +11,7 @@ The data comes from bench/judge_data.py (``--data``, default ``$RAGFUNNEL_JUDGE_
 Each set weighs the same in the fit, whatever its size. The measured sets (bench/judge.py) are
 the others: WiCE test, QAGS XSum and the CLIFF ``test`` cut.
 
-Prints the intercept, the coefficients and the two thresholds as Python constants for
+Prints the intercept, the coefficients, the two thresholds and the hard findings' factor as Python constants for
 ``ragfunnel/analyzer/judges/offline/score.py``, and the precision of each hard check on the
 fitting data (a hard check makes a claim unsupported by itself, so it must be precise):
 
@@ -122,11 +122,15 @@ def main() -> None:
             UNSUPPORTED_PRECISION
         ):
             below = float(t)
+    # A hard finding makes a claim unsupported whatever its score; its confidence is the score
+    # scaled so that, on the fitting data, it matches how often such claims were supported.
+    hard_factor = float(np.average(y[hard], weights=w[hard]) / np.average(p[hard], weights=w[hard]))
     print(f"INTERCEPT = {model.intercept_[0]:.4f}")
     coefficients = ", ".join(f"{c:.4f}" for c in model.coef_[0])
     print(f"COEFFICIENTS = ({coefficients})  # {', '.join(FEATURES)}")
     print(f"SUPPORTED_AT = {supported_at:.3f}")
     print(f"UNSUPPORTED_BELOW = {below:.3f}")
+    print(f"HARD_FACTOR = {min(1.0, hard_factor):.3f}")
     for name, (evidence, labels) in sets.items():
         fired = [lab for e, lab in zip(evidence, labels, strict=True) if e.hard]
         wrong = sum(fired)

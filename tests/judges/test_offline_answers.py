@@ -11,6 +11,7 @@ import pytest
 from ragfunnel.analyzer.judges.claims import split_claims
 from ragfunnel.analyzer.judges.model import UNCERTAIN
 from ragfunnel.analyzer.judges.offline import OfflineJudge, judge_claim
+from ragfunnel.analyzer.judges.offline.score import SUPPORTED_AT
 
 POLICY = [
     (
@@ -129,7 +130,7 @@ def test_contradicted_numbers_dates_and_negations_are_unsupported(
     (claim,) = OfflineJudge().judge(answer, context).claims
     assert claim.label == "unsupported"
     assert missing in claim.missing
-    assert claim.confidence is not None and claim.confidence <= 0.05
+    assert claim.confidence is not None and claim.confidence < SUPPORTED_AT
 
 
 def test_confidence_is_a_probability_and_uncertain_sits_between() -> None:

@@ -33,7 +33,13 @@ from ragfunnel.analyzer.judges.model import (
 )
 from ragfunnel.analyzer.judges.offline.align import Evidence, align
 from ragfunnel.analyzer.judges.offline.index import ContextIndex
-from ragfunnel.analyzer.judges.offline.score import SUPPORTED_AT, UNSUPPORTED_BELOW, probability
+from ragfunnel.analyzer.judges.offline.score import (
+    HARD_CAP,
+    HARD_FACTOR,
+    SUPPORTED_AT,
+    UNSUPPORTED_BELOW,
+    probability,
+)
 
 __all__ = ["NAME", "OfflineJudge", "judge_claim"]
 
@@ -56,7 +62,8 @@ def _verdict(claim: str, index: ContextIndex) -> ClaimVerdict:
     sentences = sorted(set(evidence.window) | evidence.facts.sentences)
     supporting = tuple(dict.fromkeys(index.ids[index.chunk_of[s]] for s in sentences))
     if evidence.hard:
-        return ClaimVerdict(claim, UNSUPPORTED, supporting, _why(evidence), NAME, min(p, 0.05))
+        confidence = min(p * HARD_FACTOR, HARD_CAP)
+        return ClaimVerdict(claim, UNSUPPORTED, supporting, _why(evidence), NAME, confidence)
     if p >= SUPPORTED_AT and not evidence.names:
         return ClaimVerdict(claim, SUPPORTED, supporting, "", NAME, p)
     label = UNSUPPORTED if p < UNSUPPORTED_BELOW else UNCERTAIN

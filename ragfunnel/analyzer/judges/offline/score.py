@@ -11,7 +11,15 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["COEFFICIENTS", "INTERCEPT", "SUPPORTED_AT", "UNSUPPORTED_BELOW", "probability"]
+__all__ = [
+    "COEFFICIENTS",
+    "HARD_CAP",
+    "HARD_FACTOR",
+    "INTERCEPT",
+    "SUPPORTED_AT",
+    "UNSUPPORTED_BELOW",
+    "probability",
+]
 
 INTERCEPT = -0.2350
 COEFFICIENTS = (
@@ -34,6 +42,13 @@ without a hard finding do (each set weighing the same)."""
 UNSUPPORTED_BELOW = 0.095
 """A claim scoring below this is unsupported: on the fitting data, 90 % of such claims were
 (each set weighing the same)."""
+
+HARD_FACTOR = 0.833
+"""A claim with a hard finding gets its score times this as confidence: on the fitting data
+this matches how often such claims were supported (each set weighing the same)."""
+
+HARD_CAP = 0.3
+"""...and at most this: an unsupported claim never scores near the supported cut-off."""
 
 
 def probability(values: tuple[float, ...]) -> float:
