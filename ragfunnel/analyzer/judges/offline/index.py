@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from ragfunnel.analyzer.judges.lexicon import NEGATIONS, STOPWORDS, fold
+from ragfunnel.analyzer.judges.lexicon import NEGATIONS, NUMBER_WORDS, STOPWORDS, fold
 from ragfunnel.analyzer.judges.model import Chunk
 from ragfunnel.analyzer.judges.offline.words import META, is_german, stem, tokens
 from ragfunnel.analyzer.judges.terms import Fact, facts, negated
@@ -21,8 +21,23 @@ __all__ = ["ContextIndex"]
 
 _SENTENCE = re.compile(r"(?<=[.!?;])[\"'”’)\]]*\s+|\s*\n\s*")
 _PLAIN = re.compile(r"[^\W_]+")
+_ALPHA = re.compile(r"[^\W\d_]+")
+_HYPHENATED = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)+")
+_NUMBER_WORDS = frozenset(NUMBER_WORDS)
 _LANGUAGE_SAMPLE = 400
 _SKIP = STOPWORDS | META | NEGATIONS
+
+
+def _spans(text: str) -> list[tuple[int, int]]:
+    """Where each sentence of a text is (empty ones left out)."""
+    out, start = [], 0
+    for m in _SENTENCE.finditer(text):
+        if m.start() > start:
+            out.append((start, m.start()))
+        start = m.end()
+    if start < len(text):
+        out.append((start, len(text)))
+    return out
 
 
 @dataclass
@@ -41,6 +56,7 @@ class ContextIndex:
         words: every folded content word, once, space-separated (for compound look-ups).
         word_stems: each content word's stem.
         tokens: every token (letters or digits) of the context, folded.
+        numeric: whether each sentence can hold a fact (a digit, a number word, a currency).
     """
 
     ids: list[str]
@@ -53,6 +69,7 @@ class ContextIndex:
     positions: dict[str, set[int]] = field(default_factory=dict)
     words: str = ""
     tokens: set[str] = field(default_factory=set)
+    numeric: list[bool] = field(default_factory=list)
     word_stems: dict[str, str] = field(default_factory=dict)
     _facts: dict[int, list[Fact]] = field(default_factory=dict, repr=False)
     _negation: dict[int, str] = field(default_factory=dict, repr=False)
@@ -68,39 +85,44 @@ class ContextIndex:
         return index
 
     def _build(self, texts: list[str]) -> None:
-        german = self.german
+        german, skip, numbers = self.german, _SKIP, _NUMBER_WORDS
         postings, positions, word_stems = self.postings, self.positions, self.word_stems
+        sentences, written_out, chunk_of = self.sentences, self.written, self.chunk_of
+        seen, numeric = self.tokens, self.numeric
         pos = 0
         for ci, text in enumerate(texts):
-            for written in _SENTENCE.split(text):
-                if not written:
-                    continue
-                sentence = fold(written)
-                self.tokens.update(_PLAIN.findall(sentence))
-                sid = len(self.sentences)
-                self.sentences.append(sentence)
-                self.written.append(written)
-                self.chunk_of.append(ci)
-                for token in tokens(sentence):
-                    parts = token.split("-") if "-" in token else [token]
-                    if len(parts) > 1:
-                        parts.append("".join(parts))
-                    for word in parts:
-                        if not word.isalpha():
-                            continue
-                        pos += 1
-                        if word in _SKIP:
-                            continue
-                        root = word_stems.get(word)
-                        if root is None:
-                            root = word_stems[word] = stem(word, german)
-                        where = postings.get(root)
-                        if where is None:
-                            postings[root] = {sid}
-                            positions[root] = {pos}
-                        else:
-                            where.add(sid)
-                            positions[root].add(pos)
+            folded = self.chunk_text[ci]
+            same = len(folded) == len(text)
+            for a, b in _spans(folded if same else text):
+                written = text[a:b]
+                sentence = folded[a:b] if same else fold(written)
+                sid = len(sentences)
+                sentences.append(sentence)
+                written_out.append(written)
+                chunk_of.append(ci)
+                plain = _PLAIN.findall(sentence)
+                seen.update(plain)
+                words = _ALPHA.findall(sentence)
+                numeric.append(
+                    len(plain) != len(words) or not numbers.isdisjoint(words) or "$" in sentence
+                    or "€" in sentence or "£" in sentence
+                )  # fmt: skip
+                if "-" in sentence:
+                    words.extend(h.replace("-", "") for h in _HYPHENATED.findall(sentence))
+                for word in words:
+                    pos += 1
+                    if word in skip:
+                        continue
+                    root = word_stems.get(word)
+                    if root is None:
+                        root = word_stems[word] = stem(word, german)
+                    where = postings.get(root)
+                    if where is None:
+                        postings[root] = {sid}
+                        positions[root] = {pos}
+                    else:
+                        where.add(sid)
+                        positions[root].add(pos)
         self.words = " " + " ".join(word_stems) + " "
 
     def containing(self, part: str) -> set[int]:
@@ -116,6 +138,8 @@ class ContextIndex:
 
     def facts_of(self, sid: int) -> list[Fact]:
         """The facts of one sentence (found on first use)."""
+        if not self.numeric[sid]:
+            return []
         found = self._facts.get(sid)
         if found is None:
             text, written = self.sentences[sid], self.written[sid]
