@@ -99,7 +99,12 @@ def _names(claim: str, german: bool) -> list[str]:
         if german and not acronym:
             continue  # German capitalises every noun.
         folded = fold(word).strip("'-")
-        if folded not in STOPWORDS and folded not in META and folded.isalpha():
+        if (
+            folded not in STOPWORDS
+            and folded not in META
+            and folded not in NEGATIONS
+            and folded.isalpha()
+        ):
             out.setdefault(folded, None)
     return list(out)
 
@@ -202,7 +207,9 @@ def align(claim: str, index: ContextIndex) -> Evidence:
     in_facts = " ".join(fold(w) for _, w in claim_facts)
     names = [
         m for m in _names(content, german)
-        if m not in in_facts and _sentences_of(m, stem(m, german), index) is None
+        if m not in in_facts
+        and m not in index.tokens
+        and _sentences_of(m, stem(m, german), index) is None
     ]  # fmt: skip
     checked = check_facts(claim_facts, index, window)
     strong, _ = missing_qualifiers(qualifiers(folded), index)
