@@ -7,8 +7,9 @@
     verdict.unsupported           # the claims to fix, each with what was missing
 
 A judge splits an answer into claims and rates each against the whole context: supported (1),
-partial (0.5) or unsupported (0), with the supporting chunk ids and, when not supported, the
-missing or contradicted term. ``LLMJudge`` and ``FactCheckJudge`` do the same through any
+unsupported (0), or in between uncertain (the offline judge, with a calibrated confidence) or
+partial (the LLM judges), with the supporting chunk ids and, when not supported, the missing
+or contradicted term. ``LLMJudge`` and ``FactCheckJudge`` do the same through any
 OpenAI-compatible endpoint (``Endpoint.from_env()``), cached; ``judge_store`` judges every
 stored answer with a policy (offline, llm, factcheck, tiered) and writes the verdicts table
 the funnel reads. docs/judges.md states every rule.
