@@ -5,9 +5,10 @@ states the case's truth. An answer that faithfully repeats an outdated chunk is 
 wrong; the two are never averaged.
 
 - Against ``facts`` (deterministic): every fact stated → ``correct``; some → ``incomplete``
-  (naming the missing ones); none → ``wrong``. A fact is stated when it appears as whole
-  tokens, or when the offline judge finds it in the answer with its value normalised
-  (``120 Euro`` states the fact ``120 EUR``).
+  (naming the missing ones); none → ``wrong``. A fact is stated by the one rule the funnel
+  uses too (``ragfunnel.analyzer.cases.fact_text.states_fact``): whole tokens after one
+  normalisation, so ``€120`` states the fact ``120 EUR`` and "HAUPTSTRASSE 5" states
+  "Hauptstraße 5".
 - Against ``reference``, offline: the reference is split into claims and each is checked
   against the answer as if the answer were the context. All found → ``correct``; a reference
   value the answer states differently → ``wrong``; none found → ``wrong``; otherwise
@@ -18,13 +19,12 @@ wrong; the two are never averaged.
 from __future__ import annotations
 
 import json
-import re
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import msgspec
 
+from ragfunnel.analyzer.cases.fact_text import states_fact
 from ragfunnel.analyzer.judges import prompts
 from ragfunnel.analyzer.judges.cache import cache_key
 from ragfunnel.analyzer.judges.claims import split_claims
@@ -46,7 +46,6 @@ __all__ = [
 CORRECT = "correct"
 INCOMPLETE = "incomplete"
 WRONG = "wrong"
-_NON_WORD = re.compile(r"[^\w]+")
 
 
 @dataclass(frozen=True)
@@ -64,22 +63,11 @@ class Correctness:
     missing: tuple[str, ...] = ()
 
 
-def _tokens(text: str) -> str:
-    folded = unicodedata.normalize("NFKC", text).casefold()
-    return " " + _NON_WORD.sub(" ", folded).strip() + " "
-
-
-def _states(answer: str, fact: str) -> bool:
-    if _tokens(fact) in _tokens(answer):
-        return True
-    return judge_claim(fact, [Chunk("answer", answer)]).label == SUPPORTED
-
-
 def facts_correctness(answer: str, facts: Sequence[str]) -> Correctness | None:
     """Correctness against a case's facts; ``None`` without facts."""
     if not facts:
         return None
-    missing = tuple(f for f in facts if not _states(answer, f))
+    missing = tuple(f for f in facts if not states_fact(answer, f))
     if not missing:
         return Correctness(CORRECT, "states every fact")
     if len(missing) == len(facts):
