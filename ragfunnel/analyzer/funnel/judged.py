@@ -4,8 +4,10 @@
 only when it exists, never creating it — and keeps, for each trace and question, the verdict
 of the pipeline answer by the strongest judge (an LLM or fact-checker over the offline judge),
 the latest one. It shapes the record columns ``faithfulness`` and ``claims`` and the inputs of
-the generation rule: the first unsupported claim (else the first partial one) with its
-missing term, and the judged correctness.
+the generation rule: the first unsupported claim (else the first partial or uncertain one) with
+its missing term, how many claims the judge could not decide (``doubts``: ``uncertain`` claims,
+and ``partial`` ones from the offline judge, whose partial means "not sure"; an LLM's
+``partial`` is a verdict), and the judged correctness.
 """
 
 from __future__ import annotations
@@ -16,7 +18,12 @@ import polars as pl
 
 from ragfunnel.analyzer.store.dsn import quote
 from ragfunnel.analyzer.store.migrations import verdicts_ready
-from ragfunnel.analyzer.store.verdict_tables import VERDICTS_TABLE
+from ragfunnel.analyzer.store.verdict_tables import (
+    OFFLINE_JUDGE,
+    PARTIAL,
+    UNCERTAIN,
+    VERDICTS_TABLE,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -57,6 +64,7 @@ JUDGED_COLUMNS: dict[str, pl.DataType] = {
     "worst_claim": pl.String(),
     "worst_missing": pl.String(),
     "worst_verdict": pl.Float64(),
+    "doubts": pl.UInt32(),
 }
 
 
@@ -111,6 +119,8 @@ def read_judged(store: Store, runs: Sequence[str] = ()) -> pl.DataFrame:
         pl.col("texts").get(pl.col("verdicts").arg_min()).alias("worst_claim"),
         pl.col("missing").get(pl.col("verdicts").arg_min()).alias("worst_missing"),
         pl.col("verdicts").min().alias("worst_verdict"),
+        ((pl.col("labels") == UNCERTAIN)
+         | ((pl.col("labels") == PARTIAL) & (pl.col("judge") == OFFLINE_JUDGE))).sum().alias("doubts"),
     )  # fmt: skip
     out = f.join(claims, on="_row", how="left").select(
         "trace_id",
@@ -123,5 +133,6 @@ def read_judged(store: Store, runs: Sequence[str] = ()) -> pl.DataFrame:
         "worst_claim",
         "worst_missing",
         "worst_verdict",
+        pl.col("doubts").fill_null(0),
     )  # fmt: skip
     return out.cast(pl.Schema(JUDGED_COLUMNS))

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ragfunnel.analyzer.errors import AnalyzerError
+from ragfunnel.analyzer.store.verdict_tables import PARTIAL, SUPPORTED, UNCERTAIN, UNSUPPORTED
 
 __all__ = [
     "LABELS",
@@ -29,12 +30,9 @@ __all__ = [
     "text_hash",
 ]
 
-SUPPORTED = "supported"
-PARTIAL = "partial"
-UNSUPPORTED = "unsupported"
-UNCERTAIN = "uncertain"
-"""The judge could neither confirm nor confidently refute the claim: a case for a stronger
-judge, never a reason to blame generation (docs/judges.md)."""
+# The labels are the verdicts table's vocabulary, which the funnel reads too: defined there.
+# ``uncertain``: the judge could neither confirm nor confidently refute the claim, a case for a
+# stronger judge, never a reason to blame generation (docs/judges.md).
 LABELS = (SUPPORTED, PARTIAL, UNSUPPORTED)
 SCORES = {SUPPORTED: 1.0, PARTIAL: 0.5, UNSUPPORTED: 0.0, UNCERTAIN: 0.5}
 

@@ -37,9 +37,10 @@ from ragfunnel.analyzer.judges.model import (
     Chunk,
     JudgeError,
     context_hash,
-    text_hash,
 )
 from ragfunnel.analyzer.judges.offline import OfflineJudge
+from ragfunnel.analyzer.judges.protocol import Judge
+from ragfunnel.analyzer.judges.rows import verdict_row
 from ragfunnel.analyzer.judges.signals import signals
 from ragfunnel.analyzer.judges.stats import Estimate
 from ragfunnel.analyzer.judges.tiered import (
@@ -118,25 +119,6 @@ def _case_of(cases: CaseSet | None, key: str, question: str | None) -> Case | No
     return found
 
 
-def _row(answer: dict[str, Any], verdict: AnswerVerdict, *, policy: str, digest: str,
-         correctness: Correctness | None, found: list[str], sampled: bool) -> dict[str, Any]:  # fmt: skip
-    return {
-        "TraceId": answer["trace_id"], "SpanId": answer["span_id"],
-        "QuestionKey": answer["question_key"], "RunId": answer["run_id"] or "",
-        "Mode": answer["mode"], "Judge": verdict.judge, "Policy": policy,
-        "AnswerHash": text_hash(answer["answer"]), "ContextHash": digest,
-        "Abstained": int(verdict.abstained), "Faithfulness": verdict.faithfulness,
-        "ClaimTexts": [c.text for c in verdict.claims],
-        "ClaimVerdicts": [c.verdict for c in verdict.claims],
-        "ClaimLabels": [c.label for c in verdict.claims],
-        "ClaimSupportingIds": [list(c.supporting_ids) for c in verdict.claims],
-        "ClaimMissing": [c.missing for c in verdict.claims],
-        "Correctness": correctness.label if correctness else "",
-        "CorrectnessReason": correctness.reason if correctness else "",
-        "Signals": found, "Sampled": int(sampled),
-    }  # fmt: skip
-
-
 def judge_store(
     store: Store,
     *,
@@ -149,6 +131,7 @@ def judge_store(
     split: str = "llm",
     cache: VerdictCache | None = None,
     write: bool = True,
+    screen: Judge | None = None,
 ) -> JudgeRun:
     """Judge every stored pipeline answer (of ``runs``) with ``policy``.
 
@@ -163,6 +146,8 @@ def judge_store(
         split: how the LLM judge splits answers: ``llm`` or ``offline``.
         cache: the verdict cache; default the store's judge-cache table.
         write: insert the verdict rows (default) or only return them.
+        screen: the judge of the offline and tiered policies (default :class:`OfflineJudge`);
+            any :class:`~ragfunnel.analyzer.judges.protocol.Judge`.
 
     Raises:
         JudgeError: an unknown policy, a missing endpoint, a bad ``sample_rate``.
@@ -198,7 +183,7 @@ def judge_store(
             result.warnings.append(message)
             warnings.warn(message, SameModelWarning, stacklevel=2)
 
-    offline = OfflineJudge()
+    offline: Judge = screen if screen is not None else OfflineJudge()
     prepared = []
     for r in usable:
         ids = r["context_ids"] or [str(n) for n in range(1, len(r["context_texts"]) + 1)]
@@ -252,13 +237,13 @@ def judge_store(
             graded_by = grader if verdict is second.get(n) else None
             correctness = _correctness(case, r, graded_by, result.errors)
             result.rows.append(
-                _row(
+                verdict_row(
                     r,
                     verdict,
                     policy=policy,
-                    digest=digest,
+                    context_hash=digest,
                     correctness=correctness,
-                    found=found_signals,
+                    signals=found_signals,
                     sampled=sampled,
                 )
             )

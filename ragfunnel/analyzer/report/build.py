@@ -273,6 +273,7 @@ def build_report(
                         ok_without_evidence=int(counts.get("ok_without_evidence", 0)),
                         unjudged=int(counts.get("unjudged", 0)),
                         incomplete=int(counts.get("incomplete_trace", 0)),
+                        needs_judge=int(counts.get("needs_judge", 0)),
                     ),
                     "metrics": _metrics(result, str(run_id)),
                     "lost_evidence": _lost_evidence(run_items),

@@ -145,6 +145,7 @@ def diagnosis_text(
     ok_without_evidence: int = 0,
     unjudged: int = 0,
     incomplete: int = 0,
+    needs_judge: int = 0,
 ) -> str:
     """The paragraph a good engineer would write about one run (the issue's example shape)."""
     failed = sum(f.count for f in findings)
@@ -186,6 +187,11 @@ def diagnosis_text(
         parts.append(
             f"{ok_without_evidence:,} answered correctly although evidence was lost: check "
             "their gold labels (or the model knew)."
+        )
+    if needs_judge:
+        parts.append(
+            f"{needs_judge:,} need a stronger judge (claims the offline judge could not decide, "
+            "not blamed on generation): `ragfunnel judge --policy tiered` sends them to an LLM."
         )
     if unjudged:
         parts.append(f"{unjudged:,} could not be judged (no answer text or no facts to check).")

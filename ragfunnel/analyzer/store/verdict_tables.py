@@ -13,10 +13,25 @@ from __future__ import annotations
 __all__ = [
     "CACHE_COLUMNS",
     "CACHE_TABLE",
+    "CLAIM_LABELS",
+    "OFFLINE_JUDGE",
+    "PARTIAL",
+    "SUPPORTED",
+    "UNCERTAIN",
+    "UNSUPPORTED",
     "VERDICTS_TABLE",
     "VERDICT_COLUMNS",
     "verdict_tables_ddl",
 ]
+
+SUPPORTED = "supported"
+PARTIAL = "partial"
+UNSUPPORTED = "unsupported"
+UNCERTAIN = "uncertain"
+CLAIM_LABELS = (SUPPORTED, PARTIAL, UNSUPPORTED, UNCERTAIN)
+"""The values of ``ClaimLabels``: what the judges write and the funnel reads (docs/judges.md)."""
+OFFLINE_JUDGE = "offline"
+"""The offline judge's value in ``Judge``; every other judge is ``llm:…`` or ``factcheck:…``."""
 
 VERDICTS_TABLE = "ragfunnel_verdicts_v1"
 CACHE_TABLE = "ragfunnel_judge_cache_v1"
