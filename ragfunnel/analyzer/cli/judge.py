@@ -14,6 +14,7 @@ from ragfunnel.analyzer.cases import load_cases
 from ragfunnel.analyzer.cli.app import app
 from ragfunnel.analyzer.cli.errors import reported
 from ragfunnel.analyzer.cli.options import CasesOption, RunOption, StoreOption
+from ragfunnel.analyzer.judges.answers import ANSWER_TEXT_FIX, CHUNK_TEXT_FIX
 from ragfunnel.analyzer.judges.endpoint import Endpoint
 from ragfunnel.analyzer.judges.run import POLICIES, JudgeRun, SameModelWarning, judge_store
 from ragfunnel.analyzer.judges.tiered import DEFAULT_SAMPLE_RATE
@@ -31,7 +32,7 @@ model, one call per claim), tiered (offline and signals for all; flagged answers
 random sample to the LLM; rates estimated from the sample alone). With --cases, each answer's \
 correctness (facts, else reference) is judged too. The judge endpoint comes from the flags, \
 else RAGFUNNEL_JUDGE_MODEL / RAGFUNNEL_JUDGE_BASE_URL / RAGFUNNEL_JUDGE_API_KEY (or OPENAI_*). \
-Needs content capture (answer and context texts). docs/judges.md states every rule.
+Needs the answer text and the prompt's chunk texts: recorded with content capture on the generate, retrieve or rerank spans (ragfunnel, OpenInference and GenAI traces alike), or given with --chunks. docs/judges.md states every rule.
 
 \b
 Examples:
@@ -95,6 +96,15 @@ def judge_command(
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Judge, but write nothing to the store.")
     ] = False,
+    chunks: Annotated[
+        Path | None,
+        typer.Option(
+            "--chunks",
+            metavar="PATH",
+            help="Chunk texts (JSON Lines or Parquet with id and text) for prompts whose spans "
+            "record ids only.",
+        ),
+    ] = None,
 ) -> None:
     """Judge the stored answers and store the verdicts (see JUDGE_HELP)."""
     flags = {"policy": "--policy", "model": "--judge-model", "sample_rate": "--sample-rate"}
@@ -113,6 +123,7 @@ def judge_command(
             result = judge_store(
                 opened, policy=policy, runs=run or None, cases=case_set, endpoint=endpoint,
                 sample_rate=sample_rate, seed=seed, split=split, write=not dry_run,
+                chunk_texts=chunks,
             )  # fmt: skip
     for message in result.warnings:
         typer.echo(f"ragfunnel judge: warning: {message}", err=True)
@@ -127,14 +138,30 @@ def _pct(value: float) -> str:
     return "—" if math.isnan(value) else f"{100 * value:.1f}%"
 
 
+def textless_lines(result: JudgeRun) -> list[str]:
+    """How many answers were not judged for lack of text, the fix, and the first few of them."""
+    lines = []
+    if result.without_answer_text:
+        lines.append(f"not judged: {result.without_answer_text:,} without answer text: "
+                     f"{ANSWER_TEXT_FIX}")  # fmt: skip
+    if result.without_chunk_text:
+        lines.append(f"not judged: {result.without_chunk_text:,} whose prompt's chunks have no "
+                     f"recorded text: {CHUNK_TEXT_FIX}")  # fmt: skip
+    lines.extend(f"  {note}" for note in result.not_judged[:5])
+    if len(result.not_judged) > 5:
+        lines.append(f"  … and {len(result.not_judged) - 5:,} more")
+    return lines
+
+
 def summary_text(result: JudgeRun, *, dry_run: bool = False) -> str:
     """What a judging run did, for the terminal."""
     faithfulness = result.faithfulness
     lines = [
         f"{result.answers:,} answers, {result.judged:,} judged ({result.policy}), "
-        f"{result.abstained:,} abstained, {result.without_content:,} without recorded text",
+        f"{result.abstained:,} abstained",
         "mean faithfulness: " + ("—" if faithfulness is None else f"{faithfulness:.3f}"),
     ]
+    lines.extend(textless_lines(result))
     if result.sent_to_llm:
         lines.append(
             "sent to the LLM: " + ", ".join(f"{k} {v:,}" for k, v in result.sent_to_llm.items())

@@ -13,16 +13,18 @@ touches ``otel_traces``.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
 from ragfunnel.analyzer.cases import Case, CaseSet
 from ragfunnel.analyzer.judges import tables
-from ragfunnel.analyzer.judges.answers import read_answers
+from ragfunnel.analyzer.judges.answers import ANSWER_TEXT_FIX, CHUNK_TEXT_FIX, read_answers
 from ragfunnel.analyzer.judges.cache import StoreCache, VerdictCache
+from ragfunnel.analyzer.judges.chunk_file import load_chunks
 from ragfunnel.analyzer.judges.correctness import (
     Correctness,
     LLMCorrectness,
@@ -71,7 +73,10 @@ class JudgeRun:
     Attributes:
         policy: the policy used.
         answers: answers found; judged: answers with a verdict; abstained: answers without
-            claims; without_content: answers not judged for lack of recorded text.
+            claims; without_content: answers not judged for lack of recorded text, of which
+            without_answer_text had no answer text and without_chunk_text had the answer but
+            no text for some chunk of its prompt (nor ids to find it by).
+        not_judged: per answer not judged for lack of text, what is missing and the fix.
         sent_to_llm: answers the tiered policy escalated (flagged or sampled), and why.
         rows: the verdict rows written (or that would be, with ``write=False``).
         usage: calls, tokens and cost of the LLM or fact-checking judge.
@@ -85,6 +90,9 @@ class JudgeRun:
     judged: int = 0
     abstained: int = 0
     without_content: int = 0
+    without_answer_text: int = 0
+    without_chunk_text: int = 0
+    not_judged: list[str] = field(default_factory=list)
     sent_to_llm: dict[str, int] = field(default_factory=dict)
     rows: list[dict[str, Any]] = field(default_factory=list)
     usage: dict[str, Any] = field(default_factory=dict)
@@ -132,6 +140,7 @@ def judge_store(
     cache: VerdictCache | None = None,
     write: bool = True,
     screen: Judge | None = None,
+    chunk_texts: Mapping[str, str] | str | Path | None = None,
 ) -> JudgeRun:
     """Judge every stored pipeline answer (of ``runs``) with ``policy``.
 
@@ -148,9 +157,12 @@ def judge_store(
         write: insert the verdict rows (default) or only return them.
         screen: the judge of the offline and tiered policies (default :class:`OfflineJudge`);
             any :class:`~ragfunnel.analyzer.judges.protocol.Judge`.
+        chunk_texts: chunk texts for prompts whose spans record ids only: a chunk file's path
+            (``chunk_file.py``) or a mapping of chunk id → text.
 
     Raises:
-        JudgeError: an unknown policy, a missing endpoint, a bad ``sample_rate``.
+        JudgeError: an unknown policy, a missing endpoint, a bad ``sample_rate``, a bad chunk
+            file.
     """
     if policy not in POLICIES:
         raise JudgeError(f"unknown policy {policy!r}: use one of {', '.join(POLICIES)}")
@@ -159,7 +171,8 @@ def judge_store(
     if not 0 <= sample_rate <= 1:
         raise JudgeError(f"sample_rate must be between 0 and 1, got {sample_rate!r}")
     chosen_runs = (runs,) if isinstance(runs, str) else tuple(runs or ())
-    found = read_answers(store, runs=chosen_runs, modes=("pipeline", "oracle"))
+    given = load_chunks(chunk_texts) if isinstance(chunk_texts, (str, Path)) else chunk_texts
+    found = read_answers(store, runs=chosen_runs, modes=("pipeline", "oracle"), chunk_texts=given)
     oracle = {
         (r["trace_id"], r["question_key"]): r["answer"]
         for r in found.filter(pl.col("mode") == "oracle").iter_rows(named=True)
@@ -168,7 +181,7 @@ def judge_store(
     answers = list(found.filter(pl.col("mode") == "pipeline").iter_rows(named=True))
     result = JudgeRun(policy, answers=len(answers))
     usable = [r for r in answers if r["has_answer"] and r["has_context"]]
-    result.without_content = len(answers) - len(usable)
+    _count_textless(result, answers)
 
     remote: LLMJudge | FactCheckJudge | None = None
     grader: LLMCorrectness | None = None
@@ -186,8 +199,9 @@ def judge_store(
     offline: Judge = screen if screen is not None else OfflineJudge()
     prepared = []
     for r in usable:
-        ids = r["context_ids"] or [str(n) for n in range(1, len(r["context_texts"]) + 1)]
-        chunks = tuple(Chunk(i, t) for i, t in zip(ids, r["context_texts"], strict=False))
+        chunks = tuple(
+            Chunk(i, t) for i, t in zip(r["context_ids"], r["context_texts"], strict=True)
+        )
         found_signals = signals(
             r["answer"], chunks, low_confidence=r["low_confidence"] or (),
             logprobs_min=r["logprobs_min"], sample_answers=r["sample_answers"] or (),
@@ -260,6 +274,26 @@ def judge_store(
         tables.ensure_tables(store)
         tables.insert_verdicts(store, result.rows)
     return result
+
+
+def _count_textless(result: JudgeRun, answers: list[dict[str, Any]]) -> None:
+    """Count the answers not judged for lack of text, each with what is missing and the fix."""
+    for r in answers:
+        where = f"{r['trace_id']} ({r['question_key']})"
+        if not r["has_answer"]:
+            result.without_answer_text += 1
+            result.not_judged.append(f"{where}: no answer text: {ANSWER_TEXT_FIX}")
+        elif not r["has_context"]:
+            result.without_chunk_text += 1
+            missing = r["missing_texts"] or []
+            what = (
+                f"no text for chunk(s) {', '.join(missing[:5])}"
+                + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+                if missing
+                else "no chunk ids or texts recorded for its prompt"
+            )
+            result.not_judged.append(f"{where}: {what}: {CHUNK_TEXT_FIX}")
+    result.without_content = result.without_answer_text + result.without_chunk_text
 
 
 def _correctness(
