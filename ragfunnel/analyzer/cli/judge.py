@@ -27,12 +27,15 @@ the missing term. The verdicts go to the store's verdicts table, where `ragfunne
 reads them (an unsupported claim fails the question at generation, quoted).
 
 Policies: offline (deterministic, no network; the default), llm (an OpenAI-compatible judge, \
-at most two calls per answer, cached: a rerun makes no call), factcheck (a Yes/No fact-checking \
+at most two calls per answer, a third for a case judged against its reference; cached: a rerun \
+makes no call), factcheck (a Yes/No fact-checking \
 model, one call per claim), tiered (offline and signals for all; flagged answers and a seeded \
 random sample to the LLM; rates estimated from the sample alone). With --cases, each answer's \
 correctness (facts, else reference) is judged too. The judge endpoint comes from the flags, \
 else RAGFUNNEL_JUDGE_MODEL / RAGFUNNEL_JUDGE_BASE_URL / RAGFUNNEL_JUDGE_API_KEY (or OPENAI_*). \
-Needs the answer text and the prompt's chunk texts: recorded with content capture on the generate, retrieve or rerank spans (ragfunnel, OpenInference and GenAI traces alike), or given with --chunks. docs/judges.md states every rule.
+Needs the answer text and the prompt's chunk texts: recorded with content capture on the generate, retrieve or rerank spans (ragfunnel, OpenInference and GenAI traces alike), or given with --chunks. Exits 1 when it judged none of the answers, or when more than 10% of the LLM \
+calls failed; a circuit breaker stops calling an endpoint after 3 failures in a row. \
+docs/judges.md states every rule.
 
 \b
 Examples:
@@ -132,6 +135,9 @@ def judge_command(
         rows = [{**r, "JudgedAt": str(r.get("JudgedAt", ""))} for r in result.rows]
         json_out.write_text(json.dumps(rows, ensure_ascii=False, indent=1), encoding="utf-8")
         typer.echo(f"wrote {len(rows):,} verdict rows to {json_out}")
+    if result.failure is not None:
+        typer.echo(f"ragfunnel judge: failed: {result.failure}", err=True)
+        raise typer.Exit(1)
 
 
 def _pct(value: float) -> str:
@@ -179,8 +185,10 @@ def summary_text(result: JudgeRun, *, dry_run: bool = False) -> str:
         lines.append(f"  {name} (random sample, n = {e.n}): {value} ({interval})")
     if result.usage:
         u = result.usage
-        lines.append(f"calls {u['calls']:,} ({u['retries']:,} retries), cached {u['cached']:,}, "
-                     f"tokens {u['input_tokens']:,} in / {u['output_tokens']:,} out, cost {u['cost']:.4f}")  # fmt: skip
+        lines.append(f"calls {u['calls']:,} ({u['retries']:,} retries), {u['failed']:,} failed, "
+                     f"{u['refused']:,} refused by the breaker, HTTP requests {u['requests']:,}, "
+                     f"cached {u['cached']:,}, tokens {u['input_tokens']:,} in / "
+                     f"{u['output_tokens']:,} out, cost {u['cost']:.4f}")  # fmt: skip
     lines.extend(f"not judged: {error}" for error in result.errors[:5])
     if len(result.errors) > 5:
         lines.append(f"… and {len(result.errors) - 5:,} more not judged")

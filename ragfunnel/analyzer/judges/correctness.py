@@ -114,7 +114,7 @@ class LLMCorrectness(EndpointCaller):
                 self._client, self.endpoint, self.usage,
                 prompts.correctness_messages(question, answer, reference),
                 schema=prompts.CORRECTNESS_SCHEMA, name="correctness",
-                parse=lambda text: msgspec.json.decode(text, type=prompts.CorrectnessReply),
+                parse=lambda text: msgspec.json.decode(text, type=prompts.CorrectnessReply), breaker=self.breaker,
             )  # fmt: skip
             data = {"label": reply.verdict, "missing": reply.missing, "reason": reply.reason}
             self.cache.put(key, json.dumps(data), kind="correctness", model=self.endpoint.model,

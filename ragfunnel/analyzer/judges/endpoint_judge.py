@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ragfunnel.analyzer.judges.cache import MemoryCache, VerdictCache
-from ragfunnel.analyzer.judges.endpoint import Endpoint, Usage
+from ragfunnel.analyzer.judges.endpoint import Breaker, Endpoint, Usage
 from ragfunnel.analyzer.judges.model import AnswerVerdict, Chunk, JudgeError, as_chunks
 
 __all__ = ["EndpointCaller", "EndpointJudge", "JudgeInput"]
@@ -43,13 +43,23 @@ class EndpointCaller:
     """
 
     def __init__(
-        self, endpoint: Endpoint, *, cache: VerdictCache | None = None, client: Any = None
+        self,
+        endpoint: Endpoint,
+        *,
+        cache: VerdictCache | None = None,
+        client: Any = None,
+        breaker: Breaker | None = None,
     ) -> None:
         endpoint.check()
         self.endpoint = endpoint
         self.cache: VerdictCache = cache if cache is not None else MemoryCache()
         self.usage = Usage()
-        self._client = client if client is not None else endpoint.client()
+        self.breaker = breaker if breaker is not None else Breaker()
+        """Shared by every caller of one run, so a dead endpoint stops them all."""
+        self._client = client if client is not None else endpoint.client(self._sent)
+
+    def _sent(self) -> None:
+        self.usage.add(requests=1)
 
 
 class EndpointJudge(EndpointCaller, ABC):
@@ -59,9 +69,14 @@ class EndpointJudge(EndpointCaller, ABC):
     """The first part of the judge's name (``llm``, ``factcheck``)."""
 
     def __init__(
-        self, endpoint: Endpoint, *, cache: VerdictCache | None = None, client: Any = None
+        self,
+        endpoint: Endpoint,
+        *,
+        cache: VerdictCache | None = None,
+        client: Any = None,
+        breaker: Breaker | None = None,
     ) -> None:
-        super().__init__(endpoint, cache=cache, client=client)
+        super().__init__(endpoint, cache=cache, client=client, breaker=breaker)
         self.name = f"{self.kind}:{endpoint.model}"
 
     def judge(

@@ -31,7 +31,7 @@ from ragfunnel.analyzer.judges.correctness import (
     facts_correctness,
     reference_correctness,
 )
-from ragfunnel.analyzer.judges.endpoint import Endpoint, Usage
+from ragfunnel.analyzer.judges.endpoint import Breaker, Endpoint, Usage
 from ragfunnel.analyzer.judges.factcheck import FactCheckJudge
 from ragfunnel.analyzer.judges.llm import JudgeInput, LLMJudge, same_model_warning
 from ragfunnel.analyzer.judges.model import (
@@ -57,9 +57,12 @@ from ragfunnel.instrumentation.contract import question_hash
 if TYPE_CHECKING:
     from ragfunnel.analyzer.store import Store
 
-__all__ = ["POLICIES", "JudgeRun", "SameModelWarning", "judge_store"]
+__all__ = ["MAX_FAILED_SHARE", "POLICIES", "JudgeRun", "SameModelWarning", "judge_store"]
 
 POLICIES = ("offline", "llm", "factcheck", "tiered")
+
+MAX_FAILED_SHARE = 0.1
+"""More than this share of failed LLM calls fails the run (``ragfunnel judge`` exits 1)."""
 
 
 class SameModelWarning(UserWarning):
@@ -99,6 +102,24 @@ class JudgeRun:
     estimates: dict[str, Estimate] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+
+    @property
+    def failure(self) -> str | None:
+        """Why this run failed, or ``None``: the reason ``ragfunnel judge`` exits 1.
+
+        It failed when there were answers and none was judged, or when more than
+        :data:`MAX_FAILED_SHARE` of the LLM calls failed (or were refused by the breaker).
+        """
+        if self.answers and not self.judged:
+            return (f"judged none of the {self.answers:,} answers"
+                    + (f" ({self.without_content:,} without text)" if self.without_content else ""))  # fmt: skip
+        if self.usage:
+            calls = self.usage["calls"] + self.usage["refused"]
+            bad = self.usage["failed"] + self.usage["refused"]
+            if calls and bad / calls > MAX_FAILED_SHARE:
+                return (f"{bad:,} of {calls:,} judge calls failed, more than "
+                        f"{MAX_FAILED_SHARE:.0%}")  # fmt: skip
+        return None
 
     @property
     def faithfulness(self) -> float | None:
@@ -188,9 +209,11 @@ def judge_store(
     if endpoint is not None and policy != "offline":
         if cache is None:
             cache = StoreCache(store, [endpoint.model], write=write)
-        remote = (FactCheckJudge(endpoint, cache=cache) if policy == "factcheck"
-                  else LLMJudge(endpoint, cache=cache, split=split))  # fmt: skip
-        grader = LLMCorrectness(endpoint, cache=cache) if policy != "factcheck" else None
+        breaker = Breaker()  # one per run: a dead endpoint stops the judge and the grader
+        remote = (FactCheckJudge(endpoint, cache=cache, breaker=breaker) if policy == "factcheck"
+                  else LLMJudge(endpoint, cache=cache, split=split, breaker=breaker))  # fmt: skip
+        grader = (LLMCorrectness(endpoint, cache=cache, breaker=breaker)
+                  if policy != "factcheck" else None)  # fmt: skip
         message = same_model_warning(endpoint.model, {r["model"] for r in usable})
         if message:
             result.warnings.append(message)
