@@ -23,11 +23,15 @@ import polars as pl
 from ragfunnel.analyzer.cases.fact_text import fact_stated, normalize_texts
 from ragfunnel.analyzer.funnel.columns import slot
 
-__all__ = ["judge_answers", "normalize_texts", "prepare_cases"]
+__all__ = ["CAPTURE_FIX", "NO_ANSWER_TEXT", "judge_answers", "normalize_texts", "prepare_cases"]
 
 CORRECT = "correct"
 INCORRECT = "incorrect"
 UNKNOWN = "unknown"
+NO_ANSWER_TEXT = "answer text not recorded (content capture off?)"
+"""The reason of an answer whose text was not recorded (the diagnosis counts them)."""
+CAPTURE_FIX = "turn content capture on: `ragfunnel.configure(capture_content=True)`"
+"""The one-line fix for answers recorded without text."""
 
 
 def prepare_cases(cases: pl.DataFrame) -> pl.DataFrame:
@@ -102,7 +106,7 @@ def judge_answers(answers: pl.DataFrame, cases: pl.DataFrame) -> pl.DataFrame:
     )
     reason = (
         pl.when(~pl.col("has_answer"))
-        .then(pl.lit("answer text not recorded (content capture off?)"))
+        .then(pl.lit(NO_ANSWER_TEXT))
         .when(pl.col("has_facts") & ~pl.col("all_found"))
         .then(pl.lit("answer misses fact(s): ") + missing)
         .when(pl.col("has_facts"))
