@@ -16,7 +16,7 @@ from test_run import responder
 from ragfunnel.analyzer.funnel import analyze
 from ragfunnel.analyzer.ingest import ingest_spans
 from ragfunnel.analyzer.judges import AnswerVerdict, Chunk, ClaimVerdict, split_claims
-from ragfunnel.analyzer.judges.endpoint import Endpoint
+from ragfunnel.analyzer.judges.llm.endpoint import Endpoint
 from ragfunnel.analyzer.judges.model import SUPPORTED, UNCERTAIN, UNSUPPORTED, as_chunks
 from ragfunnel.analyzer.judges.protocol import Judge
 from ragfunnel.analyzer.judges.run import judge_store

@@ -15,7 +15,7 @@ from ragfunnel.analyzer.cli.app import app
 from ragfunnel.analyzer.cli.errors import reported
 from ragfunnel.analyzer.cli.options import CasesOption, RunOption, StoreOption
 from ragfunnel.analyzer.judges.answers import ANSWER_TEXT_FIX, CHUNK_TEXT_FIX
-from ragfunnel.analyzer.judges.endpoint import Endpoint
+from ragfunnel.analyzer.judges.llm.endpoint import Endpoint
 from ragfunnel.analyzer.judges.run import POLICIES, JudgeRun, SameModelWarning, judge_store
 from ragfunnel.analyzer.judges.tiered import DEFAULT_SAMPLE_RATE
 from ragfunnel.analyzer.store import Store

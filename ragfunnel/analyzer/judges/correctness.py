@@ -13,23 +13,17 @@ wrong; the two are never averaged.
   against the answer as if the answer were the context. All found → ``correct``; a reference
   value the answer states differently → ``wrong``; none found → ``wrong``; otherwise
   ``incomplete``, naming the reference claims the answer lacks.
-- Against ``reference`` with an LLM (prompt ``correctness-v1``): the model's verdict, cached.
+- Against ``reference`` with an LLM (prompt ``correctness-v1``): the model's verdict, cached
+  (``llm/correctness.py``).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import msgspec
-
 from ragfunnel.analyzer.cases.fact_text import states_fact
-from ragfunnel.analyzer.judges import prompts
-from ragfunnel.analyzer.judges.cache import cache_key
 from ragfunnel.analyzer.judges.claims import split_claims
-from ragfunnel.analyzer.judges.endpoint_judge import EndpointCaller
-from ragfunnel.analyzer.judges.llm import complete
 from ragfunnel.analyzer.judges.model import SUPPORTED, Chunk
 from ragfunnel.analyzer.judges.offline import judge_claim
 
@@ -38,7 +32,6 @@ __all__ = [
     "INCOMPLETE",
     "WRONG",
     "Correctness",
-    "LLMCorrectness",
     "facts_correctness",
     "reference_correctness",
 ]
@@ -96,31 +89,3 @@ def reference_correctness(answer: str, reference: str) -> Correctness | None:
     return Correctness(
         INCOMPLETE, "misses part of the reference: " + "; ".join(repr(m) for m in missing), missing
     )
-
-
-class LLMCorrectness(EndpointCaller):
-    """Correctness against the reference, judged by an LLM (one call per answer, cached)."""
-
-    def judge(self, question: str, answer: str, reference: str) -> Correctness:
-        """The model's verdict of ``answer`` against ``reference``."""
-        key = cache_key("correctness", self.endpoint.model, prompts.CORRECTNESS_VERSION,
-                        question, answer, reference)  # fmt: skip
-        cached = self.cache.get(key)
-        if cached is not None:
-            self.usage.add(cached=1)
-            data = json.loads(cached)
-        else:
-            reply = complete(
-                self._client, self.endpoint, self.usage,
-                prompts.correctness_messages(question, answer, reference),
-                schema=prompts.CORRECTNESS_SCHEMA, name="correctness",
-                parse=lambda text: msgspec.json.decode(text, type=prompts.CorrectnessReply), breaker=self.breaker,
-            )  # fmt: skip
-            data = {"label": reply.verdict, "missing": reply.missing, "reason": reply.reason}
-            self.cache.put(key, json.dumps(data), kind="correctness", model=self.endpoint.model,
-                           prompt_version=prompts.CORRECTNESS_VERSION)  # fmt: skip
-        missing = (data["missing"],) if data["missing"] else ()
-        reason = data["reason"] or data["label"]
-        if data["label"] == INCOMPLETE and data["missing"]:
-            reason = f"misses: {data['missing']} ({reason})"
-        return Correctness(data["label"], reason, missing)

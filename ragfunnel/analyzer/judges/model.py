@@ -25,6 +25,7 @@ __all__ = [
     "Chunk",
     "ClaimVerdict",
     "JudgeError",
+    "JudgeInput",
     "as_chunks",
     "context_hash",
     "text_hash",
@@ -84,6 +85,21 @@ def context_hash(chunks: Iterable[Chunk]) -> str:
             digest.update(len(data).to_bytes(8, "little"))
             digest.update(data)
     return digest.hexdigest()[:32]
+
+
+@dataclass(frozen=True)
+class JudgeInput:
+    """One answer to judge.
+
+    Attributes:
+        answer: the answer text.
+        context: the prompt's chunks, in prompt order.
+        question: the question (helps the claim split resolve references).
+    """
+
+    answer: str
+    context: tuple[Chunk, ...]
+    question: str | None = None
 
 
 @dataclass(frozen=True)

@@ -27,13 +27,17 @@ from ragfunnel.analyzer.judges.cache import StoreCache, VerdictCache
 from ragfunnel.analyzer.judges.chunk_file import load_chunks
 from ragfunnel.analyzer.judges.correctness import (
     Correctness,
-    LLMCorrectness,
     facts_correctness,
     reference_correctness,
 )
-from ragfunnel.analyzer.judges.endpoint import Breaker, Endpoint, Usage
-from ragfunnel.analyzer.judges.factcheck import FactCheckJudge
-from ragfunnel.analyzer.judges.llm import JudgeInput, LLMJudge, same_model_warning
+from ragfunnel.analyzer.judges.llm import (
+    Breaker,
+    Endpoint,
+    JudgeInput,
+    LLMCorrectness,
+    Usage,
+    same_model_warning,
+)
 from ragfunnel.analyzer.judges.model import (
     AnswerVerdict,
     Chunk,
@@ -41,17 +45,12 @@ from ragfunnel.analyzer.judges.model import (
     context_hash,
 )
 from ragfunnel.analyzer.judges.offline import OfflineJudge
-from ragfunnel.analyzer.judges.protocol import Judge
+from ragfunnel.analyzer.judges.policies import POLICIES, Policy, TieredPolicy, policy_named
+from ragfunnel.analyzer.judges.protocol import BatchJudge, Judge, judge_all
 from ragfunnel.analyzer.judges.rows import verdict_row
 from ragfunnel.analyzer.judges.signals import signals
 from ragfunnel.analyzer.judges.stats import Estimate
-from ragfunnel.analyzer.judges.tiered import (
-    DEFAULT_SAMPLE_RATE,
-    Screened,
-    estimates,
-    flag_reasons,
-    in_sample,
-)
+from ragfunnel.analyzer.judges.tiered import DEFAULT_SAMPLE_RATE, Screened, estimates
 from ragfunnel.instrumentation.contract import question_hash
 
 if TYPE_CHECKING:
@@ -59,7 +58,6 @@ if TYPE_CHECKING:
 
 __all__ = ["MAX_FAILED_SHARE", "POLICIES", "JudgeRun", "SameModelWarning", "judge_store"]
 
-POLICIES = ("offline", "llm", "factcheck", "tiered")
 
 MAX_FAILED_SHARE = 0.1
 """More than this share of failed LLM calls fails the run (``ragfunnel judge`` exits 1)."""
@@ -151,7 +149,7 @@ def _case_of(cases: CaseSet | None, key: str, question: str | None) -> Case | No
 def judge_store(
     store: Store,
     *,
-    policy: str = "offline",
+    policy: str | Policy = "offline",
     runs: str | Iterable[str] | None = None,
     cases: CaseSet | None = None,
     endpoint: Endpoint | None = None,
@@ -167,7 +165,9 @@ def judge_store(
 
     Args:
         store: the store holding ``otel_traces``; the verdicts go beside it.
-        policy: ``offline``, ``llm``, ``factcheck`` or ``tiered``.
+        policy: ``offline``, ``llm``, ``factcheck`` or ``tiered``, or a
+            :class:`~ragfunnel.analyzer.judges.policies.Policy` (then ``sample_rate`` and
+            ``seed`` are the policy's own).
         runs: only answers of these run ids (a string or an iterable); default all.
         cases: when given, each matched answer's correctness is judged as well.
         endpoint: the LLM (or fact-checker) endpoint; needed by every policy but ``offline``.
@@ -185,12 +185,13 @@ def judge_store(
         JudgeError: an unknown policy, a missing endpoint, a bad ``sample_rate``, a bad chunk
             file.
     """
-    if policy not in POLICIES:
-        raise JudgeError(f"unknown policy {policy!r}: use one of {', '.join(POLICIES)}")
-    if policy != "offline" and endpoint is None:
-        raise JudgeError(f"the {policy} policy needs a judge endpoint (model, base URL, key)")
-    if not 0 <= sample_rate <= 1:
-        raise JudgeError(f"sample_rate must be between 0 and 1, got {sample_rate!r}")
+    chosen = (
+        policy
+        if isinstance(policy, Policy)
+        else policy_named(policy, sample_rate=sample_rate, seed=seed)
+    )
+    if chosen.needs_endpoint and endpoint is None:
+        raise JudgeError(f"the {chosen.name} policy needs a judge endpoint (model, base URL, key)")
     chosen_runs = (runs,) if isinstance(runs, str) else tuple(runs or ())
     given = load_chunks(chunk_texts) if isinstance(chunk_texts, (str, Path)) else chunk_texts
     found = read_answers(store, runs=chosen_runs, modes=("pipeline", "oracle"), chunk_texts=given)
@@ -200,20 +201,18 @@ def judge_store(
         if r["has_answer"]
     }
     answers = list(found.filter(pl.col("mode") == "pipeline").iter_rows(named=True))
-    result = JudgeRun(policy, answers=len(answers))
+    result = JudgeRun(chosen.name, answers=len(answers))
     usable = [r for r in answers if r["has_answer"] and r["has_context"]]
     _count_textless(result, answers)
 
-    remote: LLMJudge | FactCheckJudge | None = None
+    remote: BatchJudge | None = None
     grader: LLMCorrectness | None = None
-    if endpoint is not None and policy != "offline":
+    if endpoint is not None and chosen.needs_endpoint:
         if cache is None:
             cache = StoreCache(store, [endpoint.model], write=write)
         breaker = Breaker()  # one per run: a dead endpoint stops the judge and the grader
-        remote = (FactCheckJudge(endpoint, cache=cache, breaker=breaker) if policy == "factcheck"
-                  else LLMJudge(endpoint, cache=cache, split=split, breaker=breaker))  # fmt: skip
-        grader = (LLMCorrectness(endpoint, cache=cache, breaker=breaker)
-                  if policy != "factcheck" else None)  # fmt: skip
+        remote = chosen.remote(endpoint, cache, split=split, breaker=breaker)
+        grader = chosen.grader(endpoint, cache, breaker=breaker)
         message = same_model_warning(endpoint.model, {r["model"] for r in usable})
         if message:
             result.warnings.append(message)
@@ -232,27 +231,25 @@ def judge_store(
         )  # fmt: skip
         prepared.append((r, chunks, found_signals))
 
-    screened: dict[int, Screened] = {}
     first: dict[int, AnswerVerdict] = {}
-    if policy in ("offline", "tiered"):
+    if chosen.screens:
         first = {n: offline.judge(r["answer"], chunks) for n, (r, chunks, _) in enumerate(prepared)}
-    escalate: list[int] = list(range(len(prepared))) if policy in ("llm", "factcheck") else []
-    if policy == "tiered":
-        for n, (r, _, found_signals) in enumerate(prepared):
-            reasons = flag_reasons(first[n], found_signals)
-            sampled = in_sample(
-                f"{r['trace_id']}\x1f{r['question_key']}", seed=seed, rate=sample_rate
-            )
-            screened[n] = Screened(first[n], None, sampled, bool(reasons))
-            for reason in [*reasons, *(["random sample"] if sampled else [])]:
-                result.sent_to_llm[reason] = result.sent_to_llm.get(reason, 0) + 1
-            if reasons or sampled:
-                escalate.append(n)
+    screened: dict[int, Screened] = {}
+    escalate: list[int] = []
+    for n, (r, _, found_signals) in enumerate(prepared):
+        key = f"{r['trace_id']}\x1f{r['question_key']}"
+        decision = chosen.escalation(key, first.get(n), found_signals)
+        if n in first:
+            screened[n] = Screened(first[n], None, decision.sampled, bool(decision.reasons))
+        for reason in [*decision.reasons, *(["random sample"] if decision.sampled else [])]:
+            result.sent_to_llm[reason] = result.sent_to_llm.get(reason, 0) + 1
+        if decision.send:
+            escalate.append(n)
     second: dict[int, AnswerVerdict] = {}
     if remote is not None and escalate:
         items = [JudgeInput(prepared[n][0]["answer"], prepared[n][1], prepared[n][0]["question"])
                  for n in escalate]  # fmt: skip
-        for n, outcome in zip(escalate, remote.judge_many(items), strict=True):
+        for n, outcome in zip(escalate, judge_all(remote, items), strict=True):
             if isinstance(outcome, JudgeError):
                 result.errors.append(f"{prepared[n][0]['trace_id']}: {outcome}")
             else:
@@ -277,7 +274,7 @@ def judge_store(
                 verdict_row(
                     r,
                     verdict,
-                    policy=policy,
+                    policy=chosen.name,
                     context_hash=digest,
                     correctness=correctness,
                     signals=found_signals,
@@ -286,11 +283,11 @@ def judge_store(
             )
     if grader is not None:
         grader.cache.flush()
-    if policy == "tiered":
+    if isinstance(chosen, TieredPolicy):
         result.estimates = estimates(list(screened.values()))
     if remote is not None:
         usage = Usage()
-        for part in (remote.usage, grader.usage if grader else Usage()):
+        for part in (getattr(remote, "usage", Usage()), grader.usage if grader else Usage()):
             usage.add(**part.as_dict())
         result.usage = usage.as_dict()
     if write and result.rows:

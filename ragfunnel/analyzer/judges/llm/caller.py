@@ -10,29 +10,13 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from typing import Any
 
 from ragfunnel.analyzer.judges.cache import MemoryCache, VerdictCache
-from ragfunnel.analyzer.judges.endpoint import Breaker, Endpoint, Usage
-from ragfunnel.analyzer.judges.model import AnswerVerdict, Chunk, JudgeError, as_chunks
+from ragfunnel.analyzer.judges.llm.endpoint import Breaker, Endpoint, Usage
+from ragfunnel.analyzer.judges.model import AnswerVerdict, Chunk, JudgeError, JudgeInput, as_chunks
 
 __all__ = ["EndpointCaller", "EndpointJudge", "JudgeInput"]
-
-
-@dataclass(frozen=True)
-class JudgeInput:
-    """One answer to judge.
-
-    Attributes:
-        answer: the answer text.
-        context: the prompt's chunks, in prompt order.
-        question: the question (helps the claim split resolve references).
-    """
-
-    answer: str
-    context: tuple[Chunk, ...]
-    question: str | None = None
 
 
 class EndpointCaller:

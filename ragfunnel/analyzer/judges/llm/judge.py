@@ -18,11 +18,11 @@ from typing import Any, TypeVar
 
 import msgspec
 
-from ragfunnel.analyzer.judges import prompts
 from ragfunnel.analyzer.judges.cache import VerdictCache, cache_key
 from ragfunnel.analyzer.judges.claims import split_claims
-from ragfunnel.analyzer.judges.endpoint import Breaker, Endpoint, Usage
-from ragfunnel.analyzer.judges.endpoint_judge import EndpointJudge, JudgeInput
+from ragfunnel.analyzer.judges.llm import prompts
+from ragfunnel.analyzer.judges.llm.caller import EndpointJudge, JudgeInput
+from ragfunnel.analyzer.judges.llm.endpoint import Breaker, Endpoint, Usage
 from ragfunnel.analyzer.judges.model import (
     AnswerVerdict,
     Chunk,
