@@ -19,6 +19,7 @@ import polars as pl
 from ragfunnel.analyzer.store.dsn import quote
 from ragfunnel.analyzer.store.migrations import verdicts_ready
 from ragfunnel.analyzer.store.verdict_tables import (
+    CLAIM_COLUMNS,
     OFFLINE_JUDGE,
     PARTIAL,
     UNCERTAIN,
@@ -81,8 +82,8 @@ def read_judged(store: Store, runs: Sequence[str] = ()) -> pl.DataFrame:
     raw = store.query_df(
         f"""
         SELECT TraceId, QuestionKey,
-            argMax(tuple(Judge, Abstained, Faithfulness, ClaimTexts, ClaimVerdicts, ClaimLabels,
-                         ClaimSupportingIds, ClaimMissing, Correctness, CorrectnessReason),
+            argMax(tuple(Judge, Abstained, Faithfulness, {", ".join(c for c, _ in CLAIM_COLUMNS)},
+                         Correctness, CorrectnessReason),
                    tuple(Judge != 'offline', JudgedAt)) AS v
         FROM {quote(store.database, VERDICTS_TABLE)} FINAL
         WHERE Mode = 'pipeline' {run_filter}
@@ -92,8 +93,8 @@ def read_judged(store: Store, runs: Sequence[str] = ()) -> pl.DataFrame:
     )
     if raw.is_empty():
         return no_verdicts()
-    names = ["judge", "abstained", "faithfulness", "texts", "verdicts", "labels", "ids",
-             "missing", "correctness", "reason"]  # fmt: skip
+    fields = [name for _, name in CLAIM_COLUMNS]
+    names = ["judge", "abstained", "faithfulness", *fields, "correctness", "reason"]
     v = raw.get_column("v").struct.rename_fields(names).struct.unnest()
     f = pl.concat(
         [
@@ -104,23 +105,15 @@ def read_judged(store: Store, runs: Sequence[str] = ()) -> pl.DataFrame:
         ],
         how="horizontal",
     ).with_row_index("_row")
-    long = (
-        f.select("_row", "judge", "texts", "verdicts", "labels", "ids", "missing")
-        .explode("texts", "verdicts", "labels", "ids", "missing")
-        .filter(pl.col("texts").is_not_null())
-    )
+    long = f.select("_row", "judge", *fields).explode(*fields).filter(pl.col("text").is_not_null())
     claims = long.group_by("_row", maintain_order=True).agg(
-        pl.struct(
-            pl.col("texts").alias("text"), pl.col("verdicts").alias("verdict"),
-            pl.col("labels").alias("label"), pl.col("ids").alias("supporting_ids"),
-            "missing", "judge",
-        ).alias("claims"),
-        # The claim to quote: the first unsupported one, else the first partial one.
-        pl.col("texts").get(pl.col("verdicts").arg_min()).alias("worst_claim"),
-        pl.col("missing").get(pl.col("verdicts").arg_min()).alias("worst_missing"),
-        pl.col("verdicts").min().alias("worst_verdict"),
-        ((pl.col("labels") == UNCERTAIN)
-         | ((pl.col("labels") == PARTIAL) & (pl.col("judge") == OFFLINE_JUDGE))).sum().alias("doubts"),
+        pl.struct(*CLAIM.to_schema()).alias("claims"),
+        # The claim to quote: the first unsupported one, else the first partial or uncertain one.
+        pl.col("text").get(pl.col("verdict").arg_min()).alias("worst_claim"),
+        pl.col("missing").get(pl.col("verdict").arg_min()).alias("worst_missing"),
+        pl.col("verdict").min().alias("worst_verdict"),
+        ((pl.col("label") == UNCERTAIN)
+         | ((pl.col("label") == PARTIAL) & (pl.col("judge") == OFFLINE_JUDGE))).sum().alias("doubts"),
     )  # fmt: skip
     out = f.join(claims, on="_row", how="left").select(
         "trace_id",

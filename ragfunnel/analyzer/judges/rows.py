@@ -11,7 +11,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ragfunnel.analyzer.judges.correctness import Correctness
-from ragfunnel.analyzer.judges.model import AnswerVerdict, text_hash
+from ragfunnel.analyzer.judges.model import AnswerVerdict, ClaimVerdict, text_hash
+from ragfunnel.analyzer.store.verdict_tables import CLAIM_COLUMNS
 
 __all__ = ["verdict_row"]
 
@@ -30,18 +31,20 @@ def verdict_row(
 
     ``JudgedAt`` is left for the insert to set.
     """
-    claims = verdict.claims
     return {
         "TraceId": answer["trace_id"], "SpanId": answer["span_id"],
         "QuestionKey": answer["question_key"], "RunId": answer["run_id"] or "",
         "Mode": answer["mode"], "Judge": verdict.judge, "Policy": policy,
         "AnswerHash": text_hash(answer["answer"]), "ContextHash": context_hash,
         "Abstained": int(verdict.abstained), "Faithfulness": verdict.faithfulness,
-        "ClaimTexts": [c.text for c in claims], "ClaimVerdicts": [c.verdict for c in claims],
-        "ClaimLabels": [c.label for c in claims],
-        "ClaimSupportingIds": [list(c.supporting_ids) for c in claims],
-        "ClaimMissing": [c.missing for c in claims],
+        **{column: [_field(claim, name) for claim in verdict.claims]
+           for column, name in CLAIM_COLUMNS},
         "Correctness": correctness.label if correctness else "",
         "CorrectnessReason": correctness.reason if correctness else "",
         "Signals": list(signals), "Sampled": int(sampled),
     }  # fmt: skip
+
+
+def _field(claim: ClaimVerdict, name: str) -> Any:
+    value = getattr(claim, name)
+    return list(value) if isinstance(value, tuple) else value
