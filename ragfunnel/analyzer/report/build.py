@@ -91,7 +91,7 @@ def _textless_detail(failed: pl.DataFrame, textless: Mapping[str, Sequence[str]]
 def _without_text(run: pl.DataFrame) -> int:
     """Unjudged questions whose answer text was not recorded (content capture off)."""
     return run.filter(
-        pl.col("first_failure") == "unjudged", pl.col("answer_reason") == NO_ANSWER_TEXT
+        pl.col("first_failure") == "unjudged", pl.col("failure_reason") == NO_ANSWER_TEXT
     ).height
 
 
