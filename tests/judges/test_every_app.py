@@ -22,8 +22,10 @@ from openinference.instrumentation import (
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from typer.testing import CliRunner
 
 import ragfunnel
+from ragfunnel.analyzer.cli import app
 from ragfunnel.analyzer.ingest import ingest_paths, ingest_spans
 from ragfunnel.analyzer.judges import JudgeError
 from ragfunnel.analyzer.judges.answers import CHUNK_TEXT_FIX, read_answers
@@ -192,8 +194,13 @@ def test_the_readme_example_is_judged_with_no_extra_step(tmp_path: Path) -> None
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)}
     subprocess.run([sys.executable, str(script)], cwd=tmp_path, check=True, env=env,
                    capture_output=True)  # fmt: skip
-    with Store.open(f"chdb://{tmp_path / 'store'}", create=True) as store:
+    dsn = f"chdb://{tmp_path / 'store'}"
+    with Store.open(dsn, create=True) as store:
         ingest_paths(store, [tmp_path / ".ragfunnel" / "traces"])
-        run = judge_store(store)
-    assert run.answers == run.judged == 1 and run.without_content == 0
-    assert run.rows[0]["Faithfulness"] == 1.0
+    out = tmp_path / "verdicts.json"
+    result = CliRunner().invoke(app, ["judge", "--store", dsn, "--json", str(out)])
+    assert result.exit_code == 0, result.output
+    assert re.match(r"1 answers?, 1 judged \(offline\)", result.stdout), result.stdout
+    assert "not judged" not in result.stdout
+    (row,) = json.loads(out.read_text(encoding="utf-8"))
+    assert row["Faithfulness"] == 1.0
