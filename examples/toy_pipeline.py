@@ -7,6 +7,7 @@ Run it: ``python examples/toy_pipeline.py``. Spans go to ``.ragfunnel/traces/spa
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 import ragfunnel
 
@@ -28,26 +29,37 @@ def index_document(document_id: str, text: str) -> list[str]:
     return [document_id]  # one chunk per document in this toy
 
 
+@dataclass(frozen=True)
+class Hit:
+    """A retrieved chunk: ragfunnel reads its ``id``, ``score`` and ``text``."""
+
+    id: str
+    text: str
+    score: float
+
+
 @ragfunnel.retrieve(name="keyword")
-def search(query: str, top_k: int = 4) -> list[tuple[str, float]]:
+def search(query: str, top_k: int = 4) -> list[Hit]:
     q = words(query)
-    scored = [(doc_id, len(q & words(text)) / len(q)) for doc_id, text in CORPUS.items()]
-    return sorted(scored, key=lambda pair: -pair[1])[:top_k]
+    hits = [Hit(doc_id, text, len(q & words(text)) / len(q)) for doc_id, text in CORPUS.items()]
+    return sorted(hits, key=lambda hit: -hit.score)[:top_k]
 
 
 @ragfunnel.cut(k=2, threshold=0.2)
-def gate(documents: list[tuple[str, float]], k: int = 2) -> list[tuple[str, float]]:
-    kept = [d for d in documents[:k] if d[1] >= 0.2]
+def gate(documents: list[Hit], k: int = 2) -> list[Hit]:
+    kept = [d for d in documents[:k] if d.score >= 0.2]
     if not kept:
         ragfunnel.abstain("no passage above the score threshold")
     return kept
 
 
 @ragfunnel.generate(model="toy-extractive")
-def generate(question: str, context: list[tuple[str, float]]) -> str:
+def generate(question: str, context: list[Hit]) -> str:
+    # The chunks come with their text, so the span records it (content capture is on) and
+    # `ragfunnel judge` can rate the answer against them.
     if not context:
         return "I don't know."
-    return " ".join(CORPUS[doc_id] for doc_id, _ in context)
+    return " ".join(hit.text for hit in context)
 
 
 @ragfunnel.question(id="question_id", text="question")
@@ -56,8 +68,9 @@ def answer(question_id: str, question: str) -> str:
 
 
 def main() -> None:
-    # Content capture lets the analyzer check answers against each case's facts; production
-    # services usually keep it off (the default) and judge answers elsewhere.
+    # Content capture lets the analyzer check answers against each case's facts and the judges
+    # rate them against their chunks; services that must not export text keep it off (the
+    # default) and give `ragfunnel judge --chunks` the chunk texts instead.
     ragfunnel.configure(
         service_name="toy-rag", capture_content=True, pipeline={"index_version": "v1", "k": 2}
     )

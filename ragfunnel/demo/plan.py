@@ -17,7 +17,7 @@ from pathlib import Path
 import polars as pl
 
 from ragfunnel.analyzer.cases import AllOf, Case, Evidence, Leaf
-from ragfunnel.analyzer.funnel.answer_checks import normalize_texts
+from ragfunnel.analyzer.cases.fact_text import normalize_texts
 from ragfunnel.demo.corpus import Chunk, Document, chunk_id, split_sections
 from ragfunnel.demo.faults import (
     ALWAYS_WORDS,

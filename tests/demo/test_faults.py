@@ -54,6 +54,8 @@ def test_the_demo_judges_every_answer_offline(demo: DemoResult) -> None:
     records = demo.records
     answered = records.filter(pl.col("faithfulness").is_not_null())
     assert demo.judged.policy == "offline" and demo.judged.judged > 0
+    # Out of the box: every answer has its text and its chunks' texts, so every one is judged.
+    assert demo.judged.judged == demo.judged.answers and demo.judged.without_content == 0
     # Abstentions (the extractive generator found nothing to quote) are judged but not scored.
     assert demo.judged.judged - demo.judged.abstained == answered.height
     # The clean run's answers are cited verbatim quotes: every claim is supported, so its

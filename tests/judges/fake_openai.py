@@ -1,8 +1,9 @@
 """A small OpenAI-compatible chat-completions server on 127.0.0.1 for the judge tests.
 
 It records every request body and answers from a responder function the test supplies: the
-responder gets the request JSON and returns the assistant's content (a string), or a
-``(content, logprobs)`` pair for the fact-checking style. Stdlib only, one thread.
+responder gets the request JSON and returns the assistant's content (a string), a
+``(content, logprobs)`` pair for the fact-checking style, or an HTTP status (an int) to fail
+the request with. Stdlib only, one thread.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-Reply = str | tuple[str, list[tuple[str, float]]]
+Reply = str | tuple[str, list[tuple[str, float]]] | int
+"""The assistant's content; with logprobs; or an HTTP error status to answer with."""
 
 
 class FakeOpenAI:
@@ -30,6 +32,14 @@ class FakeOpenAI:
                 with server.lock:
                     server.requests.append(body)
                 reply = server.responder(body)
+                if isinstance(reply, int):
+                    error = json.dumps({"error": {"message": "down", "type": "server_error"}})
+                    self.send_response(reply)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(error)))
+                    self.end_headers()
+                    self.wfile.write(error.encode())
+                    return
                 content, top = (reply, None) if isinstance(reply, str) else reply
                 logprobs = None
                 if top is not None:

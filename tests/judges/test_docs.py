@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ragfunnel.analyzer.judges import prompts
+from ragfunnel.analyzer.judges.llm import prompts
 
 DOCS = (Path(__file__).parents[2] / "docs" / "judges.md").read_text(encoding="utf-8")
 

@@ -9,7 +9,7 @@ from test_run import responder
 
 from ragfunnel.analyzer.funnel import analyze
 from ragfunnel.analyzer.ingest import ingest_spans
-from ragfunnel.analyzer.judges.endpoint import Endpoint
+from ragfunnel.analyzer.judges.llm.endpoint import Endpoint
 from ragfunnel.analyzer.judges.run import judge_store
 from ragfunnel.analyzer.store import Store
 from ragfunnel.testing import capture_spans

@@ -10,9 +10,9 @@ from fake_openai import FakeOpenAI, request_kind, user_text
 from ragfunnel.analyzer.judges import Chunk, JudgeError
 from ragfunnel.analyzer.judges.cache import MemoryCache
 from ragfunnel.analyzer.judges.claims import split_claims
-from ragfunnel.analyzer.judges.endpoint import Endpoint
-from ragfunnel.analyzer.judges.factcheck import FactCheckJudge, yes_probability
 from ragfunnel.analyzer.judges.llm import JudgeInput, LLMJudge, same_model_warning
+from ragfunnel.analyzer.judges.llm.endpoint import Endpoint
+from ragfunnel.analyzer.judges.llm.factcheck import FactCheckJudge, yes_probability
 
 BOTH = "Die Hotelpauschale beträgt 120 Euro; ein Taxi ist ab 22 Uhr erlaubt."
 ANY_TIME = "Die Hotelpauschale beträgt 120 Euro; ein Taxi ist jederzeit erlaubt."

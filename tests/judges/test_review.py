@@ -11,7 +11,7 @@ from test_run import responder
 
 from ragfunnel.analyzer.ingest import ingest_spans
 from ragfunnel.analyzer.judges.calibration import LabelError, calibrate, read_labels
-from ragfunnel.analyzer.judges.endpoint import Endpoint
+from ragfunnel.analyzer.judges.llm.endpoint import Endpoint
 from ragfunnel.analyzer.judges.review import iso_week, review_sheet, write_sheet
 from ragfunnel.analyzer.judges.run import judge_store
 from ragfunnel.analyzer.store import Store

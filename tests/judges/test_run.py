@@ -10,7 +10,7 @@ from test_llm import worked_example_responder
 
 from ragfunnel.analyzer.ingest import ingest_spans
 from ragfunnel.analyzer.judges import tables
-from ragfunnel.analyzer.judges.endpoint import Endpoint
+from ragfunnel.analyzer.judges.llm.endpoint import Endpoint
 from ragfunnel.analyzer.judges.run import SameModelWarning, judge_store
 from ragfunnel.analyzer.store import Store
 from ragfunnel.testing import capture_spans

@@ -14,7 +14,8 @@ from ragfunnel.analyzer.cases import load_cases
 from ragfunnel.analyzer.cli.app import app
 from ragfunnel.analyzer.cli.errors import reported
 from ragfunnel.analyzer.cli.options import CasesOption, RunOption, StoreOption
-from ragfunnel.analyzer.judges.endpoint import Endpoint
+from ragfunnel.analyzer.judges.answers import ANSWER_TEXT_FIX, CHUNK_TEXT_FIX
+from ragfunnel.analyzer.judges.llm.endpoint import Endpoint
 from ragfunnel.analyzer.judges.run import POLICIES, JudgeRun, SameModelWarning, judge_store
 from ragfunnel.analyzer.judges.tiered import DEFAULT_SAMPLE_RATE
 from ragfunnel.analyzer.store import Store
@@ -26,12 +27,15 @@ the missing term. The verdicts go to the store's verdicts table, where `ragfunne
 reads them (an unsupported claim fails the question at generation, quoted).
 
 Policies: offline (deterministic, no network; the default), llm (an OpenAI-compatible judge, \
-at most two calls per answer, cached: a rerun makes no call), factcheck (a Yes/No fact-checking \
+at most two calls per answer, a third for a case judged against its reference; cached: a rerun \
+makes no call), factcheck (a Yes/No fact-checking \
 model, one call per claim), tiered (offline and signals for all; flagged answers and a seeded \
 random sample to the LLM; rates estimated from the sample alone). With --cases, each answer's \
 correctness (facts, else reference) is judged too. The judge endpoint comes from the flags, \
 else RAGFUNNEL_JUDGE_MODEL / RAGFUNNEL_JUDGE_BASE_URL / RAGFUNNEL_JUDGE_API_KEY (or OPENAI_*). \
-Needs content capture (answer and context texts). docs/judges.md states every rule.
+Needs the answer text and the prompt's chunk texts: recorded with content capture on the generate, retrieve or rerank spans (ragfunnel, OpenInference and GenAI traces alike), or given with --chunks. Exits 1 when it judged none of the answers, or when more than 10% of the LLM \
+calls failed; a circuit breaker stops calling an endpoint after 3 failures in a row. \
+docs/judges.md states every rule.
 
 \b
 Examples:
@@ -95,6 +99,15 @@ def judge_command(
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Judge, but write nothing to the store.")
     ] = False,
+    chunks: Annotated[
+        Path | None,
+        typer.Option(
+            "--chunks",
+            metavar="PATH",
+            help="Chunk texts (JSON Lines or Parquet with id and text) for prompts whose spans "
+            "record ids only.",
+        ),
+    ] = None,
 ) -> None:
     """Judge the stored answers and store the verdicts (see JUDGE_HELP)."""
     flags = {"policy": "--policy", "model": "--judge-model", "sample_rate": "--sample-rate"}
@@ -113,6 +126,7 @@ def judge_command(
             result = judge_store(
                 opened, policy=policy, runs=run or None, cases=case_set, endpoint=endpoint,
                 sample_rate=sample_rate, seed=seed, split=split, write=not dry_run,
+                chunk_texts=chunks,
             )  # fmt: skip
     for message in result.warnings:
         typer.echo(f"ragfunnel judge: warning: {message}", err=True)
@@ -121,10 +135,28 @@ def judge_command(
         rows = [{**r, "JudgedAt": str(r.get("JudgedAt", ""))} for r in result.rows]
         json_out.write_text(json.dumps(rows, ensure_ascii=False, indent=1), encoding="utf-8")
         typer.echo(f"wrote {len(rows):,} verdict rows to {json_out}")
+    if result.failure is not None:
+        typer.echo(f"ragfunnel judge: failed: {result.failure}", err=True)
+        raise typer.Exit(1)
 
 
 def _pct(value: float) -> str:
     return "—" if math.isnan(value) else f"{100 * value:.1f}%"
+
+
+def textless_lines(result: JudgeRun) -> list[str]:
+    """How many answers were not judged for lack of text, the fix, and the first few of them."""
+    lines = []
+    if result.without_answer_text:
+        lines.append(f"not judged: {result.without_answer_text:,} without answer text: "
+                     f"{ANSWER_TEXT_FIX}")  # fmt: skip
+    if result.without_chunk_text:
+        lines.append(f"not judged: {result.without_chunk_text:,} whose prompt's chunks have no "
+                     f"recorded text: {CHUNK_TEXT_FIX}")  # fmt: skip
+    lines.extend(f"  {note}" for note in result.not_judged[:5])
+    if len(result.not_judged) > 5:
+        lines.append(f"  … and {len(result.not_judged) - 5:,} more")
+    return lines
 
 
 def summary_text(result: JudgeRun, *, dry_run: bool = False) -> str:
@@ -132,9 +164,10 @@ def summary_text(result: JudgeRun, *, dry_run: bool = False) -> str:
     faithfulness = result.faithfulness
     lines = [
         f"{result.answers:,} answers, {result.judged:,} judged ({result.policy}), "
-        f"{result.abstained:,} abstained, {result.without_content:,} without recorded text",
+        f"{result.abstained:,} abstained",
         "mean faithfulness: " + ("—" if faithfulness is None else f"{faithfulness:.3f}"),
     ]
+    lines.extend(textless_lines(result))
     if result.sent_to_llm:
         lines.append(
             "sent to the LLM: " + ", ".join(f"{k} {v:,}" for k, v in result.sent_to_llm.items())
@@ -152,8 +185,10 @@ def summary_text(result: JudgeRun, *, dry_run: bool = False) -> str:
         lines.append(f"  {name} (random sample, n = {e.n}): {value} ({interval})")
     if result.usage:
         u = result.usage
-        lines.append(f"calls {u['calls']:,} ({u['retries']:,} retries), cached {u['cached']:,}, "
-                     f"tokens {u['input_tokens']:,} in / {u['output_tokens']:,} out, cost {u['cost']:.4f}")  # fmt: skip
+        lines.append(f"calls {u['calls']:,} ({u['retries']:,} retries), {u['failed']:,} failed, "
+                     f"{u['refused']:,} refused by the breaker, HTTP requests {u['requests']:,}, "
+                     f"cached {u['cached']:,}, tokens {u['input_tokens']:,} in / "
+                     f"{u['output_tokens']:,} out, cost {u['cost']:.4f}")  # fmt: skip
     lines.extend(f"not judged: {error}" for error in result.errors[:5])
     if len(result.errors) > 5:
         lines.append(f"… and {len(result.errors) - 5:,} more not judged")

@@ -1,7 +1,8 @@
 """OpenTelemetry GenAI spans (semantic conventions, development status).
 
 ``gen_ai.operation.name = retrieval`` spans list ``gen_ai.retrieval.documents`` as a JSON array
-of ``{id, score}`` objects, with the query in ``gen_ai.retrieval.query.text`` (it stands in for
+of ``{id, score}`` objects (a ``content`` field, when present, is the chunk text the judges
+read), with the query in ``gen_ai.retrieval.query.text`` (it stands in for
 the question when matching cases: GenAI has no question span); ``chat``, ``text_completion`` and
 ``generate_content`` spans answer in ``gen_ai.output.messages`` (the first message's first
 part). Each trace is one question. This module holds the declaration only.
@@ -41,7 +42,7 @@ GENAI = Convention(
             StageFields(
                 name=SpanName(),
                 question_text=Attr(RETRIEVAL_QUERY),
-                documents=JsonDocuments(RETRIEVAL_DOCUMENTS),
+                documents=JsonDocuments(RETRIEVAL_DOCUMENTS, text_field="content"),
             ),
         ),
         StageRule(

@@ -82,6 +82,8 @@ class JsonList:
 
     ids: str
     scores: str | None = None
+    texts: str | None = None
+    """The chunks' texts as a JSON array of strings, in the ids' order (read by the judges)."""
 
 
 @dataclass(frozen=True)
@@ -95,6 +97,8 @@ class FlatDocuments:
     prefix: str
     id_field: str = "document.id"
     score_field: str | None = "document.score"
+    text_field: str | None = None
+    """``{prefix}.{N}.{text_field}`` holds the chunk's text (read by the judges)."""
 
 
 @dataclass(frozen=True)
@@ -107,6 +111,8 @@ class JsonDocuments:
     key: str
     id_field: str = "id"
     score_field: str | None = "score"
+    text_field: str | None = None
+    """Each object's field with the chunk's text (read by the judges)."""
 
 
 Documents = JsonList | FlatDocuments | JsonDocuments

@@ -1,6 +1,7 @@
 """OpenInference spans (semantic conventions 0.1.x), as Phoenix instrumentations write them.
 
-``RETRIEVER`` spans list documents flattened into ``retrieval.documents.N.document.id|score``;
+``RETRIEVER`` spans list documents flattened into ``retrieval.documents.N.document.id|score``
+(and ``…document.content``, the chunk text the judges read);
 ``RERANKER`` spans take ``reranker.input_documents.N…`` and give ``reranker.output_documents.N…``;
 ``LLM`` spans answer in ``llm.output_messages.0.message.content``, else ``output.value``; a
 ``CHAIN`` or ``AGENT`` span with an ``input.value`` is a question candidate (the analysis takes
@@ -24,6 +25,7 @@ from ragfunnel.analyzer.conventions.model import (
 from ragfunnel.instrumentation import contract as c
 
 __all__ = [
+    "DOCUMENT_CONTENT",
     "INPUT_MIME",
     "INPUT_VALUE",
     "LLM_MODEL",
@@ -48,6 +50,7 @@ RERANKER_MODEL = "reranker.model_name"
 RERANKER_TOP_K = "reranker.top_k"
 LLM_MODEL = "llm.model_name"
 LLM_OUTPUT_CONTENT = "llm.output_messages.0.message.content"
+DOCUMENT_CONTENT = "document.content"
 
 OPENINFERENCE = Convention(
     name="openinference",
@@ -59,7 +62,7 @@ OPENINFERENCE = Convention(
             StageFields(
                 name=SpanName(),
                 question_text=Attr(INPUT_VALUE),
-                documents=FlatDocuments(RETRIEVAL_DOCUMENTS),
+                documents=FlatDocuments(RETRIEVAL_DOCUMENTS, text_field=DOCUMENT_CONTENT),
             ),
         ),
         StageRule(
@@ -69,7 +72,7 @@ OPENINFERENCE = Convention(
                 name=Attr(RERANKER_MODEL),
                 top_k=Attr(RERANKER_TOP_K),
                 input_documents=FlatDocuments(RERANKER_INPUT, score_field=None),
-                documents=FlatDocuments(RERANKER_OUTPUT),
+                documents=FlatDocuments(RERANKER_OUTPUT, text_field=DOCUMENT_CONTENT),
             ),
         ),
         StageRule(

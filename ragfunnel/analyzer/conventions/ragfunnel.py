@@ -87,7 +87,7 @@ RAGFUNNEL = Convention(
             _is(c.Stage.GENERATE),
             StageFields(
                 name=Attr(c.GEN_AI_REQUEST_MODEL),
-                documents=JsonList(c.CONTEXT_IDS),
+                documents=JsonList(c.CONTEXT_IDS, texts=c.CONTEXT_TEXTS),
                 answer=Attr(c.ANSWER_TEXT),
                 mode=Attr(c.MODE),
                 sample_index=Attr(c.SAMPLE_INDEX),

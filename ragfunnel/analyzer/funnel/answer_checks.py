@@ -9,39 +9,29 @@ The rule, for each answer:
   else ``unknown`` (a paraphrase is not wrong, it just cannot be checked by containment);
 - neither → ``unknown``.
 
-"Appears" means containment after normalisation: NFKC, lower case, and every run of characters
-that are neither letters nor digits turned into one space, with the text padded by spaces, so a
+"Appears" is the one rule for facts, shared with the judges
+(``ragfunnel.analyzer.cases.fact_text``): containment after one normalisation (NFKC, lower case
+with ß/umlaut folding, currencies as codes, non-alphanumeric runs as one space, padded), so a
 fact must match whole tokens: ``4.2.0`` matches "firmware 4.2.0." but not "4.2.01", and
-``$1,200`` does not match "1200". One function normalises both sides, vectorised.
+``$1,200`` does not match "1200".
 """
 
 from __future__ import annotations
 
 import polars as pl
 
+from ragfunnel.analyzer.cases.fact_text import fact_stated, normalize_texts
 from ragfunnel.analyzer.funnel.columns import slot
 
-__all__ = ["judge_answers", "normalize_texts", "prepare_cases"]
+__all__ = ["CAPTURE_FIX", "NO_ANSWER_TEXT", "judge_answers", "normalize_texts", "prepare_cases"]
 
 CORRECT = "correct"
 INCORRECT = "incorrect"
 UNKNOWN = "unknown"
-
-
-def normalize_texts(texts: pl.Series) -> pl.Series:
-    """The normalised, space-padded form of each text (nulls stay null).
-
-    NFKC is the slow step, so it runs only on the texts that are not plain ASCII (for ASCII,
-    NFKC changes nothing).
-    """
-    if texts.dtype != pl.String:
-        texts = texts.cast(pl.String)
-    ascii_only = texts.str.len_bytes() == texts.str.len_chars()
-    if not bool(ascii_only.fill_null(True).all()):
-        wide = ~ascii_only.fill_null(True)
-        texts = texts.scatter(wide.arg_true(), texts.filter(wide).str.normalize("NFKC"))
-    core = texts.str.to_lowercase().str.replace_all(r"[^\p{L}\p{N}]+", " ").str.strip_chars()
-    return pl.Series(texts.name, " " + core + " ", dtype=pl.String)
+NO_ANSWER_TEXT = "answer text not recorded (content capture off?)"
+"""The reason of an answer whose text was not recorded (the diagnosis counts them)."""
+CAPTURE_FIX = "turn content capture on: `ragfunnel.configure(capture_content=True)`"
+"""The one-line fix for answers recorded without text."""
 
 
 def prepare_cases(cases: pl.DataFrame) -> pl.DataFrame:
@@ -87,7 +77,7 @@ def judge_answers(answers: pl.DataFrame, cases: pl.DataFrame) -> pl.DataFrame:
     if not given:
         base = base.with_columns(normalize_texts(base.get_column("answer")).alias("norm"))
     found = [
-        pl.col(slot).is_null() | pl.col("norm").str.contains(pl.col(slot), literal=True)
+        pl.col(slot).is_null() | fact_stated(pl.col("norm"), pl.col(slot), normalised=True)
         for slot in slots
     ]
     base = base.with_columns(
@@ -116,7 +106,7 @@ def judge_answers(answers: pl.DataFrame, cases: pl.DataFrame) -> pl.DataFrame:
     )
     reason = (
         pl.when(~pl.col("has_answer"))
-        .then(pl.lit("answer text not recorded (content capture off?)"))
+        .then(pl.lit(NO_ANSWER_TEXT))
         .when(pl.col("has_facts") & ~pl.col("all_found"))
         .then(pl.lit("answer misses fact(s): ") + missing)
         .when(pl.col("has_facts"))

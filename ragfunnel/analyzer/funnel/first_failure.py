@@ -8,14 +8,17 @@ Order of the rules (docs/funnel.md §4 has the full table with examples):
 3. Evidence lost (the tree's survival code is upstream of the prompt): the answer is correct
    anyway → ``ok_without_evidence``; otherwise the stage where it was lost.
 4. All required evidence in the prompt: the generate step failed, or abstained despite the
-   evidence → ``generation``; a judge found an unsupported claim, or faithfulness below the
-   action threshold (0.85 by default) → ``generation``, quoting the claim (docs/judges.md);
-   correct → ``ok``; wrong or incomplete → ``generation``; judged faithful but with nothing
-   to check correctness against → ``ok`` (the reason says so); otherwise — no judge, no facts,
-   no verbatim reference, or no answer text — ``unjudged``.
+   evidence → ``generation``; a judge is sure of an unsupported claim, or an LLM judge's
+   faithfulness is below the action threshold (0.85 by default) → ``generation``, quoting the
+   claim (docs/judges.md); wrong or incomplete (missed facts) → ``generation``; faithfulness
+   below the threshold only because of claims the judge could not decide (``uncertain``, or
+   the offline judge's ``partial``) → ``needs_judge``; correct → ``ok``; judged faithful but
+   with nothing to check correctness against → ``ok`` (the reason says so); otherwise — no
+   judge, no facts, no verbatim reference, or no answer text — ``unjudged``.
 
-``unjudged`` is an addition to the issue's list: reporting such a question as ``ok`` or as
-``generation`` would be a guess.
+``unjudged`` and ``needs_judge`` are additions to the issue's list: reporting such a question
+as ``ok`` or as ``generation`` would be a guess. ``needs_judge`` is what ``ragfunnel judge
+--policy tiered`` sends to the LLM judge, whose verdict then decides.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ FIRST_FAILURES = (
     "rerank",
     "cut",
     "generation",
+    "needs_judge",
     "unjudged",
     "incomplete_trace",
 )
@@ -63,10 +67,16 @@ def _missing() -> pl.Expr:
     return pl.concat_list(parts).list.drop_nulls()
 
 
-def _judged_reasons(threshold: float) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
-    """Whether the judges fault the generation, and why; the reason when they find it faithful."""
+def _judged_reasons(threshold: float) -> tuple[pl.Expr, pl.Expr, pl.Expr, pl.Expr, pl.Expr]:
+    """Judged outcomes as expressions.
+
+    Whether the judges fault the generation and why; whether the answer needs a stronger judge
+    and why; the reason when they find it faithful.
+    """
     judged = pl.col("faithfulness").is_not_null()
-    unfaithful = judged & ((pl.col("worst_verdict") == 0) | (pl.col("faithfulness") < threshold))
+    below = pl.col("faithfulness") < threshold
+    doubts = pl.col("doubts").fill_null(0)
+    unfaithful = judged & ((pl.col("worst_verdict") == 0) | (below & (doubts == 0)))
     why = (
         pl.when(pl.col("worst_verdict") == 0)
         .then(pl.format("unsupported claim: '{}' ({})", pl.col("worst_claim"),
@@ -75,12 +85,20 @@ def _judged_reasons(threshold: float) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
                              number_text(pl.col("faithfulness")), number_text(pl.lit(float(threshold))),
                              pl.col("worst_claim"), pl.col("worst_missing")))
     )  # fmt: skip
+    undecided = judged & ~unfaithful & below & (doubts > 0)
+    undecided_why = pl.format(
+        "needs a judge: faithfulness {} below {} only from claims the offline judge could not "
+        "decide ({} of them, first '{}'); `ragfunnel judge --policy tiered` sends it to an LLM "
+        "judge, whose verdict then decides",
+        number_text(pl.col("faithfulness")), number_text(pl.lit(float(threshold))), doubts,
+        pl.col("worst_claim"),
+    )  # fmt: skip
     faithful = pl.format(
         "faithful to the prompt (faithfulness {}); correctness not checked (no facts, and the "
         "answer was not judged against a reference)",
         number_text(pl.col("faithfulness")),
     )
-    return unfaithful, why, faithful
+    return unfaithful, why, undecided, undecided_why, faithful
 
 
 def question_verdicts(frame: pl.DataFrame, faithfulness_threshold: float = 0.85) -> pl.DataFrame:
@@ -92,8 +110,8 @@ def question_verdicts(frame: pl.DataFrame, faithfulness_threshold: float = 0.85)
     unanswerable cases), the answer check (``answer_verdict``, ``answer_reason``), the
     judges' verdict (``faithfulness``, ``worst_claim``, ``worst_missing``, ``worst_verdict``,
     null when not judged), the correctness (``answer_correctness``, ``correctness_reason``,
-    ``correctness_by_judge``)
-    and ``gen_error_msg``. A judged answer with an unsupported claim, or with faithfulness
+    ``correctness_by_judge``), ``doubts`` (claims the judge could not decide, null or 0 when
+    none) and ``gen_error_msg``. A judged answer with an unsupported claim, or with faithfulness
     below ``faithfulness_threshold``, fails at generation with the claim quoted.
     """
     f = frame.with_columns(missing=_missing())
@@ -109,7 +127,9 @@ def question_verdicts(frame: pl.DataFrame, faithfulness_threshold: float = 0.85)
         .then(pl.col("answer_correctness").is_in(["wrong", "incomplete"]))
         .otherwise(pl.col("answer_verdict") == "incorrect")
     )
-    unfaithful, unfaithful_why, faithful_why = _judged_reasons(faithfulness_threshold)
+    unfaithful, unfaithful_why, undecided, undecided_why, faithful_why = _judged_reasons(
+        faithfulness_threshold
+    )
     judged = pl.col("faithfulness").is_not_null()
     gate = pl.col("has_cut") & pl.col("cut_threshold").is_not_null()
     lost_stage = (
@@ -133,12 +153,12 @@ def question_verdicts(frame: pl.DataFrame, faithfulness_threshold: float = 0.85)
         .then(lost_stage)
         .when(pl.col("gen_error_msg").is_not_null() | pl.col("abstained"))
         .then(pl.lit("generation"))
-        .when(unfaithful)
+        .when(unfaithful | wrong)
         .then(pl.lit("generation"))
+        .when(undecided)
+        .then(pl.lit("needs_judge"))
         .when(correct)
         .then(pl.lit("ok"))
-        .when(wrong)
-        .then(pl.lit("generation"))
         .when(judged)
         .then(pl.lit("ok"))
         .otherwise(pl.lit("unjudged"))
@@ -176,11 +196,19 @@ def question_verdicts(frame: pl.DataFrame, faithfulness_threshold: float = 0.85)
         .then(pl.lit("abstained although the evidence was in the prompt"))
         .when(unfaithful)
         .then(unfaithful_why)
-        .when(pl.col("correctness_by_judge") & (correct | wrong))
+        .when(pl.col("correctness_by_judge") & wrong)
         .then(
             pl.format("answer {}: {}", pl.col("answer_correctness"), pl.col("correctness_reason"))
         )
-        .when(correct | wrong)
+        .when(wrong)
+        .then(pl.col("answer_reason"))
+        .when(undecided)
+        .then(undecided_why)
+        .when(pl.col("correctness_by_judge") & correct)
+        .then(
+            pl.format("answer {}: {}", pl.col("answer_correctness"), pl.col("correctness_reason"))
+        )
+        .when(correct)
         .then(pl.col("answer_reason"))
         .when(judged)
         .then(faithful_why)

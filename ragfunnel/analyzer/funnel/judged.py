@@ -4,8 +4,10 @@
 only when it exists, never creating it — and keeps, for each trace and question, the verdict
 of the pipeline answer by the strongest judge (an LLM or fact-checker over the offline judge),
 the latest one. It shapes the record columns ``faithfulness`` and ``claims`` and the inputs of
-the generation rule: the first unsupported claim (else the first partial one) with its
-missing term, and the judged correctness.
+the generation rule: the first unsupported claim (else the first partial or uncertain one) with
+its missing term, how many claims the judge could not decide (``doubts``: ``uncertain`` claims,
+and ``partial`` ones from the offline judge, whose partial means "not sure"; an LLM's
+``partial`` is a verdict), and the judged correctness.
 """
 
 from __future__ import annotations
@@ -16,7 +18,13 @@ import polars as pl
 
 from ragfunnel.analyzer.store.dsn import quote
 from ragfunnel.analyzer.store.migrations import verdicts_ready
-from ragfunnel.analyzer.store.verdict_tables import VERDICTS_TABLE
+from ragfunnel.analyzer.store.verdict_tables import (
+    CLAIM_COLUMNS,
+    OFFLINE_JUDGE,
+    PARTIAL,
+    UNCERTAIN,
+    VERDICTS_TABLE,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -57,6 +65,7 @@ JUDGED_COLUMNS: dict[str, pl.DataType] = {
     "worst_claim": pl.String(),
     "worst_missing": pl.String(),
     "worst_verdict": pl.Float64(),
+    "doubts": pl.UInt32(),
 }
 
 
@@ -73,8 +82,8 @@ def read_judged(store: Store, runs: Sequence[str] = ()) -> pl.DataFrame:
     raw = store.query_df(
         f"""
         SELECT TraceId, QuestionKey,
-            argMax(tuple(Judge, Abstained, Faithfulness, ClaimTexts, ClaimVerdicts, ClaimLabels,
-                         ClaimSupportingIds, ClaimMissing, Correctness, CorrectnessReason),
+            argMax(tuple(Judge, Abstained, Faithfulness, {", ".join(c for c, _ in CLAIM_COLUMNS)},
+                         Correctness, CorrectnessReason),
                    tuple(Judge != 'offline', JudgedAt)) AS v
         FROM {quote(store.database, VERDICTS_TABLE)} FINAL
         WHERE Mode = 'pipeline' {run_filter}
@@ -84,8 +93,8 @@ def read_judged(store: Store, runs: Sequence[str] = ()) -> pl.DataFrame:
     )
     if raw.is_empty():
         return no_verdicts()
-    names = ["judge", "abstained", "faithfulness", "texts", "verdicts", "labels", "ids",
-             "missing", "correctness", "reason"]  # fmt: skip
+    fields = [name for _, name in CLAIM_COLUMNS]
+    names = ["judge", "abstained", "faithfulness", *fields, "correctness", "reason"]
     v = raw.get_column("v").struct.rename_fields(names).struct.unnest()
     f = pl.concat(
         [
@@ -96,21 +105,15 @@ def read_judged(store: Store, runs: Sequence[str] = ()) -> pl.DataFrame:
         ],
         how="horizontal",
     ).with_row_index("_row")
-    long = (
-        f.select("_row", "judge", "texts", "verdicts", "labels", "ids", "missing")
-        .explode("texts", "verdicts", "labels", "ids", "missing")
-        .filter(pl.col("texts").is_not_null())
-    )
+    long = f.select("_row", "judge", *fields).explode(*fields).filter(pl.col("text").is_not_null())
     claims = long.group_by("_row", maintain_order=True).agg(
-        pl.struct(
-            pl.col("texts").alias("text"), pl.col("verdicts").alias("verdict"),
-            pl.col("labels").alias("label"), pl.col("ids").alias("supporting_ids"),
-            "missing", "judge",
-        ).alias("claims"),
-        # The claim to quote: the first unsupported one, else the first partial one.
-        pl.col("texts").get(pl.col("verdicts").arg_min()).alias("worst_claim"),
-        pl.col("missing").get(pl.col("verdicts").arg_min()).alias("worst_missing"),
-        pl.col("verdicts").min().alias("worst_verdict"),
+        pl.struct(*CLAIM.to_schema()).alias("claims"),
+        # The claim to quote: the first unsupported one, else the first partial or uncertain one.
+        pl.col("text").get(pl.col("verdict").arg_min()).alias("worst_claim"),
+        pl.col("missing").get(pl.col("verdict").arg_min()).alias("worst_missing"),
+        pl.col("verdict").min().alias("worst_verdict"),
+        ((pl.col("label") == UNCERTAIN)
+         | ((pl.col("label") == PARTIAL) & (pl.col("judge") == OFFLINE_JUDGE))).sum().alias("doubts"),
     )  # fmt: skip
     out = f.join(claims, on="_row", how="left").select(
         "trace_id",
@@ -123,5 +126,6 @@ def read_judged(store: Store, runs: Sequence[str] = ()) -> pl.DataFrame:
         "worst_claim",
         "worst_missing",
         "worst_verdict",
+        pl.col("doubts").fill_null(0),
     )  # fmt: skip
     return out.cast(pl.Schema(JUDGED_COLUMNS))

@@ -13,13 +13,17 @@ or contradicted term. ``LLMJudge`` and ``FactCheckJudge`` do the same through an
 OpenAI-compatible endpoint (``Endpoint.from_env()``), cached; ``judge_store`` judges every
 stored answer with a policy (offline, llm, factcheck, tiered) and writes the verdicts table
 the funnel reads. docs/judges.md states every rule.
+
+One family: every judge has the :class:`Judge` shape (a ``name`` and ``judge(answer,
+context)``); the judges that call a model live in ``llm/`` with their prompts; the policies are
+objects (``policies.py``); a verdict row is built in one place (``rows.py``).
 """
 
 from ragfunnel.analyzer.judges.cache import MemoryCache, StoreCache, VerdictCache
 from ragfunnel.analyzer.judges.claims import ClaimSplit, is_refusal, split_claims
-from ragfunnel.analyzer.judges.endpoint import Endpoint, Usage
-from ragfunnel.analyzer.judges.factcheck import FactCheckJudge
 from ragfunnel.analyzer.judges.llm import JudgeInput, LLMJudge
+from ragfunnel.analyzer.judges.llm.endpoint import Endpoint, Usage
+from ragfunnel.analyzer.judges.llm.factcheck import FactCheckJudge
 from ragfunnel.analyzer.judges.model import (
     LABELS,
     AnswerVerdict,
@@ -29,30 +33,48 @@ from ragfunnel.analyzer.judges.model import (
     as_chunks,
 )
 from ragfunnel.analyzer.judges.offline import OfflineJudge, judge_claim
-from ragfunnel.analyzer.judges.run import POLICIES, JudgeRun, SameModelWarning, judge_store
+from ragfunnel.analyzer.judges.policies import (
+    POLICIES,
+    FactCheckPolicy,
+    LLMPolicy,
+    OfflinePolicy,
+    Policy,
+    TieredPolicy,
+    policy_named,
+)
+from ragfunnel.analyzer.judges.protocol import BatchJudge, Judge
+from ragfunnel.analyzer.judges.run import JudgeRun, SameModelWarning, judge_store
 
 __all__ = [
     "LABELS",
     "POLICIES",
     "AnswerVerdict",
+    "BatchJudge",
     "Chunk",
     "ClaimSplit",
     "ClaimVerdict",
     "Endpoint",
     "FactCheckJudge",
+    "FactCheckPolicy",
+    "Judge",
     "JudgeError",
     "JudgeInput",
     "JudgeRun",
     "LLMJudge",
+    "LLMPolicy",
     "MemoryCache",
     "OfflineJudge",
+    "OfflinePolicy",
+    "Policy",
     "SameModelWarning",
     "StoreCache",
+    "TieredPolicy",
     "Usage",
     "VerdictCache",
     "as_chunks",
     "is_refusal",
     "judge_claim",
     "judge_store",
+    "policy_named",
     "split_claims",
 ]

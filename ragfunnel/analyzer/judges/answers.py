@@ -1,89 +1,124 @@
-"""The answers to judge, read from the stored generate spans with their prompt's context.
+"""The answers to judge, read through the span conventions, with their prompt's chunk texts.
 
-One row per question instance (trace and question id) and mode: the answer the funnel counts
-— the lowest-numbered sample, its last attempt (docs/funnel.md) — with the prompt's context
-ids and texts, the question text from the question span, the generator model and the logprob
-attributes; the other samples' answers come along as ``sample_answers`` for the
-self-consistency signal. Answers need content capture (``ragfunnel.answer.text`` and
-``ragfunnel.context.texts``); those without it are counted, not judged.
+One row per question instance (trace and question key) and mode: the answer the funnel counts
+— the lowest-numbered sample, its last attempt (docs/funnel.md) — read from the same stage rows
+the funnel reads (``store/stage_source.py``), so ragfunnel, OpenInference and OTel GenAI traces
+alike: the answer text, the question text (the question span's, else the retrieval query), the
+generator model and the logprob attributes; the other samples' answers come along as
+``sample_answers`` for the self-consistency signal.
+
+The prompt's chunks, and each chunk's text, come from wherever they were recorded
+(``conventions/chunk_texts.py``): the generate span's own context ids and texts; for a generate
+span without ids (the usual OpenInference and GenAI shape), the output of the trace's last
+ranking stage (the reranker's, else the retrievers'), as the funnel takes it; a chunk whose
+text the generate span lacks takes it from the trace's retrieve or rerank spans, else from the
+user's chunk file (``--chunks``, ``chunk_file.py``). An answer whose chunks have no text anywhere
+is counted and reported, not judged.
 
 This module only reads ``otel_traces``; it never writes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import polars as pl
 
-from ragfunnel.instrumentation import contract as c
+from ragfunnel.analyzer.conventions.chunk_texts import chunk_texts_sql
+from ragfunnel.analyzer.store.stage_source import stage_source
 
 if TYPE_CHECKING:
     from ragfunnel.analyzer.store import Store
 
-__all__ = ["read_answers"]
+__all__ = ["CHUNK_TEXT_FIX", "read_answers"]
+
+CHUNK_TEXT_FIX = (
+    "record chunk text: `configure(capture_content=True)` and pass documents with text, "
+    "or `--chunks`"
+)
+"""The one-line fix for answers whose prompt's chunks have no recorded text."""
+
+ANSWER_TEXT_FIX = "record answer text: `configure(capture_content=True)`"
+"""The one-line fix for answers without recorded text."""
+
+_STRINGS = pl.List(pl.String)
+_SCHEMA = pl.Schema({  # type: ignore[arg-type]  # polars' stubs reject a mixed dict literal
+    "trace_id": pl.String, "question_key": pl.String, "mode": pl.String, "span_id": pl.String,
+    "run_id": pl.String, "started": pl.Int64, "answer": pl.String, "has_answer": pl.Boolean,
+    "context_ids": _STRINGS, "context_texts": _STRINGS, "has_context": pl.Boolean,
+    "missing_texts": _STRINGS, "context_source": pl.String, "model": pl.String,
+    "logprobs_min": pl.Float64, "low_confidence": _STRINGS, "question": pl.String,
+    "sample_answers": _STRINGS,
+})  # fmt: skip
 
 
-def _a(name: str) -> str:
-    return f"SpanAttributes['{name}']"
-
-
-def read_answers(
-    store: Store, *, runs: Sequence[str] = (), modes: Sequence[str] = ("pipeline",)
-) -> pl.DataFrame:
-    """The answers of the stored generate spans (see the module docstring).
-
-    Columns: ``trace_id``, ``span_id``, ``question_key``, ``run_id``, ``mode``, ``started``
-    (ns), ``question``, ``answer``, ``has_answer``, ``context_ids``, ``context_texts``,
-    ``has_context``, ``model``, ``logprobs_min``, ``low_confidence``, ``sample_answers``.
-    """
-    run_filter = f"AND {_a(c.RUN_ID)} IN {{runs:Array(String)}}" if runs else ""
-    sql = f"""
+def _answers_sql(source: str, runs: bool) -> str:
+    run_filter = "WHERE RunId IN {runs:Array(String)}" if runs else ""
+    return f"""
     WITH gen AS (
-        SELECT TraceId, SpanId, {_a(c.QUESTION_ID)} AS QuestionKey,
-            if({_a(c.MODE)} = '', 'pipeline', {_a(c.MODE)}) AS Mode,
-            ifNull(toInt64OrNull({_a(c.SAMPLE_INDEX)}), 0) AS SampleIndex,
-            toUnixTimestamp64Nano(Timestamp) AS Started,
-            {_a(c.ANSWER_TEXT)} AS Answer, mapContains(SpanAttributes, '{c.ANSWER_TEXT}') AS HasAnswer,
-            JSONExtract({_a(c.CONTEXT_IDS)}, 'Array(String)') AS ContextIds,
-            JSONExtract({_a(c.CONTEXT_TEXTS)}, 'Array(String)') AS ContextTexts,
-            mapContains(SpanAttributes, '{c.CONTEXT_TEXTS}') AS HasContext,
-            {_a(c.GEN_AI_REQUEST_MODEL)} AS Model,
-            toFloat64OrNull({_a(c.LOGPROBS_MIN)}) AS LogprobsMin,
-            JSONExtract({_a(c.LOGPROBS_LOW_CONFIDENCE)}, 'Array(String)') AS LowConfidence
-        FROM {store.traces_table}
-        WHERE {_a(c.STAGE)} = 'generate' AND StatusCode != 'Error'
+        SELECT TraceId, SpanId, QuestionKey, Mode, ifNull(SampleIndex, 0) AS SampleIndex,
+            toUnixTimestamp64Nano(Timestamp) AS Started, AnswerText AS Answer,
+            HasAnswer, Name AS Model, LogprobsMin, LowConfidence
+        FROM {source}
+        WHERE Stage = 'generate' AND StatusCode != 'Error'
     ),
-    questions AS (
-        SELECT TraceId, {_a(c.QUESTION_ID)} AS QuestionKey, any({_a(c.QUESTION_TEXT)}) AS Question,
-            any({_a(c.RUN_ID)}) AS RunId
-        FROM {store.traces_table}
-        WHERE {_a(c.STAGE)} = 'question' {run_filter}
+    asked AS (
+        SELECT TraceId, QuestionKey,
+            argMinIf(QuestionText, tuple(Stage != 'question', Timestamp), QuestionText != '')
+                AS Question,
+            anyIf(RunId, RunId != '') AS RunId
+        FROM {source}
+        WHERE Stage IN ('question', 'retrieve') AND TraceId IN (SELECT TraceId FROM gen)
         GROUP BY TraceId, QuestionKey
-    )
+    ),
+    questions AS (SELECT * FROM asked {run_filter})
     SELECT TraceId, QuestionKey, Mode,
-        argMin(tuple(SpanId, questions.RunId, Started, Answer, HasAnswer, ContextIds, ContextTexts,
-                     HasContext, Model, LogprobsMin, LowConfidence),
+        argMin(tuple(SpanId, questions.RunId, Started, Answer, HasAnswer, Model, LogprobsMin,
+                     LowConfidence),
                tuple(SampleIndex, -Started)) AS primary,
-        arrayFilter(x -> x != primary.4,
-                    groupArrayIf(Answer, HasAnswer)) AS SampleAnswers,
+        arrayFilter(x -> x != primary.4, groupArrayIf(Answer, HasAnswer)) AS SampleAnswers,
         any(questions.Question) AS Question
     FROM gen {"INNER" if runs else "LEFT"} JOIN questions USING (TraceId, QuestionKey)
     WHERE Mode IN {{modes:Array(String)}}
     GROUP BY TraceId, QuestionKey, Mode
     ORDER BY TraceId, QuestionKey, Mode
     """
+
+
+def read_answers(
+    store: Store,
+    *,
+    runs: Sequence[str] = (),
+    modes: Sequence[str] = ("pipeline",),
+    chunk_texts: Mapping[str, str] | None = None,
+) -> pl.DataFrame:
+    """The answers of the stored generate spans (see the module docstring).
+
+    Args:
+        store: the store to read.
+        runs: only answers of these run ids; default all.
+        modes: the generate modes to read (``pipeline``, ``oracle``).
+        chunk_texts: chunk id → text, for chunks no span recorded the text of (``--chunks``).
+
+    Columns: ``trace_id``, ``span_id``, ``question_key``, ``run_id``, ``mode``, ``started``
+    (ns), ``question``, ``answer``, ``has_answer``, ``context_ids``, ``context_texts``,
+    ``has_context`` (the prompt is known and every chunk of it has a text; an empty prompt the
+    generate span recorded counts), ``missing_texts`` (the chunk ids without one),
+    ``context_source`` (``generate``, ``ranking`` or ``none``), ``model``, ``logprobs_min``,
+    ``low_confidence``, ``sample_answers``.
+    """
+    src = stage_source(store)
     parameters: dict[str, object] = {"modes": list(modes)}
     if runs:
         parameters["runs"] = list(runs)
-    raw = store.query_df(sql, parameters)
-    fields = ["span_id", "run_id", "started", "answer", "has_answer", "context_ids",
-              "context_texts", "has_context", "model", "logprobs_min", "low_confidence"]  # fmt: skip
+    raw = store.query_df(_answers_sql(src.sql, bool(runs)), parameters)
     if raw.is_empty():
-        return _empty()
+        return pl.DataFrame(schema=_SCHEMA)
+    fields = ["span_id", "run_id", "started", "answer", "has_answer", "model", "logprobs_min",
+              "low_confidence"]  # fmt: skip
     primary = raw.get_column("primary").struct.rename_fields(fields).struct.unnest()
-    return pl.concat(
+    frame = pl.concat(
         [
             raw.select(
                 pl.col("TraceId").alias("trace_id"),
@@ -97,17 +132,81 @@ def read_answers(
             ),
         ],
         how="horizontal",
-    ).with_columns(pl.col("has_answer").cast(pl.Boolean), pl.col("has_context").cast(pl.Boolean))
+    ).with_columns(pl.col("has_answer").cast(pl.Boolean))
+    contexts = _contexts(store, frame, chunk_texts or {})
+    return frame.join(contexts, on="span_id", how="left").select(list(_SCHEMA)).cast(_SCHEMA)
 
 
-def _empty() -> pl.DataFrame:
-    strings = pl.List(pl.String)
+def _contexts(store: Store, answers: pl.DataFrame, chunk_texts: Mapping[str, str]) -> pl.DataFrame:
+    """Each answer's prompt chunks with their texts (see the module docstring)."""
+    traces = answers.get_column("trace_id").unique().to_list()
+    within = (
+        f"(SELECT * FROM {store.traces_table} WHERE TraceId IN {{traces:Array(String)}} "
+        "AND StatusCode != 'Error')"
+    )
+    docs = store.query_df(
+        f"{chunk_texts_sql(within)} ORDER BY TraceId, Started", {"traces": traces}
+    )
+    own: dict[str, tuple[list[str], list[str]]] = {}
+    ranking: dict[str, dict[str, list[tuple[list[str], list[str]]]]] = {}
+    known: dict[str, dict[str, str]] = {}
+    for trace, span, stage, _, ids, texts in docs.iter_rows():
+        if stage == "generate":
+            own[span] = (ids, texts)
+        elif stage in ("retrieve", "rerank"):
+            ranking.setdefault(trace, {}).setdefault(stage, []).append((ids, texts))
+        seen = known.setdefault(trace, {})
+        for chunk, text in zip(ids, texts, strict=True):
+            if text and chunk not in seen:
+                seen[chunk] = text
+    rows = []
+    for trace, span in answers.select("trace_id", "span_id").iter_rows():
+        ids, source = _prompt_ids(own.get(span), ranking.get(trace, {}))
+        texts = [
+            _text_of(chunk, position, own.get(span), known.get(trace, {}), chunk_texts)
+            for position, chunk in enumerate(ids)
+        ]
+        missing = [chunk for chunk, text in zip(ids, texts, strict=True) if not text]
+        usable = source != "none" and not missing
+        rows.append((span, ids, [t or "" for t in texts], usable, missing, source))
     return pl.DataFrame(
+        rows,
         schema={
-            "trace_id": pl.String, "question_key": pl.String, "mode": pl.String,
-            "span_id": pl.String, "run_id": pl.String, "started": pl.Int64, "answer": pl.String,
-            "has_answer": pl.Boolean, "context_ids": strings, "context_texts": strings,
-            "has_context": pl.Boolean, "model": pl.String, "logprobs_min": pl.Float64,
-            "low_confidence": strings, "question": pl.String, "sample_answers": strings,
-        }
-    )  # fmt: skip
+            "span_id": pl.String,
+            "context_ids": _STRINGS,
+            "context_texts": _STRINGS,
+            "has_context": pl.Boolean,
+            "missing_texts": _STRINGS,
+            "context_source": pl.String,
+        },
+        orient="row",
+    )
+
+
+def _prompt_ids(
+    own: tuple[list[str], list[str]] | None,
+    ranking: Mapping[str, list[tuple[list[str], list[str]]]],
+) -> tuple[list[str], str]:
+    if own is not None:  # the generate span listed its prompt (an empty one, too)
+        return list(own[0]), "generate"
+    # No ids on the generate span: the last ranking stage's output, as the funnel takes it.
+    for stage in ("rerank", "retrieve"):
+        lists = ranking.get(stage, [])
+        if stage == "rerank" and lists:
+            return list(lists[-1][0]), "ranking"
+        ids = list(dict.fromkeys(chunk for listed, _ in lists for chunk in listed))
+        if ids:
+            return ids, "ranking"
+    return [], "none"
+
+
+def _text_of(
+    chunk: str,
+    position: int,
+    own: tuple[list[str], list[str]] | None,
+    trace: Mapping[str, str],
+    given: Mapping[str, str],
+) -> str | None:
+    if own is not None and position < len(own[1]) and own[0] and own[1][position]:
+        return own[1][position]
+    return trace.get(chunk) or given.get(chunk) or None

@@ -5,31 +5,25 @@ states the case's truth. An answer that faithfully repeats an outdated chunk is 
 wrong; the two are never averaged.
 
 - Against ``facts`` (deterministic): every fact stated → ``correct``; some → ``incomplete``
-  (naming the missing ones); none → ``wrong``. A fact is stated when it appears as whole
-  tokens, or when the offline judge finds it in the answer with its value normalised
-  (``120 Euro`` states the fact ``120 EUR``).
+  (naming the missing ones); none → ``wrong``. A fact is stated by the one rule the funnel
+  uses too (``ragfunnel.analyzer.cases.fact_text.states_fact``): whole tokens after one
+  normalisation, so ``€120`` states the fact ``120 EUR`` and "HAUPTSTRASSE 5" states
+  "Hauptstraße 5".
 - Against ``reference``, offline: the reference is split into claims and each is checked
   against the answer as if the answer were the context. All found → ``correct``; a reference
   value the answer states differently → ``wrong``; none found → ``wrong``; otherwise
   ``incomplete``, naming the reference claims the answer lacks.
-- Against ``reference`` with an LLM (prompt ``correctness-v1``): the model's verdict, cached.
+- Against ``reference`` with an LLM (prompt ``correctness-v1``): the model's verdict, cached
+  (``llm/correctness.py``).
 """
 
 from __future__ import annotations
 
-import json
-import re
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import msgspec
-
-from ragfunnel.analyzer.judges import prompts
-from ragfunnel.analyzer.judges.cache import cache_key
+from ragfunnel.analyzer.cases.fact_text import states_fact
 from ragfunnel.analyzer.judges.claims import split_claims
-from ragfunnel.analyzer.judges.endpoint_judge import EndpointCaller
-from ragfunnel.analyzer.judges.llm import complete
 from ragfunnel.analyzer.judges.model import SUPPORTED, Chunk
 from ragfunnel.analyzer.judges.offline import judge_claim
 
@@ -38,7 +32,6 @@ __all__ = [
     "INCOMPLETE",
     "WRONG",
     "Correctness",
-    "LLMCorrectness",
     "facts_correctness",
     "reference_correctness",
 ]
@@ -46,7 +39,6 @@ __all__ = [
 CORRECT = "correct"
 INCOMPLETE = "incomplete"
 WRONG = "wrong"
-_NON_WORD = re.compile(r"[^\w]+")
 
 
 @dataclass(frozen=True)
@@ -64,22 +56,11 @@ class Correctness:
     missing: tuple[str, ...] = ()
 
 
-def _tokens(text: str) -> str:
-    folded = unicodedata.normalize("NFKC", text).casefold()
-    return " " + _NON_WORD.sub(" ", folded).strip() + " "
-
-
-def _states(answer: str, fact: str) -> bool:
-    if _tokens(fact) in _tokens(answer):
-        return True
-    return judge_claim(fact, [Chunk("answer", answer)]).label == SUPPORTED
-
-
 def facts_correctness(answer: str, facts: Sequence[str]) -> Correctness | None:
     """Correctness against a case's facts; ``None`` without facts."""
     if not facts:
         return None
-    missing = tuple(f for f in facts if not _states(answer, f))
+    missing = tuple(f for f in facts if not states_fact(answer, f))
     if not missing:
         return Correctness(CORRECT, "states every fact")
     if len(missing) == len(facts):
@@ -108,31 +89,3 @@ def reference_correctness(answer: str, reference: str) -> Correctness | None:
     return Correctness(
         INCOMPLETE, "misses part of the reference: " + "; ".join(repr(m) for m in missing), missing
     )
-
-
-class LLMCorrectness(EndpointCaller):
-    """Correctness against the reference, judged by an LLM (one call per answer, cached)."""
-
-    def judge(self, question: str, answer: str, reference: str) -> Correctness:
-        """The model's verdict of ``answer`` against ``reference``."""
-        key = cache_key("correctness", self.endpoint.model, prompts.CORRECTNESS_VERSION,
-                        question, answer, reference)  # fmt: skip
-        cached = self.cache.get(key)
-        if cached is not None:
-            self.usage.add(cached=1)
-            data = json.loads(cached)
-        else:
-            reply = complete(
-                self._client, self.endpoint, self.usage,
-                prompts.correctness_messages(question, answer, reference),
-                schema=prompts.CORRECTNESS_SCHEMA, name="correctness",
-                parse=lambda text: msgspec.json.decode(text, type=prompts.CorrectnessReply),
-            )  # fmt: skip
-            data = {"label": reply.verdict, "missing": reply.missing, "reason": reply.reason}
-            self.cache.put(key, json.dumps(data), kind="correctness", model=self.endpoint.model,
-                           prompt_version=prompts.CORRECTNESS_VERSION)  # fmt: skip
-        missing = (data["missing"],) if data["missing"] else ()
-        reason = data["reason"] or data["label"]
-        if data["label"] == INCOMPLETE and data["missing"]:
-            reason = f"misses: {data['missing']} ({reason})"
-        return Correctness(data["label"], reason, missing)

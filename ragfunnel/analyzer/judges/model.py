@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ragfunnel.analyzer.errors import AnalyzerError
+from ragfunnel.analyzer.store.verdict_tables import PARTIAL, SUPPORTED, UNCERTAIN, UNSUPPORTED
 
 __all__ = [
     "LABELS",
@@ -24,17 +25,15 @@ __all__ = [
     "Chunk",
     "ClaimVerdict",
     "JudgeError",
+    "JudgeInput",
     "as_chunks",
     "context_hash",
     "text_hash",
 ]
 
-SUPPORTED = "supported"
-PARTIAL = "partial"
-UNSUPPORTED = "unsupported"
-UNCERTAIN = "uncertain"
-"""The judge could neither confirm nor confidently refute the claim: a case for a stronger
-judge, never a reason to blame generation (docs/judges.md)."""
+# The labels are the verdicts table's vocabulary, which the funnel reads too: defined there.
+# ``uncertain``: the judge could neither confirm nor confidently refute the claim, a case for a
+# stronger judge, never a reason to blame generation (docs/judges.md).
 LABELS = (SUPPORTED, PARTIAL, UNSUPPORTED)
 SCORES = {SUPPORTED: 1.0, PARTIAL: 0.5, UNSUPPORTED: 0.0, UNCERTAIN: 0.5}
 
@@ -86,6 +85,21 @@ def context_hash(chunks: Iterable[Chunk]) -> str:
             digest.update(len(data).to_bytes(8, "little"))
             digest.update(data)
     return digest.hexdigest()[:32]
+
+
+@dataclass(frozen=True)
+class JudgeInput:
+    """One answer to judge.
+
+    Attributes:
+        answer: the answer text.
+        context: the prompt's chunks, in prompt order.
+        question: the question (helps the claim split resolve references).
+    """
+
+    answer: str
+    context: tuple[Chunk, ...]
+    question: str | None = None
 
 
 @dataclass(frozen=True)

@@ -13,50 +13,54 @@ touches ``otel_traces``.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
 from ragfunnel.analyzer.cases import Case, CaseSet
 from ragfunnel.analyzer.judges import tables
-from ragfunnel.analyzer.judges.answers import read_answers
+from ragfunnel.analyzer.judges.answers import ANSWER_TEXT_FIX, CHUNK_TEXT_FIX, read_answers
 from ragfunnel.analyzer.judges.cache import StoreCache, VerdictCache
+from ragfunnel.analyzer.judges.chunk_file import load_chunks
 from ragfunnel.analyzer.judges.correctness import (
     Correctness,
-    LLMCorrectness,
     facts_correctness,
     reference_correctness,
 )
-from ragfunnel.analyzer.judges.endpoint import Endpoint, Usage
-from ragfunnel.analyzer.judges.factcheck import FactCheckJudge
-from ragfunnel.analyzer.judges.llm import JudgeInput, LLMJudge, same_model_warning
+from ragfunnel.analyzer.judges.llm import (
+    Breaker,
+    Endpoint,
+    JudgeInput,
+    LLMCorrectness,
+    Usage,
+    same_model_warning,
+)
 from ragfunnel.analyzer.judges.model import (
     AnswerVerdict,
     Chunk,
     JudgeError,
     context_hash,
-    text_hash,
 )
 from ragfunnel.analyzer.judges.offline import OfflineJudge
+from ragfunnel.analyzer.judges.policies import POLICIES, Policy, TieredPolicy, policy_named
+from ragfunnel.analyzer.judges.protocol import BatchJudge, Judge, judge_all
+from ragfunnel.analyzer.judges.rows import verdict_row
 from ragfunnel.analyzer.judges.signals import signals
 from ragfunnel.analyzer.judges.stats import Estimate
-from ragfunnel.analyzer.judges.tiered import (
-    DEFAULT_SAMPLE_RATE,
-    Screened,
-    estimates,
-    flag_reasons,
-    in_sample,
-)
+from ragfunnel.analyzer.judges.tiered import DEFAULT_SAMPLE_RATE, Screened, estimates
 from ragfunnel.instrumentation.contract import question_hash
 
 if TYPE_CHECKING:
     from ragfunnel.analyzer.store import Store
 
-__all__ = ["POLICIES", "JudgeRun", "SameModelWarning", "judge_store"]
+__all__ = ["MAX_FAILED_SHARE", "POLICIES", "JudgeRun", "SameModelWarning", "judge_store"]
 
-POLICIES = ("offline", "llm", "factcheck", "tiered")
+
+MAX_FAILED_SHARE = 0.1
+"""More than this share of failed LLM calls fails the run (``ragfunnel judge`` exits 1)."""
 
 
 class SameModelWarning(UserWarning):
@@ -70,7 +74,10 @@ class JudgeRun:
     Attributes:
         policy: the policy used.
         answers: answers found; judged: answers with a verdict; abstained: answers without
-            claims; without_content: answers not judged for lack of recorded text.
+            claims; without_content: answers not judged for lack of recorded text, of which
+            without_answer_text had no answer text and without_chunk_text had the answer but
+            no text for some chunk of its prompt (nor ids to find it by).
+        not_judged: per answer not judged for lack of text, what is missing and the fix.
         sent_to_llm: answers the tiered policy escalated (flagged or sampled), and why.
         rows: the verdict rows written (or that would be, with ``write=False``).
         usage: calls, tokens and cost of the LLM or fact-checking judge.
@@ -84,12 +91,33 @@ class JudgeRun:
     judged: int = 0
     abstained: int = 0
     without_content: int = 0
+    without_answer_text: int = 0
+    without_chunk_text: int = 0
+    not_judged: list[str] = field(default_factory=list)
     sent_to_llm: dict[str, int] = field(default_factory=dict)
     rows: list[dict[str, Any]] = field(default_factory=list)
     usage: dict[str, Any] = field(default_factory=dict)
     estimates: dict[str, Estimate] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+
+    @property
+    def failure(self) -> str | None:
+        """Why this run failed, or ``None``: the reason ``ragfunnel judge`` exits 1.
+
+        It failed when there were answers and none was judged, or when more than
+        :data:`MAX_FAILED_SHARE` of the LLM calls failed (or were refused by the breaker).
+        """
+        if self.answers and not self.judged:
+            return (f"judged none of the {self.answers:,} answers"
+                    + (f" ({self.without_content:,} without text)" if self.without_content else ""))  # fmt: skip
+        if self.usage:
+            calls = self.usage["calls"] + self.usage["refused"]
+            bad = self.usage["failed"] + self.usage["refused"]
+            if calls and bad / calls > MAX_FAILED_SHARE:
+                return (f"{bad:,} of {calls:,} judge calls failed, more than "
+                        f"{MAX_FAILED_SHARE:.0%}")  # fmt: skip
+        return None
 
     @property
     def faithfulness(self) -> float | None:
@@ -118,29 +146,10 @@ def _case_of(cases: CaseSet | None, key: str, question: str | None) -> Case | No
     return found
 
 
-def _row(answer: dict[str, Any], verdict: AnswerVerdict, *, policy: str, digest: str,
-         correctness: Correctness | None, found: list[str], sampled: bool) -> dict[str, Any]:  # fmt: skip
-    return {
-        "TraceId": answer["trace_id"], "SpanId": answer["span_id"],
-        "QuestionKey": answer["question_key"], "RunId": answer["run_id"] or "",
-        "Mode": answer["mode"], "Judge": verdict.judge, "Policy": policy,
-        "AnswerHash": text_hash(answer["answer"]), "ContextHash": digest,
-        "Abstained": int(verdict.abstained), "Faithfulness": verdict.faithfulness,
-        "ClaimTexts": [c.text for c in verdict.claims],
-        "ClaimVerdicts": [c.verdict for c in verdict.claims],
-        "ClaimLabels": [c.label for c in verdict.claims],
-        "ClaimSupportingIds": [list(c.supporting_ids) for c in verdict.claims],
-        "ClaimMissing": [c.missing for c in verdict.claims],
-        "Correctness": correctness.label if correctness else "",
-        "CorrectnessReason": correctness.reason if correctness else "",
-        "Signals": found, "Sampled": int(sampled),
-    }  # fmt: skip
-
-
 def judge_store(
     store: Store,
     *,
-    policy: str = "offline",
+    policy: str | Policy = "offline",
     runs: str | Iterable[str] | None = None,
     cases: CaseSet | None = None,
     endpoint: Endpoint | None = None,
@@ -149,12 +158,16 @@ def judge_store(
     split: str = "llm",
     cache: VerdictCache | None = None,
     write: bool = True,
+    screen: Judge | None = None,
+    chunk_texts: Mapping[str, str] | str | Path | None = None,
 ) -> JudgeRun:
     """Judge every stored pipeline answer (of ``runs``) with ``policy``.
 
     Args:
         store: the store holding ``otel_traces``; the verdicts go beside it.
-        policy: ``offline``, ``llm``, ``factcheck`` or ``tiered``.
+        policy: ``offline``, ``llm``, ``factcheck`` or ``tiered``, or a
+            :class:`~ragfunnel.analyzer.judges.policies.Policy` (then ``sample_rate`` and
+            ``seed`` are the policy's own).
         runs: only answers of these run ids (a string or an iterable); default all.
         cases: when given, each matched answer's correctness is judged as well.
         endpoint: the LLM (or fact-checker) endpoint; needed by every policy but ``offline``.
@@ -163,46 +176,54 @@ def judge_store(
         split: how the LLM judge splits answers: ``llm`` or ``offline``.
         cache: the verdict cache; default the store's judge-cache table.
         write: insert the verdict rows (default) or only return them.
+        screen: the judge of the offline and tiered policies (default :class:`OfflineJudge`);
+            any :class:`~ragfunnel.analyzer.judges.protocol.Judge`.
+        chunk_texts: chunk texts for prompts whose spans record ids only: a chunk file's path
+            (``chunk_file.py``) or a mapping of chunk id → text.
 
     Raises:
-        JudgeError: an unknown policy, a missing endpoint, a bad ``sample_rate``.
+        JudgeError: an unknown policy, a missing endpoint, a bad ``sample_rate``, a bad chunk
+            file.
     """
-    if policy not in POLICIES:
-        raise JudgeError(f"unknown policy {policy!r}: use one of {', '.join(POLICIES)}")
-    if policy != "offline" and endpoint is None:
-        raise JudgeError(f"the {policy} policy needs a judge endpoint (model, base URL, key)")
-    if not 0 <= sample_rate <= 1:
-        raise JudgeError(f"sample_rate must be between 0 and 1, got {sample_rate!r}")
+    chosen = (
+        policy
+        if isinstance(policy, Policy)
+        else policy_named(policy, sample_rate=sample_rate, seed=seed)
+    )
+    if chosen.needs_endpoint and endpoint is None:
+        raise JudgeError(f"the {chosen.name} policy needs a judge endpoint (model, base URL, key)")
     chosen_runs = (runs,) if isinstance(runs, str) else tuple(runs or ())
-    found = read_answers(store, runs=chosen_runs, modes=("pipeline", "oracle"))
+    given = load_chunks(chunk_texts) if isinstance(chunk_texts, (str, Path)) else chunk_texts
+    found = read_answers(store, runs=chosen_runs, modes=("pipeline", "oracle"), chunk_texts=given)
     oracle = {
         (r["trace_id"], r["question_key"]): r["answer"]
         for r in found.filter(pl.col("mode") == "oracle").iter_rows(named=True)
         if r["has_answer"]
     }
     answers = list(found.filter(pl.col("mode") == "pipeline").iter_rows(named=True))
-    result = JudgeRun(policy, answers=len(answers))
+    result = JudgeRun(chosen.name, answers=len(answers))
     usable = [r for r in answers if r["has_answer"] and r["has_context"]]
-    result.without_content = len(answers) - len(usable)
+    _count_textless(result, answers)
 
-    remote: LLMJudge | FactCheckJudge | None = None
+    remote: BatchJudge | None = None
     grader: LLMCorrectness | None = None
-    if endpoint is not None and policy != "offline":
+    if endpoint is not None and chosen.needs_endpoint:
         if cache is None:
             cache = StoreCache(store, [endpoint.model], write=write)
-        remote = (FactCheckJudge(endpoint, cache=cache) if policy == "factcheck"
-                  else LLMJudge(endpoint, cache=cache, split=split))  # fmt: skip
-        grader = LLMCorrectness(endpoint, cache=cache) if policy != "factcheck" else None
+        breaker = Breaker()  # one per run: a dead endpoint stops the judge and the grader
+        remote = chosen.remote(endpoint, cache, split=split, breaker=breaker)
+        grader = chosen.grader(endpoint, cache, breaker=breaker)
         message = same_model_warning(endpoint.model, {r["model"] for r in usable})
         if message:
             result.warnings.append(message)
             warnings.warn(message, SameModelWarning, stacklevel=2)
 
-    offline = OfflineJudge()
+    offline: Judge = screen if screen is not None else OfflineJudge()
     prepared = []
     for r in usable:
-        ids = r["context_ids"] or [str(n) for n in range(1, len(r["context_texts"]) + 1)]
-        chunks = tuple(Chunk(i, t) for i, t in zip(ids, r["context_texts"], strict=False))
+        chunks = tuple(
+            Chunk(i, t) for i, t in zip(r["context_ids"], r["context_texts"], strict=True)
+        )
         found_signals = signals(
             r["answer"], chunks, low_confidence=r["low_confidence"] or (),
             logprobs_min=r["logprobs_min"], sample_answers=r["sample_answers"] or (),
@@ -210,27 +231,25 @@ def judge_store(
         )  # fmt: skip
         prepared.append((r, chunks, found_signals))
 
-    screened: dict[int, Screened] = {}
     first: dict[int, AnswerVerdict] = {}
-    if policy in ("offline", "tiered"):
+    if chosen.screens:
         first = {n: offline.judge(r["answer"], chunks) for n, (r, chunks, _) in enumerate(prepared)}
-    escalate: list[int] = list(range(len(prepared))) if policy in ("llm", "factcheck") else []
-    if policy == "tiered":
-        for n, (r, _, found_signals) in enumerate(prepared):
-            reasons = flag_reasons(first[n], found_signals)
-            sampled = in_sample(
-                f"{r['trace_id']}\x1f{r['question_key']}", seed=seed, rate=sample_rate
-            )
-            screened[n] = Screened(first[n], None, sampled, bool(reasons))
-            for reason in [*reasons, *(["random sample"] if sampled else [])]:
-                result.sent_to_llm[reason] = result.sent_to_llm.get(reason, 0) + 1
-            if reasons or sampled:
-                escalate.append(n)
+    screened: dict[int, Screened] = {}
+    escalate: list[int] = []
+    for n, (r, _, found_signals) in enumerate(prepared):
+        key = f"{r['trace_id']}\x1f{r['question_key']}"
+        decision = chosen.escalation(key, first.get(n), found_signals)
+        if n in first:
+            screened[n] = Screened(first[n], None, decision.sampled, bool(decision.reasons))
+        for reason in [*decision.reasons, *(["random sample"] if decision.sampled else [])]:
+            result.sent_to_llm[reason] = result.sent_to_llm.get(reason, 0) + 1
+        if decision.send:
+            escalate.append(n)
     second: dict[int, AnswerVerdict] = {}
     if remote is not None and escalate:
         items = [JudgeInput(prepared[n][0]["answer"], prepared[n][1], prepared[n][0]["question"])
                  for n in escalate]  # fmt: skip
-        for n, outcome in zip(escalate, remote.judge_many(items), strict=True):
+        for n, outcome in zip(escalate, judge_all(remote, items), strict=True):
             if isinstance(outcome, JudgeError):
                 result.errors.append(f"{prepared[n][0]['trace_id']}: {outcome}")
             else:
@@ -252,29 +271,49 @@ def judge_store(
             graded_by = grader if verdict is second.get(n) else None
             correctness = _correctness(case, r, graded_by, result.errors)
             result.rows.append(
-                _row(
+                verdict_row(
                     r,
                     verdict,
-                    policy=policy,
-                    digest=digest,
+                    policy=chosen.name,
+                    context_hash=digest,
                     correctness=correctness,
-                    found=found_signals,
+                    signals=found_signals,
                     sampled=sampled,
                 )
             )
     if grader is not None:
         grader.cache.flush()
-    if policy == "tiered":
+    if isinstance(chosen, TieredPolicy):
         result.estimates = estimates(list(screened.values()))
     if remote is not None:
         usage = Usage()
-        for part in (remote.usage, grader.usage if grader else Usage()):
+        for part in (getattr(remote, "usage", Usage()), grader.usage if grader else Usage()):
             usage.add(**part.as_dict())
         result.usage = usage.as_dict()
     if write and result.rows:
         tables.ensure_tables(store)
         tables.insert_verdicts(store, result.rows)
     return result
+
+
+def _count_textless(result: JudgeRun, answers: list[dict[str, Any]]) -> None:
+    """Count the answers not judged for lack of text, each with what is missing and the fix."""
+    for r in answers:
+        where = f"{r['trace_id']} ({r['question_key']})"
+        if not r["has_answer"]:
+            result.without_answer_text += 1
+            result.not_judged.append(f"{where}: no answer text: {ANSWER_TEXT_FIX}")
+        elif not r["has_context"]:
+            result.without_chunk_text += 1
+            missing = r["missing_texts"] or []
+            what = (
+                f"no text for chunk(s) {', '.join(missing[:5])}"
+                + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+                if missing
+                else "no chunk ids or texts recorded for its prompt"
+            )
+            result.not_judged.append(f"{where}: {what}: {CHUNK_TEXT_FIX}")
+    result.without_content = result.without_answer_text + result.without_chunk_text
 
 
 def _correctness(

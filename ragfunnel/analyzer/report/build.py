@@ -15,6 +15,7 @@ import polars as pl
 
 from ragfunnel.analyzer.cases import CaseSet
 from ragfunnel.analyzer.funnel.analysis import FunnelResult
+from ragfunnel.analyzer.funnel.answer_checks import NO_ANSWER_TEXT
 from ragfunnel.analyzer.intervals import bootstrap_mean
 from ragfunnel.analyzer.report.distributions import (
     abstention,
@@ -85,6 +86,13 @@ def _textless_detail(failed: pl.DataFrame, textless: Mapping[str, Sequence[str]]
     if not hits:
         return None
     return f"{hits} of them from documents ingested with pages without text (scans without a text layer?)"
+
+
+def _without_text(run: pl.DataFrame) -> int:
+    """Unjudged questions whose answer text was not recorded (content capture off)."""
+    return run.filter(
+        pl.col("first_failure") == "unjudged", pl.col("failure_reason") == NO_ANSWER_TEXT
+    ).height
 
 
 def _findings(run: pl.DataFrame, textless: Mapping[str, Sequence[str]]) -> list[Finding]:
@@ -273,6 +281,8 @@ def build_report(
                         ok_without_evidence=int(counts.get("ok_without_evidence", 0)),
                         unjudged=int(counts.get("unjudged", 0)),
                         incomplete=int(counts.get("incomplete_trace", 0)),
+                        needs_judge=int(counts.get("needs_judge", 0)),
+                        without_text=_without_text(run),
                     ),
                     "metrics": _metrics(result, str(run_id)),
                     "lost_evidence": _lost_evidence(run_items),

@@ -12,6 +12,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from ragfunnel.analyzer.funnel.answer_checks import CAPTURE_FIX
 from ragfunnel.analyzer.report.model import FAILED_STAGES, UPSTREAM, Finding
 
 __all__ = ["DETAIL_PREFIXES", "STAGE_ORDER", "diagnosis_text", "group_reasons", "work_order"]
@@ -145,6 +146,8 @@ def diagnosis_text(
     ok_without_evidence: int = 0,
     unjudged: int = 0,
     incomplete: int = 0,
+    needs_judge: int = 0,
+    without_text: int = 0,
 ) -> str:
     """The paragraph a good engineer would write about one run (the issue's example shape)."""
     failed = sum(f.count for f in findings)
@@ -187,8 +190,18 @@ def diagnosis_text(
             f"{ok_without_evidence:,} answered correctly although evidence was lost: check "
             "their gold labels (or the model knew)."
         )
-    if unjudged:
-        parts.append(f"{unjudged:,} could not be judged (no answer text or no facts to check).")
+    if needs_judge:
+        parts.append(
+            f"{needs_judge:,} need a stronger judge (claims the offline judge could not decide, "
+            "not blamed on generation): `ragfunnel judge --policy tiered` sends them to an LLM."
+        )
+    if without_text:
+        were = "was" if without_text == 1 else "were"
+        parts.append(f"{without_text:,} {were} recorded without answer text, so nothing could "
+                     f"judge them: {CAPTURE_FIX}.")  # fmt: skip
+    if unjudged > without_text:
+        parts.append(f"{unjudged - without_text:,} could not be judged (no answer text or no "
+                     "facts to check).")  # fmt: skip
     if incomplete:
         parts.append(f"{incomplete:,} traces are incomplete and blame no stage.")
     return " ".join(parts)

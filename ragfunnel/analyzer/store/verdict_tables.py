@@ -13,10 +13,26 @@ from __future__ import annotations
 __all__ = [
     "CACHE_COLUMNS",
     "CACHE_TABLE",
+    "CLAIM_COLUMNS",
+    "CLAIM_LABELS",
+    "OFFLINE_JUDGE",
+    "PARTIAL",
+    "SUPPORTED",
+    "UNCERTAIN",
+    "UNSUPPORTED",
     "VERDICTS_TABLE",
     "VERDICT_COLUMNS",
     "verdict_tables_ddl",
 ]
+
+SUPPORTED = "supported"
+PARTIAL = "partial"
+UNSUPPORTED = "unsupported"
+UNCERTAIN = "uncertain"
+CLAIM_LABELS = (SUPPORTED, PARTIAL, UNSUPPORTED, UNCERTAIN)
+"""The values of ``ClaimLabels``: what the judges write and the funnel reads (docs/judges.md)."""
+OFFLINE_JUDGE = "offline"
+"""The offline judge's value in ``Judge``; every other judge is ``llm:…`` or ``factcheck:…``."""
 
 VERDICTS_TABLE = "ragfunnel_verdicts_v1"
 CACHE_TABLE = "ragfunnel_judge_cache_v1"
@@ -45,6 +61,17 @@ VERDICT_COLUMNS: tuple[tuple[str, str], ...] = (
     ("JudgedAt", "DateTime64(3)"),
 )
 """One row per judged answer and judge; ``Correctness`` is ``""`` when not judged."""
+
+CLAIM_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("ClaimTexts", "text"),
+    ("ClaimVerdicts", "verdict"),
+    ("ClaimLabels", "label"),
+    ("ClaimSupportingIds", "supporting_ids"),
+    ("ClaimMissing", "missing"),
+)
+"""The per-claim columns (parallel arrays, one element per claim, in answer order) and the
+claim field each holds: the judges fill them from their claim verdicts (``judges/rows.py``),
+the funnel reads them back into its ``claims`` structs (``funnel/judged.py``)."""
 
 CACHE_COLUMNS: tuple[tuple[str, str], ...] = (
     ("Key", "String"),

@@ -10,29 +10,13 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from typing import Any
 
 from ragfunnel.analyzer.judges.cache import MemoryCache, VerdictCache
-from ragfunnel.analyzer.judges.endpoint import Endpoint, Usage
-from ragfunnel.analyzer.judges.model import AnswerVerdict, Chunk, JudgeError, as_chunks
+from ragfunnel.analyzer.judges.llm.endpoint import Breaker, Endpoint, Usage
+from ragfunnel.analyzer.judges.model import AnswerVerdict, Chunk, JudgeError, JudgeInput, as_chunks
 
 __all__ = ["EndpointCaller", "EndpointJudge", "JudgeInput"]
-
-
-@dataclass(frozen=True)
-class JudgeInput:
-    """One answer to judge.
-
-    Attributes:
-        answer: the answer text.
-        context: the prompt's chunks, in prompt order.
-        question: the question (helps the claim split resolve references).
-    """
-
-    answer: str
-    context: tuple[Chunk, ...]
-    question: str | None = None
 
 
 class EndpointCaller:
@@ -43,13 +27,23 @@ class EndpointCaller:
     """
 
     def __init__(
-        self, endpoint: Endpoint, *, cache: VerdictCache | None = None, client: Any = None
+        self,
+        endpoint: Endpoint,
+        *,
+        cache: VerdictCache | None = None,
+        client: Any = None,
+        breaker: Breaker | None = None,
     ) -> None:
         endpoint.check()
         self.endpoint = endpoint
         self.cache: VerdictCache = cache if cache is not None else MemoryCache()
         self.usage = Usage()
-        self._client = client if client is not None else endpoint.client()
+        self.breaker = breaker if breaker is not None else Breaker()
+        """Shared by every caller of one run, so a dead endpoint stops them all."""
+        self._client = client if client is not None else endpoint.client(self._sent)
+
+    def _sent(self) -> None:
+        self.usage.add(requests=1)
 
 
 class EndpointJudge(EndpointCaller, ABC):
@@ -59,9 +53,14 @@ class EndpointJudge(EndpointCaller, ABC):
     """The first part of the judge's name (``llm``, ``factcheck``)."""
 
     def __init__(
-        self, endpoint: Endpoint, *, cache: VerdictCache | None = None, client: Any = None
+        self,
+        endpoint: Endpoint,
+        *,
+        cache: VerdictCache | None = None,
+        client: Any = None,
+        breaker: Breaker | None = None,
     ) -> None:
-        super().__init__(endpoint, cache=cache, client=client)
+        super().__init__(endpoint, cache=cache, client=client, breaker=breaker)
         self.name = f"{self.kind}:{endpoint.model}"
 
     def judge(

@@ -18,11 +18,11 @@ from typing import Any, TypeVar
 
 import msgspec
 
-from ragfunnel.analyzer.judges import prompts
 from ragfunnel.analyzer.judges.cache import VerdictCache, cache_key
 from ragfunnel.analyzer.judges.claims import split_claims
-from ragfunnel.analyzer.judges.endpoint import Endpoint, Usage
-from ragfunnel.analyzer.judges.endpoint_judge import EndpointJudge, JudgeInput
+from ragfunnel.analyzer.judges.llm import prompts
+from ragfunnel.analyzer.judges.llm.caller import EndpointJudge, JudgeInput
+from ragfunnel.analyzer.judges.llm.endpoint import Breaker, Endpoint, Usage
 from ragfunnel.analyzer.judges.model import (
     AnswerVerdict,
     Chunk,
@@ -67,13 +67,19 @@ def complete(
     schema: dict[str, Any],
     name: str,
     parse: Callable[[str], T],
+    breaker: Breaker | None = None,
 ) -> T:
-    """One structured call with a bounded retry: the parsed reply, or :class:`JudgeError`."""
+    """One structured call with a bounded retry: the parsed reply, or :class:`JudgeError`.
+
+    With a ``breaker``, an open one refuses the call, and the outcome is counted in it.
+    """
     import openai
 
     last = ""
     history = list(messages)
     for attempt in range(endpoint.max_retries + 1):
+        if breaker is not None:
+            breaker.check(endpoint, usage)
         options: dict[str, Any] = {}
         response_format = prompts.response_format(schema, name, endpoint.response_style)
         if response_format is not None:
@@ -84,10 +90,13 @@ def complete(
                 **options,
             )  # fmt: skip
         except openai.OpenAIError as exc:
-            usage.add(calls=1)
-            raise JudgeError(
-                f"the judge endpoint {endpoint.base_url} failed: {type(exc).__name__}: {exc}"
-            ) from None
+            usage.add(calls=1, failed=1)
+            message = f"{type(exc).__name__}: {exc}"
+            if breaker is not None:
+                breaker.record(False, message)
+            raise JudgeError(f"the judge endpoint {endpoint.base_url} failed: {message}") from None
+        if breaker is not None:
+            breaker.record(True)
         tokens = response.usage
         input_tokens = int(getattr(tokens, "prompt_tokens", 0) or 0)
         output_tokens = int(getattr(tokens, "completion_tokens", 0) or 0)
@@ -105,6 +114,7 @@ def complete(
                 {"role": "user", "content": f"Your reply was not valid ({last}). Reply again "
                  f"with JSON only, following this schema: {prompts.schema_text(schema)}"},
             ]  # fmt: skip
+    usage.add(failed=1)
     raise JudgeError(
         f"the judge model {endpoint.model!r} gave no valid {name} reply in "
         f"{endpoint.max_retries + 1} attempts: {last}"
@@ -131,10 +141,11 @@ class LLMJudge(EndpointJudge):
         cache: VerdictCache | None = None,
         split: str = "llm",
         client: Any = None,
+        breaker: Breaker | None = None,
     ) -> None:
         if split not in ("llm", "offline"):
             raise JudgeError(f"split must be 'llm' or 'offline', got {split!r}")
-        super().__init__(endpoint, cache=cache, client=client)
+        super().__init__(endpoint, cache=cache, client=client, breaker=breaker)
         self.split = split
 
     def _claims(self, item: JudgeInput) -> tuple[list[str], tuple[str, ...], int]:
@@ -151,7 +162,7 @@ class LLMJudge(EndpointJudge):
             self._client, self.endpoint, self.usage,
             prompts.claims_messages(item.answer, item.question),
             schema=prompts.CLAIMS_SCHEMA, name="claims",
-            parse=lambda text: msgspec.json.decode(text, type=prompts.ClaimsReply),
+            parse=lambda text: msgspec.json.decode(text, type=prompts.ClaimsReply), breaker=self.breaker,
         )  # fmt: skip
         claims = [c.strip() for c in reply.claims if c.strip()]
         self.cache.put(key, json.dumps(claims), kind="claims", model=self.endpoint.model,
@@ -212,5 +223,5 @@ class LLMJudge(EndpointJudge):
         return complete(
             self._client, self.endpoint, self.usage,
             prompts.verdicts_messages(claims, chunks), schema=prompts.VERDICTS_SCHEMA,
-            name="verdicts", parse=parse,
+            name="verdicts", parse=parse, breaker=self.breaker,
         )  # fmt: skip

@@ -18,11 +18,11 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
-from ragfunnel.analyzer.judges import prompts
 from ragfunnel.analyzer.judges.cache import VerdictCache, cache_key
 from ragfunnel.analyzer.judges.claims import split_claims
-from ragfunnel.analyzer.judges.endpoint import Endpoint
-from ragfunnel.analyzer.judges.endpoint_judge import EndpointJudge, JudgeInput
+from ragfunnel.analyzer.judges.llm import prompts
+from ragfunnel.analyzer.judges.llm.caller import EndpointJudge, JudgeInput
+from ragfunnel.analyzer.judges.llm.endpoint import Breaker, Endpoint
 from ragfunnel.analyzer.judges.model import (
     SUPPORTED,
     UNSUPPORTED,
@@ -66,9 +66,14 @@ class FactCheckJudge(EndpointJudge):
     kind = "factcheck"
 
     def __init__(
-        self, endpoint: Endpoint, *, cache: VerdictCache | None = None, client: Any = None
+        self,
+        endpoint: Endpoint,
+        *,
+        cache: VerdictCache | None = None,
+        client: Any = None,
+        breaker: Breaker | None = None,
     ) -> None:
-        super().__init__(endpoint, cache=cache, client=client)
+        super().__init__(endpoint, cache=cache, client=client, breaker=breaker)
 
     def _judge(self, item: JudgeInput) -> AnswerVerdict:
         split = split_claims(item.answer)
@@ -102,6 +107,7 @@ class FactCheckJudge(EndpointJudge):
 
         last = ""
         for attempt in range(self.endpoint.max_retries + 1):
+            self.breaker.check(self.endpoint, self.usage)
             try:
                 response = self._client.chat.completions.create(
                     model=self.endpoint.model,
@@ -110,11 +116,13 @@ class FactCheckJudge(EndpointJudge):
                     top_logprobs=5,
                 )  # fmt: skip
             except openai.OpenAIError as exc:
-                self.usage.add(calls=1)
+                self.usage.add(calls=1, failed=1)
+                message = f"{type(exc).__name__}: {exc}"
+                self.breaker.record(False, message)
                 raise JudgeError(
-                    f"the fact-checker endpoint {self.endpoint.base_url} failed: "
-                    f"{type(exc).__name__}: {exc}"
+                    f"the fact-checker endpoint {self.endpoint.base_url} failed: {message}"
                 ) from None
+            self.breaker.record(True)
             tokens = response.usage
             input_tokens = int(getattr(tokens, "prompt_tokens", 0) or 0)
             output_tokens = int(getattr(tokens, "completion_tokens", 0) or 0)
@@ -126,6 +134,7 @@ class FactCheckJudge(EndpointJudge):
                 return probability
             content = response.choices[0].message.content if response.choices else None
             last = f"reply {content!r} is neither Yes nor No"
+        self.usage.add(failed=1)
         raise JudgeError(
             f"the fact-checker {self.endpoint.model!r} gave no Yes/No in "
             f"{self.endpoint.max_retries + 1} attempts: {last}"

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from ragfunnel.analyzer.judges.model import JudgeError
 
-__all__ = ["ENV", "Endpoint", "Usage"]
+__all__ = ["BREAKER_FAILURES", "ENV", "Breaker", "Endpoint", "Usage"]
 
 ENV = {
     "base_url": ("RAGFUNNEL_JUDGE_BASE_URL", "OPENAI_BASE_URL"),
@@ -40,8 +41,13 @@ class Usage:
     """Requests, tokens and cost of one judging run (thread-safe counters).
 
     Attributes:
-        calls: requests sent (retries included).
+        calls: requests the judge made (re-asks included), each one chat completion.
         retries: requests re-sent because a reply was malformed.
+        requests: HTTP requests sent, counted on the wire (an httpx event hook on the client),
+            so the openai client's own transport retries are included; 0 for a client the
+            caller made.
+        failed: calls that failed (the endpoint erred, or no valid reply in every attempt).
+        refused: calls not sent because the circuit breaker was open (:class:`Breaker`).
         input_tokens / output_tokens: as the server reported them.
         cost: ``input_tokens`` and ``output_tokens`` at the endpoint's prices.
         cached: verdicts and claim splits served from the cache instead of a call.
@@ -53,10 +59,14 @@ class Usage:
     output_tokens: int = 0
     cost: float = 0.0
     cached: int = 0
+    requests: int = 0
+    failed: int = 0
+    refused: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def add(self, *, calls: int = 0, retries: int = 0, input_tokens: int = 0,
-            output_tokens: int = 0, cost: float = 0.0, cached: int = 0) -> None:  # fmt: skip
+            output_tokens: int = 0, cost: float = 0.0, cached: int = 0, requests: int = 0,
+            failed: int = 0, refused: int = 0) -> None:  # fmt: skip
         """Add to the counters."""
         with self._lock:
             self.calls += calls
@@ -65,6 +75,9 @@ class Usage:
             self.output_tokens += output_tokens
             self.cost += cost
             self.cached += cached
+            self.requests += requests
+            self.failed += failed
+            self.refused += refused
 
     def as_dict(self) -> dict[str, Any]:
         """The counters as a plain dict (for JSON output)."""
@@ -75,7 +88,62 @@ class Usage:
             "output_tokens": self.output_tokens,
             "cost": round(self.cost, 6),
             "cached": self.cached,
+            "requests": self.requests,
+            "failed": self.failed,
+            "refused": self.refused,
         }
+
+    @property
+    def failed_share(self) -> float:
+        """The share of calls that failed or were refused (0 without calls)."""
+        attempted = self.calls + self.refused
+        return (self.failed + self.refused) / attempted if attempted else 0.0
+
+
+BREAKER_FAILURES = 3
+"""Consecutive failed calls after which the breaker opens (docs/judges.md)."""
+
+
+class Breaker:
+    """A circuit breaker for one endpoint.
+
+    After ``limit`` consecutive failed calls it opens, and every later call fails at once,
+    without a request, for the rest of the run.
+
+    A dead endpoint then costs ``limit`` timeouts (plus the calls already in flight), not two
+    per answer. Any successful call resets the count. Thread-safe.
+    """
+
+    def __init__(self, limit: int = BREAKER_FAILURES) -> None:
+        if limit < 1:
+            raise JudgeError(f"the breaker's limit must be at least 1, got {limit!r}")
+        self.limit = limit
+        self.consecutive = 0
+        self.last_error = ""
+        self._lock = threading.Lock()
+
+    @property
+    def open(self) -> bool:
+        """Whether calls are refused."""
+        return self.consecutive >= self.limit
+
+    def check(self, endpoint: Endpoint, usage: Usage) -> None:
+        """Raise :class:`JudgeError` (counted as refused) when the breaker is open."""
+        if self.open:
+            usage.add(refused=1)
+            raise JudgeError(
+                f"not called: the judge endpoint {endpoint.base_url} failed {self.limit} times "
+                f"in a row (circuit breaker open; last error: {self.last_error})"
+            )
+
+    def record(self, ok: bool, error: str = "") -> None:
+        """Count one call's outcome."""
+        with self._lock:
+            if ok:
+                self.consecutive = 0
+            else:
+                self.consecutive += 1
+                self.last_error = error
 
 
 @dataclass(frozen=True)
@@ -144,16 +212,34 @@ class Endpoint:
                 f"got {self.response_style!r}"
             )
 
-    def client(self) -> Any:
-        """An ``openai.OpenAI`` client for this endpoint (transport retries off: ours count)."""
+    def client(self, on_request: Callable[[], None] | None = None) -> Any:
+        """An ``openai.OpenAI`` client for this endpoint.
+
+        The client retries a failed transport once by itself; ``on_request`` is called for
+        every HTTP request it sends (an httpx event hook), those retries included.
+        """
         try:
             import openai
         except ImportError:
             raise JudgeError(
                 "the LLM judge needs the openai package: pip install 'ragfunnel[judge]'"
             ) from None
+        options: dict[str, Any] = {}
+        if on_request is not None:
+            hook = on_request
+
+            def counted(_request: Any) -> None:
+                hook()
+
+            options["http_client"] = openai.DefaultHttpxClient(
+                event_hooks={"request": [counted]}, timeout=self.timeout
+            )
         return openai.OpenAI(
-            base_url=self.base_url, api_key=self.api_key, timeout=self.timeout, max_retries=1
+            base_url=self.base_url,
+            api_key=self.api_key,
+            timeout=self.timeout,
+            max_retries=1,
+            **options,
         )
 
     def cost(self, input_tokens: int, output_tokens: int) -> float:

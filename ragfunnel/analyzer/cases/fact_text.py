@@ -1,0 +1,103 @@
+"""One rule for facts: how a text is normalised, and when an answer states a fact.
+
+The funnel's facts check (``funnel/answer_checks.py``) and the judges' correctness
+(``judges/correctness.py``) both use this module, so the two can never disagree on whether
+"HAUPTSTRASSE 5" states the fact "Hauptstraße 5". It sits with the cases, below both layers.
+
+Normalisation, in order:
+
+1. NFKC (compatibility forms: "ﬁ" → "fi", full-width digits → digits, ...);
+2. lower case, then the German foldings of case-folding and transliteration: ``ß`` → ``ss``,
+   ``ä`` → ``ae``, ``ö`` → ``oe``, ``ü`` → ``ue`` (so "Hauptstraße", "HAUPTSTRASSE",
+   "München" and "Muenchen" meet);
+3. currencies as codes after their amount: ``€120``, ``120 €``, ``120 Euro`` and ``120 EUR`` all
+   read ``120 eur`` (``£`` → ``gbp``, ``¥`` → ``jpy``, ``$`` → ``usd``);
+4. every run of characters that are neither letters nor digits becomes one space, and the text
+   is padded with one space on each side.
+
+A fact is *stated* when its normalised form is contained in the answer's: it must match whole
+tokens, so ``4.2.0`` matches "firmware 4.2.0." but not "4.2.01", and ``$1,200`` does not match
+"1200". The rule is written once, as polars expressions; the scalar functions run the same
+expressions on a one-element series, so scalar and vectorised results are identical by
+construction.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+__all__ = [
+    "fact_stated",
+    "normalize_text",
+    "normalize_texts",
+    "normalized",
+    "states_fact",
+]
+
+_GERMAN = {"ß": "ss", "ä": "ae", "ö": "oe", "ü": "ue"}
+_SYMBOLS = {"€": "eur", "£": "gbp", "¥": "jpy", "$": "usd"}
+_AMOUNT = r"(\d[\d.,]*)"
+
+
+def _fold(expr: pl.Expr, *, wide: bool) -> pl.Expr:
+    """Steps 2–4 of the module docstring; ``wide`` adds the steps that only touch non-ASCII."""
+    out = expr.str.to_lowercase()
+    symbols = _SYMBOLS if wide else {"$": "usd"}
+    if wide:
+        for letter, folded in _GERMAN.items():
+            out = out.str.replace_all(letter, folded, literal=True)
+    marks = "".join("\\" + s if s == "$" else s for s in symbols)
+    # A symbol before its amount moves behind it: "€ 120" → "120 €".
+    out = out.str.replace_all(f"([{marks}])\\s*{_AMOUNT}", "${2} ${1}")
+    for symbol, code in symbols.items():
+        out = out.str.replace_all(symbol, f" {code} ", literal=True)
+    out = out.str.replace_all(r"\beuros?\b", "eur")
+    core = out.str.replace_all(r"[^\p{L}\p{N}]+", " ").str.strip_chars()
+    return " " + core + " "
+
+
+def normalized(texts: pl.Expr) -> pl.Expr:
+    """The normalised, space-padded form of each text, as an expression (nulls stay null)."""
+    return _fold(texts.cast(pl.String).str.normalize("NFKC"), wide=True)
+
+
+def normalize_texts(texts: pl.Series) -> pl.Series:
+    """:func:`normalized` over a series, faster: the non-ASCII steps run only where needed.
+
+    NFKC and the German and currency-symbol foldings change nothing in plain ASCII, so only the
+    texts that are not plain ASCII take them.
+    """
+    if texts.dtype != pl.String:
+        texts = texts.cast(pl.String)
+    name = texts.name
+    frame = pl.DataFrame({"t": texts})
+    ascii_only = (pl.col("t").str.len_bytes() == pl.col("t").str.len_chars()).fill_null(True)
+    wide = ~frame.select(ascii_only).to_series()
+    out = frame.select(_fold(pl.col("t"), wide=False)).to_series()
+    if bool(wide.any()):
+        rows = wide.arg_true()
+        wide_out = frame.filter(wide).select(normalized(pl.col("t"))).to_series()
+        out = out.scatter(rows, wide_out)
+    return out.alias(name)
+
+
+def normalize_text(text: str) -> str:
+    """One text's normalised form (the same expressions on a one-element series)."""
+    return str(normalize_texts(pl.Series([text], dtype=pl.String))[0])
+
+
+def fact_stated(answer: pl.Expr, fact: pl.Expr, *, normalised: bool = False) -> pl.Expr:
+    """Whether each answer states its fact, as an expression.
+
+    With ``normalised=True`` both columns already hold :func:`normalized` texts (normalise
+    once, test many facts); a null fact or answer gives null.
+    """
+    if not normalised:
+        answer, fact = normalized(answer), normalized(fact)
+    return answer.str.contains(fact, literal=True)
+
+
+def states_fact(answer: str, fact: str) -> bool:
+    """Whether ``answer`` states ``fact`` (the rule of the module docstring)."""
+    answer_norm, fact_norm = normalize_texts(pl.Series([answer, fact], dtype=pl.String))
+    return fact_norm in answer_norm
