@@ -106,7 +106,10 @@ def test_verdicts_appear_when_present_never_mixed_with_retrieval(runs: Fixture) 
     assert gen is not None and gen.faithfulness is not None
     assert gen.judged == 6 and gen.faithfulness.mean == (5 * 1.0 + 0.5) / 6
     assert gen.correctness == {"correct": 5, "wrong": 1} and gen.unsupported_claims == 1
-    assert gen.faithfulness_bins[5] == 1 and gen.faithfulness_bins[9] == 5
+    # 1.0 has its own bin (the last): the "0.9" bin no longer hides the fully supported answers.
+    assert len(gen.faithfulness_bins) == 11
+    assert gen.faithfulness_bins[5] == 1 and gen.faithfulness_bins[9] == 0
+    assert gen.faithfulness_bins[10] == 5
     assert (
         "1 with unsupported claims"
         in next(f for f in a.findings if f.stage == "generation").details
@@ -126,7 +129,7 @@ def test_verdicts_appear_when_present_never_mixed_with_retrieval(runs: Fixture) 
 
 def test_terminal_text(runs: Fixture) -> None:
     text = report_text(report_of(runs))
-    assert "36 question records; index truth: ingest spans" in text
+    assert "runs A, B, C · 36 question records · index truth: ingest spans" in text
     assert "run A · 12 questions" in text and "Of 12 questions, 7 were answered" in text
     assert "retrieval at the real cut (k = 3)" in text
     assert "gold-4#c1" in text and "q-08" in text

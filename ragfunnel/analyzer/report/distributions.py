@@ -12,7 +12,14 @@ import polars as pl
 
 from ragfunnel.analyzer.report.model import Abstention
 
-__all__ = ["RANK_BINS", "abstention", "evidence_funnel", "faithfulness_bins", "rank_bins"]
+__all__ = [
+    "FAITHFULNESS_BINS",
+    "RANK_BINS",
+    "abstention",
+    "evidence_funnel",
+    "faithfulness_bins",
+    "rank_bins",
+]
 
 RANK_BINS: tuple[tuple[str, int, int], ...] = (
     *((str(r), r, r) for r in range(1, 11)),
@@ -91,13 +98,18 @@ def rank_bins(items: pl.DataFrame) -> tuple[tuple[str, int], ...]:
     return tuple((label, int(sums[label] or 0)) for label in labels)
 
 
+FAITHFULNESS_BINS = (*(f"{i / 10:.1f}–{(i + 1) / 10:.1f}" for i in range(10)), "1.0")
+"""What each faithfulness bin holds: [0, 0.1), …, [0.9, 1.0), then exactly 1.0 on its own
+(fully supported answers, commonly most of them, would otherwise hide in the last tenth)."""
+
+
 def faithfulness_bins(values: pl.Series) -> tuple[int, ...]:
-    """Counts in ten bins [0, 0.1), …, [0.8, 0.9), [0.9, 1.0] of the judged faithfulness."""
+    """Counts of the judged faithfulness in the bins ``FAITHFULNESS_BINS`` names."""
     finite = values.drop_nulls().drop_nans().clip(0.0, 1.0)
-    index = (finite * 10).floor().cast(pl.Int64).clip(0, 9)
+    index = (finite * 10).floor().cast(pl.Int64).clip(0, 10)
     counts = index.value_counts()
     found = dict(zip(counts.get_column(index.name), counts.get_column("count"), strict=True))
-    return tuple(int(found.get(i, 0)) for i in range(10))
+    return tuple(int(found.get(i, 0)) for i in range(len(FAITHFULNESS_BINS)))
 
 
 def abstention(questions: pl.DataFrame, *, points: int = 101) -> Abstention:
