@@ -86,7 +86,7 @@ def _textless_detail(failed: pl.DataFrame, textless: Mapping[str, Sequence[str]]
     )
     if not hits:
         return None
-    return f"{hits} of them from documents ingested with pages without text (scans without a text layer?)"
+    return f"{hits} of them from documents ingested with pages without text, such as scans without a text layer"
 
 
 def _findings(run: pl.DataFrame, textless: Mapping[str, Sequence[str]]) -> list[Finding]:
