@@ -112,7 +112,7 @@ def loaded(runs: Fixture, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
     assert Path(CHROMIUM).exists(), "Debian chromium is missing: apt-get install -y chromium"
     report = report_of(
         runs, with_verdicts(runs.result), jaeger_url="http://127.0.0.1:16686",
-        store="chdb:///tmp/a-rather-long-path/to-the-ragfunnel-store/of-this-team",
+        store="chdb:///srv/ragfunnel/teamstores/theproductionstoreofthesearchteam/store",
     )  # fmt: skip
     first = dataclasses.replace(report.runs[0], config={**report.runs[0].config, **LONG_SETTINGS})
     report = dataclasses.replace(report, runs=(first, *report.runs[1:]))

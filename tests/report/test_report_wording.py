@@ -52,8 +52,8 @@ def test_page_header_names_runs_date_version_store_and_cases(runs: Fixture) -> N
     stamp = datetime.fromisoformat(built.group(1))
     assert stamp.tzinfo is not None and stamp.utcoffset() is not None  # ISO 8601 with a zone
     assert built.group(2) == report.ragfunnel_version and report.ragfunnel_version
-    assert '<dt>Store</dt><dd class="mono">chdb:///somewhere/store</dd>' in page
-    assert f'<dt>Cases</dt><dd class="mono">{runs.cases.source}</dd>' in page.replace(
+    assert '<dt>Store</dt><dd class="mono scroll path">chdb:///somewhere/store</dd>' in page
+    assert f'<dt>Cases</dt><dd class="mono scroll path">{runs.cases.source}</dd>' in page.replace(
         "&lt;", "<"
     ).replace("&gt;", ">")
     only_b = runs.result.records.filter(runs.result.records["run_id"] == "B")

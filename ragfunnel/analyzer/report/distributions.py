@@ -101,7 +101,7 @@ def rank_bins(items: pl.DataFrame) -> tuple[tuple[str, int], ...]:
     return tuple((label, int(sums[label] or 0)) for label in labels)
 
 
-FAITHFULNESS_BINS = (*(f"{i / 10:.1f}–{(i + 1) / 10:.1f}" for i in range(10)), "1.0")
+FAITHFULNESS_BINS = (*(f"{i / 10:.1f}–{(i + 1) / 10:.1f}" for i in range(9)), "0.9–<1.0", "1.0")
 """What each faithfulness bin holds: [0, 0.1), …, [0.9, 1.0), then exactly 1.0 on its own
 (fully supported answers, commonly most of them, would otherwise hide in the last tenth)."""
 

@@ -76,7 +76,7 @@ def _charts(run: RunReport) -> dict[str, Markup]:
             list(gen.faithfulness_bins),
             FAITHFULNESS_BINS,
             title="Faithfulness per answer: supported claims / claims",
-            x_label="faithfulness (1.0: every claim supported)",
+            x_label="faithfulness: each bin from its lower end up to its upper; 1.0 alone",
             y_label="answers",
         )
     if run.abstention.curve:
