@@ -109,7 +109,7 @@ class RunDiff:
         m = self.mcnemar
         if m.broken > m.fixed and m.p_value < alpha:
             out.append(
-                f"{m.broken} cases went ok → failed and {m.fixed} failed → ok "
+                f"{wording.count(m.broken, 'case')} went ok → failed and {m.fixed} failed → ok "
                 f"(McNemar exact p = {m.p_value:.2g} < {alpha})"
             )
         out.extend(
@@ -214,7 +214,7 @@ def _setting(value: Any) -> str:
 def diff_lines(diff: RunDiff, *, listed: int = 50) -> list[str]:
     """The diff for a terminal: each transition with its questions, the test, the deltas."""
     lines = [
-        f"run {diff.run_a} → run {diff.run_b}: {diff.paired:,} cases asked in both"
+        f"run {diff.run_a} → run {diff.run_b}: {wording.count(diff.paired, 'case')} asked in both"
         + (f" ({diff.only_a:,} only in {diff.run_a}, {diff.only_b:,} only in {diff.run_b})"
            if diff.only_a or diff.only_b else "")
     ]  # fmt: skip

@@ -159,7 +159,10 @@ def diagnosis_text(
     if questions == 0:
         return "No questions of this run were analysed."
     was = "was" if failed == 1 else "were"
-    parts = [f"Of {questions:,} questions, {failed:,} {was} answered wrongly or incompletely."]
+    parts = [
+        f"Of {wording.count(questions, 'question')}, {failed:,} {was} answered wrongly or "
+        "incompletely."
+    ]
     by_stage = {f.stage: f for f in findings}
     upstream = [by_stage[s] for s in UPSTREAM if s in by_stage]
     generation = by_stage.get("generation")

@@ -173,9 +173,12 @@ def render_report(report: Report, console: Console) -> None:
     for line in header_lines(report):
         console.print(Text(line))
     if report.unmatched_questions:
-        console.print(Text(f"{report.unmatched_questions:,} questions in the store match no case"))
+        unmatched = wording.count(report.unmatched_questions, "question")
+        console.print(Text(f"{unmatched} in the store match no case"))
     if report.cases_without_trace:
-        console.print(Text(f"{len(report.cases_without_trace):,} cases have no trace"))
+        missing = len(report.cases_without_trace)
+        have = "has" if missing == 1 else "have"
+        console.print(Text(f"{wording.count(missing, 'case')} {have} no trace"))
     for run in report.runs[:MAX_RUNS]:
         console.print()
         console.print(Group(*_run(run)))
