@@ -45,7 +45,7 @@ def test_reasons_differing_in_numbers_become_ranges() -> None:
     ]
     # One precision for both ends of a range (was "0.2115–0.722", "threshold 0–0.36").
     through = {
-        "the confidence gate let an unanswerable question through (top score 0.2116, threshold 0)": 1,
+        "the confidence gate let an unanswerable question through (top score 0.2115, threshold 0)": 1,
         "the confidence gate let an unanswerable question through (top score 0.722, threshold 0.36)": 1,
     }
     assert group_reasons(through) == [

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
 
 from ragfunnel.analyzer.report import wording
 from ragfunnel.analyzer.report.model import FAILED_STAGES, UPSTREAM, Finding
@@ -88,7 +89,11 @@ def _span(values: Sequence[str]) -> str:
 
 
 def _decimal(value: str) -> str:
-    return ("≥" if value.startswith("≥") else "") + wording.ratio(float(value.lstrip("≥")))
+    """A number of a reason's text to 3 significant digits, rounded as written (0.2115 → 0.212)."""
+    exact = Decimal(value.lstrip("≥"))
+    if exact:
+        exact = exact.quantize(Decimal(1).scaleb(exact.adjusted() - 2), rounding=ROUND_HALF_UP)
+    return ("≥" if value.startswith("≥") else "") + wording.ratio(float(exact))
 
 
 @dataclass(frozen=True)
