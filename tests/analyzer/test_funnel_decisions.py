@@ -174,6 +174,24 @@ def test_reranker_moves_evidence_below_k(store: Store, b: TraceBuilder) -> None:
     assert ev[B_ID]["rerank_rank"] == 7 and ev[B_ID]["candidate_rank"] == 2
 
 
+def test_reranker_leaving_evidence_below_k_says_kept_not_moved(
+    store: Store, b: TraceBuilder
+) -> None:
+    # The reranker gives B_ID the rank the retriever gave it, 7, below k = 5: it did not move
+    # it, so the reason must not read "moved from rank 7 to 7 > 5".
+    cands = ranked(20, **{A_ID: 1, B_ID: 7})
+    with b.question("q-017", Q) as q:
+        q.retrieve(cands)
+        q.rerank(cands[:10], input_ids=cands, top_n=10)
+        q.cut(cands[:5], input_ids=cands[:10], k=5)
+        q.generate(cands[:5], WRONG)
+    r = one(run(store, b))
+    assert (r["first_failure"], r["failure_reason"]) == (
+        "rerank",
+        "kept at rank 7 > 5 by the reranker",
+    )
+
+
 def test_reranker_drops_evidence(store: Store, b: TraceBuilder) -> None:
     cands = ranked(20, **{A_ID: 1, B_ID: 2})
     with b.question("q-017", Q) as q:

@@ -35,8 +35,9 @@ def test_confusion_and_sweep() -> None:
     sweep = {r["threshold"]: r for r in result.sweep.iter_rows(named=True)}
     own = sweep[0.3]
     assert own["pipeline"] and (own["answerable_refused"], own["unanswerable_answered"]) == (1, 1)
-    assert own["coverage"] == pytest.approx(4 / 7) and own["risk"] == pytest.approx(1 / 4)
-    assert sweep[math.inf]["answered"] == 0 and math.isnan(sweep[math.inf]["risk"])
+    assert own["coverage"] == pytest.approx(4 / 7)
+    assert own["unanswerable_share"] == pytest.approx(1 / 4)
+    assert sweep[math.inf]["answered"] == 0 and math.isnan(sweep[math.inf]["unanswerable_share"])
     # Equal costs: 0.25 (one unanswerable through) and 0.6 (one answerable refused) both cost
     # 1, the pipeline's 0.3 costs 2; of a tie the lowest threshold (more coverage) wins.
     assert result.recommended == {"r": 0.25}

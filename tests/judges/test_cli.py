@@ -104,7 +104,7 @@ def test_threshold_sweep(tmp_path: Path) -> None:
     text = result.stdout
     assert "answerable:   answered 1, abstained 0" in text
     assert "unanswerable: answered 1, abstained 1" in text
-    assert "pipeline threshold 0.3; recommended 0.9 at cost ratio 2" in text
+    assert "pipeline threshold 0.300; recommended 0.900 at cost ratio 2" in text
     assert "← pipeline" in text and "← recommended" in text
     assert sweep.read_text(encoding="utf-8").startswith("run_id,threshold,answered")
 

@@ -10,18 +10,23 @@ from ragfunnel.analyzer.report import build_report, report_text
 def test_diagnosis_reads_like_an_engineer_wrote_it(runs: Fixture) -> None:
     a = report_of(runs).run("A")
     assert (a.questions, a.failed, a.unjudged, a.incomplete) == (12, 7, 0, 0)
-    assert a.diagnosis.startswith(
+    assert a.diagnosis == (
         "Of 12 questions, 7 were answered wrongly or incompletely. 6 of the 7 failures arise "
         "before generation — 1 at ingestion (chunks never indexed: a parser, connector or scope "
-        "gap; 1 of them from documents ingested with pages without text (scans without a text "
-        "layer?)), 2 at "
+        "gap; 1 of them from documents ingested with pages without text, such as scans without "
+        "a text layer), 2 at "
         "search (found at rank 25, beyond the 20 candidates the reranker is given), 1 at rerank "
-        "(moved by the reranker from rank 4 to 7, below the cut at 3), 2 at cut (1 scored 0.1, "
-        "below the gate's threshold 0.3; 1 unanswerable, let through by the confidence gate "
-        "(top score 0.9, threshold 0.3)) — and 1 at generation (answers miss facts the case "
-        "lists). Changing the answer prompt can fix at most 1: work upstream first. Order of "
-        "work: search (2) → cut (2) → ingestion (1) → rerank (1) → generation (1)."
+        "(moved by the reranker from rank 4 to 7, below the cut at 3), 2 at cut (1 scored 0.100, "
+        "below the gate's threshold 0.300; 1 unanswerable, let through by the confidence gate, "
+        "top score 0.900 against threshold 0.300) — and 1 at generation (answers miss facts the "
+        "case lists). Changing the answer prompt can fix at most 1: work upstream first. Order "
+        "of work: search (2) → cut (2) → ingestion (1) → rerank (1) → generation (1)."
     )
+    # No parenthesis inside another: every clause's details are free of them.
+    depth = 0
+    for ch in a.diagnosis:
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        assert depth <= 1, a.diagnosis
     assert {f.stage: f.count for f in a.findings} == {
         "ingestion": 1, "search": 2, "rerank": 1, "cut": 2, "generation": 1,
     }  # fmt: skip
@@ -106,7 +111,10 @@ def test_verdicts_appear_when_present_never_mixed_with_retrieval(runs: Fixture) 
     assert gen is not None and gen.faithfulness is not None
     assert gen.judged == 6 and gen.faithfulness.mean == (5 * 1.0 + 0.5) / 6
     assert gen.correctness == {"correct": 5, "wrong": 1} and gen.unsupported_claims == 1
-    assert gen.faithfulness_bins[5] == 1 and gen.faithfulness_bins[9] == 5
+    # 1.0 has its own bin (the last): the "0.9" bin no longer hides the fully supported answers.
+    assert len(gen.faithfulness_bins) == 11
+    assert gen.faithfulness_bins[5] == 1 and gen.faithfulness_bins[9] == 0
+    assert gen.faithfulness_bins[10] == 5
     assert (
         "1 with unsupported claims"
         in next(f for f in a.findings if f.stage == "generation").details
@@ -126,7 +134,7 @@ def test_verdicts_appear_when_present_never_mixed_with_retrieval(runs: Fixture) 
 
 def test_terminal_text(runs: Fixture) -> None:
     text = report_text(report_of(runs))
-    assert "36 question records; index truth: ingest spans" in text
+    assert "runs A, B, C · 36 question records · index truth: ingest spans" in text
     assert "run A · 12 questions" in text and "Of 12 questions, 7 were answered" in text
     assert "retrieval at the real cut (k = 3)" in text
     assert "gold-4#c1" in text and "q-08" in text

@@ -64,7 +64,7 @@ def test_summary_json_is_versioned_and_complete(runs: Fixture, tmp_path: Path) -
     d = diff_runs(runs.result, "A", "B", snapshots=runs.snapshots)
     path = write_summary(report, tmp_path / "summary.json", diff=d, gate=["run A: x"])
     data = json.loads(path.read_text(encoding="utf-8"))
-    assert (data["schema"], data["schema_version"]) == ("ragfunnel.report.summary", 1)
+    assert (data["schema"], data["schema_version"]) == ("ragfunnel.report.summary", 2)
     a = next(r for r in data["runs"] if r["run_id"] == "A")
     assert a["failed"] == 7 and a["config"]["prompt_version"] == "p1"
     assert {s["stage"] for s in a["shares"]} >= {"search", "ok"}

@@ -33,15 +33,28 @@ def test_reasons_differing_in_numbers_become_ranges() -> None:
         "faithfulness 0.75 below 0.85: claim 'Two weeks' only partly supported (two)": 1,
     }
     assert group_reasons(judged) == [
-        "3 answers with an unsupported claim (quoted in the drill-down)",
-        "2 faithfulness 0.5–0.75, below 0.85: claims only partly supported",
+        "3 answers with an unsupported claim, quoted in the drill-down",
+        "2 faithfulness 0.500–0.750, below 0.850: claims only partly supported",
     ]
     gate = {
         "the confidence gate abstained (top score 0.31, threshold 0.5)": 2,
         "the confidence gate abstained (top score 0.12, threshold 0.5)": 1,
     }
     assert group_reasons(gate) == [
-        "abstained at the confidence gate (top score 0.12–0.31, threshold 0.5)"
+        "abstained at the confidence gate, top score 0.120–0.310 against threshold 0.500"
+    ]
+    # One precision for both ends of a range (was "0.2115–0.722", "threshold 0–0.36").
+    through = {
+        "the confidence gate let an unanswerable question through (top score 0.2115, threshold 0)": 1,
+        "the confidence gate let an unanswerable question through (top score 0.722, threshold 0.36)": 1,
+    }
+    assert group_reasons(through) == [
+        "unanswerable, let through by the confidence gate, top score 0.212–0.722 against "
+        "threshold 0.00–0.360"
+    ]
+    # The reranker left the item where it was: "kept", never "moved from rank 4 to 4 > 3".
+    assert group_reasons({"kept at rank 4 > 3 by the reranker": 2}) == [
+        "kept by the reranker at rank 4, below the cut at 3"
     ]
     assert group_reasons({"something new 3 and 5": 1, "something new 4 and 5": 1}) == [
         "something new 3–4 and 5"
@@ -68,13 +81,11 @@ def test_diagnosis_other_shapes() -> None:
     assert clean == (
         "Of 5 questions, 0 were answered wrongly or incompletely. 1 answered correctly although "
         "evidence was lost: check their gold labels (or the model knew). 2 could not be judged "
-        "(no answer text or no facts to check). 1 traces are incomplete and blame no stage."
+        "(no answer text or no facts to check). 1 trace is incomplete and blames no stage."
     )
     only_up = diagnosis_text(questions=3, findings=[Finding("ingestion_or_search", 3, ())])
-    assert (
-        "All 3 failures arise before generation: 3 at ingestion or search (no index truth)."
-        in only_up
-    )
+    assert "All 3 failures arise before generation: 3 at ingestion or search." in only_up
+    assert "Without index truth, losses at ingestion and at search count together." in only_up
     assert "Changing the answer prompt can fix none of them: work upstream first." in only_up
     one = diagnosis_text(questions=3, findings=[Finding("cut", 1, ())])
     assert one.startswith(

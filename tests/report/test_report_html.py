@@ -71,7 +71,7 @@ def test_hostile_texts_are_escaped(page: str) -> None:
 def test_sections_and_charts(page: str) -> None:
     assert page.count("<svg") >= 3 * 5
     for heading in ("Where evidence was lost", "Gold evidence rank against the cut",
-                    "Retrieval at the real cut (k = 3)", "Generation (judged answers",
+                    "Retrieval at the real cut (k = 3)", "Generation: judged answers",
                     "Abstention", "Evidence most often lost at ingestion or search",
                     "Configuration", "Worst questions", "Stage transitions",
                     "A random sample of questions"):  # fmt: skip
@@ -97,5 +97,5 @@ def test_long_texts_are_clipped_in_the_page_only(runs: Fixture) -> None:
     worst = report.run("A").worst[0]
     worst["answer"] = "<b>" + "x" * 9000  # entries are plain dicts: the JSON keeps them whole
     page = render_html(report)
-    assert "&lt;b&gt;" + "x" * 3997 + "… (+5,003 characters)" in page
+    assert "&lt;b&gt;" + "x" * 3997 + "… +5,003 more characters in the JSON summary" in page
     assert "x" * 4000 not in page

@@ -172,7 +172,7 @@ def analysed(
         textless = textless_documents(opened, (str(v) for v in versions))
         report = build_report(
             result, cases=case_set, snapshots=snapshots, texts=partial(question_texts, opened),
-            textless=textless,
+            textless=textless, store=opened.dsn_redacted,
             jaeger_url=jaeger_url, top=top, sample=sample, progress=step,
         )  # fmt: skip
     return Analysed(case_set, result, report)

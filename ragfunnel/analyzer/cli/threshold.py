@@ -15,6 +15,7 @@ from ragfunnel.analyzer.cli.errors import fail, reported, show_notices
 from ragfunnel.analyzer.cli.options import ReadOnlyOption, RunOption, StoreOption
 from ragfunnel.analyzer.funnel import analyze
 from ragfunnel.analyzer.funnel.abstention import Abstention, abstention
+from ragfunnel.analyzer.report import wording
 from ragfunnel.analyzer.store import Store
 
 THRESHOLD_HELP = """Abstention per run, and a sweep of the confidence threshold.
@@ -22,8 +23,9 @@ THRESHOLD_HELP = """Abstention per run, and a sweep of the confidence threshold.
 Per run, answerable / unanswerable questions × \
 answered / abstained; then a sweep over the recorded top score of the last ranking stage — at \
 each threshold, how many answerable questions would be refused and how many unanswerable ones \
-answered (a risk–coverage table), with the pipeline's own threshold marked and the threshold \
-of least cost recommended, where answering an unanswerable question costs --cost-ratio \
+answered, the risk (share of the answered, whose outcome is known, answered wrongly: the \
+report's risk) and the unanswerable share of the answered, with the pipeline's own threshold \
+marked and the threshold of least cost recommended, where answering an unanswerable question costs --cost-ratio \
 refused answerable ones.
 
 \b
@@ -33,12 +35,28 @@ Examples:
 """
 
 
+MAX_ROWS = 25
+"""Thresholds the terminal shows per run (evenly spread, plus the pipeline's and the
+recommended one); ``--csv`` writes every one."""
+
+
 def _number(value: float) -> str:
-    if math.isnan(value):
-        return "—"
     if math.isinf(value):
         return "∞" if value > 0 else "-∞"
-    return f"{value:.4g}"
+    return wording.number(float(value))
+
+
+def _cost(value: float) -> str:
+    return f"{value:,.0f}" if float(value).is_integer() else wording.number(float(value))
+
+
+def _shown(sweep: pl.DataFrame) -> pl.DataFrame:
+    if sweep.height <= MAX_ROWS:
+        return sweep
+    spread = {round(i * (sweep.height - 1) / (MAX_ROWS - 1)) for i in range(MAX_ROWS)}
+    marked = sweep.with_row_index("_i").filter(pl.col("pipeline") | pl.col("recommended"))
+    keep = sorted(spread | set(marked.get_column("_i").to_list()))
+    return sweep[keep]
 
 
 def threshold_text(result: Abstention) -> str:
@@ -47,33 +65,48 @@ def threshold_text(result: Abstention) -> str:
     for run_id in result.pipeline_threshold:
         confusion = {(r["answerable"], r["abstained"]): r["count"]
                      for r in result.confusion.filter(pl.col("run_id") == run_id).iter_rows(named=True)}  # fmt: skip
+        sweep = result.sweep.filter(pl.col("run_id") == run_id)
         lines += [
             f"run {run_id or '(none)'}",
             f"  answerable:   answered {confusion.get((True, False), 0):,}, abstained {confusion.get((True, True), 0):,}",
             f"  unanswerable: answered {confusion.get((False, False), 0):,}, abstained {confusion.get((False, True), 0):,}",
-            "  threshold  coverage  risk    answerable refused  unanswerable answered  cost",
+            "  threshold  coverage    risk  unanswerable share  answerable refused  unanswerable answered    cost",
         ]  # fmt: skip
-        for r in result.sweep.filter(pl.col("run_id") == run_id).iter_rows(named=True):
+        shown = _shown(sweep)
+        for r in shown.iter_rows(named=True):
             marks = " ".join(
                 m
                 for m, on in (("← pipeline", r["pipeline"]), ("← recommended", r["recommended"]))
                 if on
             )
             lines.append(
-                f"  {_number(r['threshold']):>9}  {_number(100 * r['coverage']) + '%':>8}  "
-                f"{_number(100 * r['risk']) + '%':>6}  {r['answerable_refused']:>18}  "
-                f"{r['unanswerable_answered']:>21}  {_number(r['cost']):>4}  {marks}".rstrip()
+                f"  {_number(r['threshold']):>9}  {wording.percent(r['coverage']):>8}  "
+                f"{wording.percent(r['risk']):>6}  {wording.percent(r['unanswerable_share']):>18}  "
+                f"{r['answerable_refused']:>18,}  {r['unanswerable_answered']:>21,}  "
+                f"{_cost(r['cost']):>6}  {marks}".rstrip()
             )  # fmt: skip
+        cut = wording.more(shown.height, sweep.height, "thresholds: --csv OUT writes every one")
+        if cut:
+            lines.append(f"  {cut}")
         own, best = result.pipeline_threshold[run_id], result.recommended[run_id]
         lines.append(f"  pipeline threshold {_number(own) if own is not None else 'none'}; "
                      f"recommended {_number(best) if best is not None else '—'} at cost ratio "
                      f"{result.cost_ratio:g}")  # fmt: skip
         if result.unscored.get(run_id):
             lines.append(
-                f"  ({result.unscored[run_id]:,} questions without a top score are left out)"
+                f"  {wording.count(result.unscored[run_id], 'question')} without a top score "
+                "left out"
             )
         lines.append("")
+    lines.append(RISK_NOTE)
     return "\n".join(lines).rstrip()
+
+
+RISK_NOTE = (
+    "risk: of the answered questions whose outcome is known, the share answered wrongly (an "
+    "unanswerable one counts as wrong), as in the report's risk–coverage curve; unanswerable "
+    "share: of the answered questions, the share that are unanswerable."
+)
 
 
 @app.command("threshold", help=THRESHOLD_HELP)

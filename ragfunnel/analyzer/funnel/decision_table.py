@@ -305,6 +305,8 @@ def _reason(code: int) -> pl.Expr:
         return (
             pl.when(pl.col("rr_error_msg").is_not_null())
             .then(pl.lit("rerank failed: ") + pl.col("rr_error_msg"))
+            .when(pl.col("rr_out").is_not_null() & (pl.col("rr_out") == was))
+            .then(pl.format("kept at rank {} > {} by the reranker", was, k))
             .when(pl.col("rr_out").is_not_null())
             .then(pl.format("moved from rank {} to {} > {}", was, pl.col("rr_out"), k))
             .otherwise(

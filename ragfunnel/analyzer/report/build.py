@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime, timezone
+from importlib import metadata
 from typing import Any
 
 import polars as pl
@@ -85,7 +87,7 @@ def _textless_detail(failed: pl.DataFrame, textless: Mapping[str, Sequence[str]]
     )
     if not hits:
         return None
-    return f"{hits} of them from documents ingested with pages without text (scans without a text layer?)"
+    return f"{hits} of them from documents ingested with pages without text, such as scans without a text layer"
 
 
 def _without_text(run: pl.DataFrame) -> int:
@@ -156,15 +158,22 @@ def _metrics(result: FunnelResult, run_id: str) -> tuple[MetricValue, ...]:
     )  # fmt: skip
 
 
-def _lost_evidence(items: pl.DataFrame) -> tuple[LostEvidence, ...]:
-    lost = (
-        items.filter(pl.col("lost_at").is_in(_UPSTREAM_LOSS))
+def _lost_evidence(items: pl.DataFrame) -> tuple[tuple[LostEvidence, ...], int]:
+    """The ids most often lost upstream by failed questions, and how many distinct ids were lost.
+
+    Only evidence lost where its question failed counts: an ``any_of`` alternative a correctly
+    answered question did without, or one beside the item that failed it, is no loss.
+    """
+    grouped = (
+        items.filter(
+            pl.col("lost_at").is_in(_UPSTREAM_LOSS), pl.col("lost_at") == pl.col("first_failure")
+        )
         .group_by("id", "lost_at")
         .agg(pl.len().alias("n"))
-        .sort(["n", "id"], descending=[True, False])
-        .head(LOST_SHOWN)
     )
-    return tuple(LostEvidence(i, where, int(n)) for i, where, n in lost.iter_rows())
+    lost = grouped.sort(["n", "id"], descending=[True, False]).head(LOST_SHOWN)
+    shown = tuple(LostEvidence(i, where, int(n)) for i, where, n in lost.iter_rows())
+    return shown, grouped.height
 
 
 def _generation(run: pl.DataFrame) -> Generation | None:
@@ -198,24 +207,35 @@ def _generation(run: pl.DataFrame) -> Generation | None:
     return Generation(judged, faith_value, bins, correctness, unsupported)
 
 
-def _worst_rows(run: pl.DataFrame, top: int) -> list[int]:
-    """The ``_row`` of the run's worst questions, worst first (docs/report.md §1)."""
-    if top <= 0:
-        return []
+def _worst_rows(run: pl.DataFrame, top: int) -> tuple[list[int], int]:
+    """The ``_row`` of the run's worst questions, and how many could have been listed.
+
+    Ordered by stage (upstream first, incomplete traces last), then by severity within the
+    stage: the lowest recall at the cut (none counts as 0), then (with verdicts) the lowest
+    faithfulness, then the reason and the case id. When ``top`` cannot hold them all, the
+    stages take turns, so every stage is represented (docs/report.md §1).
+    """
     failure = pl.col("first_failure")
-    severity = pl.when(failure.is_in(FAILED_STAGES)).then(0).otherwise(1)
-    keys = [severity.alias("_severity"), pl.col("recall_at_cut").alias("_recall")]
+    candidates = run.filter(failure.is_in([*FAILED_STAGES, "incomplete_trace"]))
+    if top <= 0 or candidates.is_empty():
+        return [], candidates.height
+    stage = failure.cast(pl.String).replace_strict(STAGE_ORDER, default=len(STAGE_ORDER))
+    keys = [pl.col("recall_at_cut").fill_null(0.0).alias("_recall")]
     if "faithfulness" in run.columns:
         keys.append(pl.col("faithfulness").alias("_faith"))
-    keys.append(failure.cast(pl.String).replace_strict(STAGE_ORDER, default=99).alias("_stage"))
-    keys.append(pl.col("question_id").cast(pl.String).alias("_id"))
+    keys += [
+        pl.col("failure_reason").cast(pl.String).alias("_reason"),
+        pl.col("question_id").cast(pl.String).alias("_id"),
+    ]
     ranked = (
-        run.filter(failure.is_in([*FAILED_STAGES, "incomplete_trace"]))
-        .select("_row", *keys)
-        .sort([k.meta.output_name() for k in keys], nulls_last=True)
+        candidates.select("_row", stage.alias("_stage"), *keys)
+        .sort(["_stage", *(k.meta.output_name() for k in keys)], nulls_last=True)
+        .with_columns(_turn=pl.int_range(pl.len()).over("_stage"))
+        .sort("_turn", "_stage")
         .head(top)
+        .sort("_stage", "_turn")
     )
-    return ranked.get_column("_row").to_list()
+    return ranked.get_column("_row").to_list(), candidates.height
 
 
 def build_report(
@@ -230,6 +250,7 @@ def build_report(
     sample: int = 50,
     seed: int = 0,
     progress: Callable[[str], None] | None = None,
+    store: str | None = None,
 ) -> Report:
     """The report of every run in ``result``: diagnosis, metrics, charts' data, drill-down.
 
@@ -246,6 +267,7 @@ def build_report(
         sample: how many more questions to draw at random for the drill-down.
         seed: the sample's seed (the same records give the same sample).
         progress: called with a short label as each step starts.
+        store: the store analysed, as the page's header names it (a redacted DSN).
 
     Raises:
         ReportError: a ``jaeger_url`` that is not an http(s) URL.
@@ -264,6 +286,8 @@ def build_report(
         run = by_run[(run_id,)]
         run_items = items_by_run.get((run_id,), items.clear())
         findings = _findings(run, textless or {})
+        lost, lost_total = _lost_evidence(run_items)
+        worst_rows, worst_total = _worst_rows(run, top)
         counts = dict(run.group_by(pl.col("first_failure").cast(pl.String)).len().iter_rows())
         plans.append(
             (
@@ -285,7 +309,9 @@ def build_report(
                         without_text=_without_text(run),
                     ),
                     "metrics": _metrics(result, str(run_id)),
-                    "lost_evidence": _lost_evidence(run_items),
+                    "lost_evidence": lost,
+                    "lost_total": lost_total,
+                    "worst_total": worst_total,
                     "funnel": evidence_funnel(run),
                     "ranks": rank_bins(run_items),
                     "cut_k": _mode_int(run.get_column("k_prompt")),
@@ -294,7 +320,7 @@ def build_report(
                     "config": dict((snapshots or {}).get(str(run_id), {})),
                     "oracle_questions": int(oracle_counts.get(str(run_id), 0)),
                 },
-                _worst_rows(run, top),
+                worst_rows,
             )
         )
     step("drawing a sample")
@@ -333,7 +359,18 @@ def build_report(
         cases_without_trace=result.cases_without_trace,
         sample=tuple(make(r) for r in sampled),
         jaeger_url=jaeger,
+        generated_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        ragfunnel_version=_version(),
+        store=store,
+        cases_file=(cases.source or None) if cases is not None else None,
     )
+
+
+def _version() -> str:
+    try:
+        return metadata.version("ragfunnel")
+    except metadata.PackageNotFoundError:  # a source tree on PYTHONPATH, never installed
+        return "unknown"
 
 
 def _mode_int(values: pl.Series) -> int | None:

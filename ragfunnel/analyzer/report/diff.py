@@ -19,6 +19,7 @@ import polars as pl
 from ragfunnel.analyzer.funnel.analysis import FunnelResult
 from ragfunnel.analyzer.funnel.summary import METRICS
 from ragfunnel.analyzer.intervals import bootstrap_mean
+from ragfunnel.analyzer.report import wording
 from ragfunnel.analyzer.report.errors import ReportError
 from ragfunnel.analyzer.report.frames import report_frame
 from ragfunnel.analyzer.report.model import FAILED_STAGES, OK_STAGES
@@ -108,12 +109,13 @@ class RunDiff:
         m = self.mcnemar
         if m.broken > m.fixed and m.p_value < alpha:
             out.append(
-                f"{m.broken} cases went ok → failed and {m.fixed} failed → ok "
+                f"{wording.count(m.broken, 'case')} went ok → failed and {m.fixed} failed → ok "
                 f"(McNemar exact p = {m.p_value:.2g} < {alpha})"
             )
         out.extend(
-            f"{d.metric} at {d.at} fell by {-d.delta:.3f} "
-            f"(paired 95% CI {d.ci_low:+.3f} to {d.ci_high:+.3f}, {d.n} cases)"
+            f"{d.metric} at {d.at} fell by {wording.ratio(-d.delta)} "
+            f"(paired 95% CI {wording.signed(d.ci_low)} to {wording.signed(d.ci_high)}, "
+            f"{wording.count(d.n, 'case')})"
             for d in self.metrics
             if math.isfinite(d.ci_high) and d.ci_high < 0
         )
@@ -212,7 +214,7 @@ def _setting(value: Any) -> str:
 def diff_lines(diff: RunDiff, *, listed: int = 50) -> list[str]:
     """The diff for a terminal: each transition with its questions, the test, the deltas."""
     lines = [
-        f"run {diff.run_a} → run {diff.run_b}: {diff.paired:,} cases asked in both"
+        f"run {diff.run_a} → run {diff.run_b}: {wording.count(diff.paired, 'case')} asked in both"
         + (f" ({diff.only_a:,} only in {diff.run_a}, {diff.only_b:,} only in {diff.run_b})"
            if diff.only_a or diff.only_b else "")
     ]  # fmt: skip
@@ -232,9 +234,13 @@ def diff_lines(diff: RunDiff, *, listed: int = 50) -> list[str]:
     )
     lines.append("metric deltas (B − A, paired 95% CI):")
     for d in diff.metrics:
-        interval = f"{d.ci_low:+.3f} to {d.ci_high:+.3f}" if math.isfinite(d.ci_low) else "—"
-        lines.append(f"  {d.metric} at {d.at}: {d.mean_a:.3f} → {d.mean_b:.3f} "
-                     f"({d.delta:+.3f}, {interval}, n = {d.n}, {d.method})")  # fmt: skip
+        interval = (
+            f"{wording.signed(d.ci_low)} to {wording.signed(d.ci_high)}"
+            if math.isfinite(d.ci_low)
+            else wording.MISSING
+        )
+        lines.append(f"  {d.metric} at {d.at}: {wording.ratio(d.mean_a)} → {wording.ratio(d.mean_b)}: "
+                     f"{wording.signed(d.delta)}, {interval}, n = {d.n:,}, {d.method}")  # fmt: skip
     if diff.config_changes:
         lines.append("configuration changes:")
         lines += [

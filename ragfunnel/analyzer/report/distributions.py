@@ -7,12 +7,22 @@ numbers whatever the number of questions. Nothing here renders or queries a stor
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
+import numpy as np
 import polars as pl
 
+from ragfunnel.analyzer.funnel.abstention import CHECKED, sweep
 from ragfunnel.analyzer.report.model import Abstention
 
-__all__ = ["RANK_BINS", "abstention", "evidence_funnel", "faithfulness_bins", "rank_bins"]
+__all__ = [
+    "FAITHFULNESS_BINS",
+    "RANK_BINS",
+    "abstention",
+    "evidence_funnel",
+    "faithfulness_bins",
+    "rank_bins",
+]
 
 RANK_BINS: tuple[tuple[str, int, int], ...] = (
     *((str(r), r, r) for r in range(1, 11)),
@@ -91,22 +101,29 @@ def rank_bins(items: pl.DataFrame) -> tuple[tuple[str, int], ...]:
     return tuple((label, int(sums[label] or 0)) for label in labels)
 
 
+FAITHFULNESS_BINS = (*(f"{i / 10:.1f}–{(i + 1) / 10:.1f}" for i in range(9)), "0.9–<1.0", "1.0")
+"""What each faithfulness bin holds: [0, 0.1), …, [0.9, 1.0), then exactly 1.0 on its own
+(fully supported answers, commonly most of them, would otherwise hide in the last tenth)."""
+
+
 def faithfulness_bins(values: pl.Series) -> tuple[int, ...]:
-    """Counts in ten bins [0, 0.1), …, [0.8, 0.9), [0.9, 1.0] of the judged faithfulness."""
+    """Counts of the judged faithfulness in the bins ``FAITHFULNESS_BINS`` names."""
     finite = values.drop_nulls().drop_nans().clip(0.0, 1.0)
-    index = (finite * 10).floor().cast(pl.Int64).clip(0, 9)
+    index = (finite * 10).floor().cast(pl.Int64).clip(0, 10)
     counts = index.value_counts()
     found = dict(zip(counts.get_column(index.name), counts.get_column("count"), strict=True))
-    return tuple(int(found.get(i, 0)) for i in range(10))
+    return tuple(int(found.get(i, 0)) for i in range(len(FAITHFULNESS_BINS)))
 
 
 def abstention(questions: pl.DataFrame, *, points: int = 101) -> Abstention:
     """The abstention confusion, and the risk–coverage curve of the last ranking stage's top score.
 
-    Sweeping a gate threshold t over the top scores: coverage is the share of questions with a
-    score ≥ t, risk the share of those whose answer was wrong — an unanswerable question counts
-    as wrong, an answerable one as right only when its answer was checked correct. Answerable
-    questions whose answer could not be checked (abstained, unknown, missing) are left out.
+    Sweeping a gate threshold t over the top scores (``funnel.abstention.sweep``, the sweep
+    ``ragfunnel threshold`` prints): coverage is the share of the scored questions with a
+    score ≥ t, risk the share of those, among the ones whose outcome is known, answered
+    wrongly — an unanswerable question counts as wrong, an answerable one as right only when
+    its answer was checked correct; answerable questions whose answer could not be checked
+    (abstained, unknown, missing) are left out of the risk.
     """
     answerable = pl.col("n_evidence") > 0
     abstained = pl.col("abstained").fill_null(False)
@@ -118,29 +135,28 @@ def abstention(questions: pl.DataFrame, *, points: int = 101) -> Abstention:
     ).row(0, named=True)
     confusion = {name: int(value) for name, value in sums.items()}
     verdict = pl.col("answer_verdict")
-    scored = (
-        questions.filter(
-            pl.col("top_score").is_not_null(),
-            pl.col("top_score").is_finite(),
-            ~answerable | verdict.is_in(["correct", "incorrect", "failed"]),
-        )
-        .select(
-            score=pl.col("top_score"),
-            wrong=(~answerable | (verdict != "correct")).cast(pl.Int64),
-        )
-        .sort("score", descending=True)
+    scored = questions.filter(
+        pl.col("top_score").is_not_null(), pl.col("top_score").is_finite()
+    ).select(
+        score=pl.col("top_score").cast(pl.Float64),
+        answerable=answerable,
+        known=~answerable | verdict.is_in(CHECKED).fill_null(False),
+        wrong=~answerable | (verdict != "correct").fill_null(True),
     )
-    n = scored.height
-    if n == 0:
+    if scored.is_empty():
         return Abstention(confusion, ())
-    # The last row of each distinct score: a threshold admits all questions tied at it.
-    steps = scored.with_columns(errors=pl.col("wrong").cum_sum(), covered=pl.int_range(1, n + 1))
-    steps = steps.filter(pl.col("score") != pl.col("score").shift(-1, fill_value=-math.inf))
-    if steps.height > points:
-        picks = sorted({round(i * (steps.height - 1) / (points - 1)) for i in range(points)})
-        steps = steps[picks]
+    scores = scored.get_column("score").to_numpy()
+    thresholds = np.unique(scores)[::-1]  # highest first: a threshold admits all tied at it
+    counts = sweep(
+        scores, scored.get_column("answerable").to_numpy(), thresholds,
+        known=scored.get_column("known").to_numpy(), wrong=scored.get_column("wrong").to_numpy(),
+    )  # fmt: skip
+    picks: Sequence[int] = range(thresholds.size)
+    if thresholds.size > points:
+        picks = sorted({round(i * (thresholds.size - 1) / (points - 1)) for i in range(points)})
     curve = tuple(
-        (float(s), c / n, e / c)
-        for s, e, c in steps.select("score", "errors", "covered").iter_rows()
+        (float(thresholds[i]), float(counts["coverage"][i]), float(counts["risk"][i]))
+        for i in picks
+        if math.isfinite(counts["risk"][i])
     )
     return Abstention(confusion, curve)

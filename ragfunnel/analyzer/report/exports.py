@@ -19,6 +19,7 @@ from ragfunnel.analyzer.report.errors import ReportError
 from ragfunnel.analyzer.report.model import Report, to_jsonable
 
 __all__ = [
+    "DIFF_SCHEMA_VERSION",
     "RECORDS_SCHEMA_VERSION",
     "SUMMARY_SCHEMA_VERSION",
     "diff_summary",
@@ -32,7 +33,10 @@ __all__ = [
 ]
 
 RECORDS_SCHEMA_VERSION = 1
-SUMMARY_SCHEMA_VERSION = 1
+SUMMARY_SCHEMA_VERSION = 2
+"""2: ``faithfulness_bins`` has eleven bins (1.0 its own), the curve's coverage counts every
+scored question and its risk is the one ``ragfunnel threshold`` reports; header fields added."""
+DIFF_SCHEMA_VERSION = 1
 
 _S, _I, _F, _B = pl.String(), pl.Int64(), pl.Float64(), pl.Boolean()
 _EVIDENCE = pl.List(
@@ -153,7 +157,7 @@ def diff_summary(diff: Any, *, alpha: float = 0.05) -> dict[str, Any]:
     """The diff's JSON: every field of ``diff.RunDiff`` plus its regressions."""
     return {
         "schema": "ragfunnel.report.diff",
-        "schema_version": SUMMARY_SCHEMA_VERSION,
+        "schema_version": DIFF_SCHEMA_VERSION,
         **to_jsonable(diff),
         "regressions": diff.regressions(alpha),
     }

@@ -11,8 +11,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
 
 from ragfunnel.analyzer.funnel.answer_checks import CAPTURE_FIX
+from ragfunnel.analyzer.report import wording
 from ragfunnel.analyzer.report.model import FAILED_STAGES, UPSTREAM, Finding
 
 __all__ = ["DETAIL_PREFIXES", "STAGE_ORDER", "diagnosis_text", "group_reasons", "work_order"]
@@ -34,25 +36,26 @@ _PLAIN: dict[str, str] = {
     "rank # > prompt cut at #": "found at ranks {0} while only the top {1} reach the prompt",
     "rank # beyond rerank depth #": "found at ranks {0}, beyond the {1} candidates the reranker is given",
     "not retrieved (top_k = #)": "not retrieved in the top {0}",
+    "kept at rank # > # by the reranker": "kept by the reranker at ranks {0}, below the cut at {1}",
     "not retrieved (# candidates)": "not among the {0} candidates",
     "moved from rank # to # > #": "moved by the reranker from ranks {0} to {1}, below the cut at {2}",
-    "dropped by the reranker (was rank # of # given)": "dropped by the reranker (was rank {0} of {1})",
+    "dropped by the reranker (was rank # of # given)": "dropped by the reranker from ranks {0} of {1}",
     "score # below threshold #": "scored {0}, below the gate's threshold {1}",
     "never indexed (parser, connector, scope)": "chunks never indexed: a parser, connector or scope gap",
     "the confidence gate abstained (top score #, threshold #)": (
-        "abstained at the confidence gate (top score {0}, threshold {1})"
+        "abstained at the confidence gate, top score {0} against threshold {1}"
     ),
     "answered an unanswerable question (no confidence gate to stop it)": (
-        "answered an unanswerable question (no confidence gate)"
+        "answered an unanswerable question with no confidence gate to stop it"
     ),
     "the confidence gate let an unanswerable question through (top score #, threshold #)": (
-        "unanswerable, let through by the confidence gate (top score {0}, threshold {1})"
+        "unanswerable, let through by the confidence gate, top score {0} against threshold {1}"
     ),
     "abstained although the evidence was in the prompt": "abstained although the evidence was in the prompt",
     "answer misses fact(s)": "answers miss facts the case lists",
     "generate failed": "generate steps failed",
     "answer wrong": "answers judged wrong",
-    "unsupported claim": "answers with an unsupported claim (quoted in the drill-down)",
+    "unsupported claim": "answers with an unsupported claim, quoted in the drill-down",
     "faithfulness # below #": "faithfulness {0}, below {1}: claims only partly supported",
     "answer incomplete": "answers judged incomplete",
 }
@@ -81,7 +84,17 @@ def _span(values: Sequence[str]) -> str:
         return float(v.lstrip("≥"))
 
     low, high = min(values, key=as_float), max(values, key=as_float)
-    return low if as_float(low) == as_float(high) else f"{low}–{high}"
+    if any("." in v for v in values):  # one precision for both ends: 0.212–0.722, not 0.2115–0.722
+        low, high = (_decimal(v) for v in (low, high))
+    return low if low == high else f"{low}–{high}"
+
+
+def _decimal(value: str) -> str:
+    """A number of a reason's text to 3 significant digits, rounded as written (0.2115 → 0.212)."""
+    exact = Decimal(value.lstrip("≥"))
+    if exact:
+        exact = exact.quantize(Decimal(1).scaleb(exact.adjusted() - 2), rounding=ROUND_HALF_UP)
+    return ("≥" if value.startswith("≥") else "") + wording.ratio(float(exact))
 
 
 @dataclass(frozen=True)
@@ -131,7 +144,7 @@ def work_order(findings: Sequence[Finding]) -> list[Finding]:
 
 
 def _stage_name(stage: str) -> str:
-    return "ingestion or search (no index truth)" if stage == "ingestion_or_search" else stage
+    return "ingestion or search" if stage == "ingestion_or_search" else stage
 
 
 def _clause(finding: Finding) -> str:
@@ -154,7 +167,10 @@ def diagnosis_text(
     if questions == 0:
         return "No questions of this run were analysed."
     was = "was" if failed == 1 else "were"
-    parts = [f"Of {questions:,} questions, {failed:,} {was} answered wrongly or incompletely."]
+    parts = [
+        f"Of {wording.count(questions, 'question')}, {failed:,} {was} answered wrongly or "
+        "incompletely."
+    ]
     by_stage = {f.stage: f for f in findings}
     upstream = [by_stage[s] for s in UPSTREAM if s in by_stage]
     generation = by_stage.get("generation")
@@ -185,6 +201,8 @@ def diagnosis_text(
             )
         order = " → ".join(f"{_stage_name(f.stage)} ({f.count:,})" for f in work_order(findings))
         parts.append(f"Order of work: {order}.")
+        if "ingestion_or_search" in by_stage:
+            parts.append("Without index truth, losses at ingestion and at search count together.")
     if ok_without_evidence:
         parts.append(
             f"{ok_without_evidence:,} answered correctly although evidence was lost: check "
@@ -192,18 +210,20 @@ def diagnosis_text(
         )
     if needs_judge:
         parts.append(
-            f"{needs_judge:,} need a stronger judge (claims the offline judge could not decide, "
+            f"{needs_judge:,} {wording.plural(needs_judge, 'needs', 'need')} a stronger judge "
+            "(claims the offline judge could not decide, "
             "not blamed on generation): `ragfunnel judge --policy tiered` sends them to an LLM."
         )
     if without_text:
-        were = "was" if without_text == 1 else "were"
+        were = wording.plural(without_text, "was", "were")
         parts.append(f"{without_text:,} {were} recorded without answer text, so nothing could "
                      f"judge them: {CAPTURE_FIX}.")  # fmt: skip
     if unjudged > without_text:
         parts.append(f"{unjudged - without_text:,} could not be judged (no answer text or no "
                      "facts to check).")  # fmt: skip
     if incomplete:
-        parts.append(f"{incomplete:,} traces are incomplete and blame no stage.")
+        verbs = "is incomplete and blames" if incomplete == 1 else "are incomplete and blame"
+        parts.append(f"{wording.count(incomplete, 'trace')} {verbs} no stage.")
     return " ".join(parts)
 
 

@@ -58,15 +58,19 @@ def question_frame(records: pl.DataFrame) -> pl.DataFrame:
 
 
 def item_frame(records: pl.DataFrame) -> pl.DataFrame:
-    """One row per evidence item of each counted question: run, id, where it went."""
+    """One row per evidence item of each counted question.
+
+    Its run, its question's first failure, its id and where it went.
+    """
     return (
         records.lazy()
         .filter(_counted())
-        .select(run_key(), "evidence")
+        .select(run_key(), pl.col("first_failure").cast(pl.String), "evidence")
         .explode("evidence")
         .filter(pl.col("evidence").is_not_null())
         .select(
             "run_id",
+            "first_failure",
             pl.col("evidence").struct.field("id"),
             pl.col("evidence").struct.field("lost_at").cast(pl.String),
             pl.col("evidence").struct.field("candidate_rank"),

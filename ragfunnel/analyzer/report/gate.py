@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from ragfunnel.analyzer.funnel.first_failure import FIRST_FAILURES
 from ragfunnel.analyzer.funnel.summary import METRICS
+from ragfunnel.analyzer.report import wording
 from ragfunnel.analyzer.report.errors import ReportError
 from ragfunnel.analyzer.report.model import FAILED_STAGES, Report, RunReport
 
@@ -90,13 +91,15 @@ def measure(run: RunReport, name: str) -> tuple[float | None, str]:
         stages = FAILED_STAGES if stage == "failed" else (stage,)
         count = sum(s.count for s in run.shares if s.stage in stages)
         total = run.questions
-        return (count / total if total else None), f"{count} of {total} questions"
+        return (
+            count / total if total else None
+        ), f"{count:,} of {wording.count(total, 'question')}"
     metric, _, at = name.partition("@")
     if metric == "faithfulness":
         gen = run.generation
         if gen is None or gen.faithfulness is None or not gen.judged:
             return None, "no judged answers"
-        return gen.faithfulness.mean, f"{gen.judged} judged answers"
+        return gen.faithfulness.mean, wording.count(gen.judged, "judged answer")
     if metric == "answer_correctness":
         gen = run.generation
         judged = sum(gen.correctness.values()) if gen is not None else 0
@@ -108,7 +111,7 @@ def measure(run: RunReport, name: str) -> tuple[float | None, str]:
     for m in run.metrics:
         if m.metric == metric and m.at == at:
             value = m.mean if math.isfinite(m.mean) else None
-            return value, f"{m.n} questions" if m.n else "no defined values"
+            return value, wording.count(m.n, "question") if m.n else "no defined values"
     return None, f"not computed at {at} (add --k {at})" if at != "cut" else "not computed"
 
 

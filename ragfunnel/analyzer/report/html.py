@@ -15,12 +15,13 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from ragfunnel.analyzer.report import svg
+from ragfunnel.analyzer.report import svg, wording
+from ragfunnel.analyzer.report.distributions import FAITHFULNESS_BINS
 from ragfunnel.analyzer.report.errors import ReportError
 from ragfunnel.analyzer.report.model import Report, RunReport
-from ragfunnel.analyzer.report.terminal import METRIC_NAMES, fmt, interval, setting
+from ragfunnel.analyzer.report.terminal import METRIC_NAMES, fmt, interval, runs_named, setting
 
-__all__ = ["MAX_RUN_SECTIONS", "render_html", "write_html"]
+__all__ = ["MAX_RUN_SECTIONS", "page_title", "render_html", "write_html"]
 
 MAX_RUN_SECTIONS = 10
 """Runs beyond this many appear in the overview table only (the JSON summary has them all)."""
@@ -43,7 +44,7 @@ def _clip(text: str | None, kind: str) -> str:
     limit = CLIP[kind]
     if len(text) <= limit:
         return text
-    return f"{text[:limit]}… (+{len(text) - limit:,} characters)"
+    return f"{text[:limit]}… +{len(text) - limit:,} more characters in the JSON summary"
 
 
 _ENV.filters["clip"] = _clip
@@ -51,7 +52,10 @@ _ENV.filters["fmt"] = fmt
 _ENV.filters["setting"] = setting
 _ENV.filters["pvalue"] = lambda p: f"{p:.2g}"
 _ENV.filters["interval"] = interval
-_ENV.filters["percent"] = lambda v: "—" if v is None else f"{100 * v:.1f}%"
+_ENV.filters["percent"] = wording.percent
+_ENV.filters["count"] = wording.count
+_ENV.filters["plural"] = wording.plural
+_ENV.filters["more"] = wording.more
 
 
 def _charts(run: RunReport) -> dict[str, Markup]:
@@ -70,16 +74,30 @@ def _charts(run: RunReport) -> dict[str, Markup]:
         )
         charts["faithfulness"] = svg.histogram(
             list(gen.faithfulness_bins),
-            [f"{i / 10:.1f}" for i in range(10)],
-            title="Faithfulness per answer (supported claims / claims)",
+            FAITHFULNESS_BINS,
+            title="Faithfulness per answer: supported claims / claims",
+            x_label="faithfulness: each bin from its lower end up to its upper; 1.0 alone",
+            y_label="answers",
         )
     if run.abstention.curve:
         charts["risk"] = svg.risk_coverage(run.abstention.curve)
     return charts
 
 
-def render_html(report: Report, *, diff: Any = None, title: str = "ragfunnel report") -> str:
-    """The page's text. ``diff`` (a ``diff.RunDiff``) adds the paired comparison section."""
+def page_title(report: Report) -> str:
+    """``ragfunnel report: run demo-faulty``: the page's title names what it reports on."""
+    return f"ragfunnel report: {runs_named(report)}"
+
+
+def render_html(report: Report, *, diff: Any = None, title: str | None = None) -> str:
+    """The page's text. ``diff`` (a ``diff.RunDiff``) adds the paired comparison section.
+
+    ``title`` defaults to ``page_title(report)``; with a diff it names both runs compared.
+    """
+    if title is None:
+        title = page_title(report)
+        if diff is not None:
+            title += f" · diff {diff.run_a} → {diff.run_b}"
     sections = [(run, _charts(run)) for run in report.runs[:MAX_RUN_SECTIONS]]
     diff_chart = None
     if diff is not None:

@@ -84,7 +84,7 @@ class Generation:
     judged: int
     faithfulness: MetricValue | None
     faithfulness_bins: tuple[int, ...]
-    """Counts of faithfulness in ten bins [0, 0.1), …, [0.9, 1.0]."""
+    """Counts of faithfulness in eleven bins: [0, 0.1), …, [0.9, 1.0), and exactly 1.0."""
     correctness: dict[str, int]
     unsupported_claims: int
 
@@ -126,6 +126,10 @@ class RunReport:
     worst: tuple[dict[str, Any], ...]
     """The worst questions' drill-down entries (see ``build.drilldown``)."""
     oracle_questions: int = 0
+    worst_total: int = 0
+    """How many questions could have been listed as worst (failed or incomplete traces)."""
+    lost_total: int = 0
+    """How many distinct evidence ids the run's failed questions lost upstream."""
 
 
 @dataclass(frozen=True)
@@ -141,6 +145,13 @@ class Report:
     sample: tuple[dict[str, Any], ...] = ()
     """A seeded random sample of questions (drill-down entries) beside the worst ones."""
     jaeger_url: str | None = None
+    generated_at: str = ""
+    """When the report was built: ISO 8601 with the zone (UTC)."""
+    ragfunnel_version: str = ""
+    store: str | None = None
+    """The store analysed, its DSN with any password redacted."""
+    cases_file: str | None = None
+    """Where the cases came from (the file given to ``--cases``)."""
 
     def run(self, run_id: str) -> RunReport:
         """The report of one run; ``KeyError`` when the report has no such run."""

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ragfunnel.analyzer.report import wording
 from ragfunnel.analyzer.store import Store
 from ragfunnel.instrumentation import contract as c
 
@@ -62,7 +63,7 @@ def pipeline_snapshots(store: Store, runs: Iterable[str]) -> dict[str, dict[str,
         run: {
             name: _value(values[0][0])
             if len(values) == 1
-            else [f"{v} ({n} questions)" for v, n in values]
+            else [f"{v} ({wording.count(n, 'question')})" for v, n in values]
             for name, values in sorted(settings.items())
         }
         for run, settings in found.items()

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from markupsafe import Markup, escape
 
+from ragfunnel.analyzer.report import wording
 from ragfunnel.analyzer.report.model import MetricValue
 
 __all__ = [
@@ -25,6 +26,9 @@ __all__ = [
 ]
 
 _FONT = 12
+WIDE = 540
+"""Charts at least this wide keep a minimum width on narrow screens (their card scrolls
+sideways) rather than shrinking their labels below reading size."""
 
 
 def _n(value: float) -> str:
@@ -38,17 +42,39 @@ def _text(x: float, y: float, label: object, *, anchor: str = "start", cls: str 
 
 
 def _svg(width: int, height: int, title: str, body: Sequence[str]) -> Markup:
-    head = (f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" role="img" '
+    klass = "chart wide" if width >= WIDE else "chart"
+    head = (f'<svg xmlns="http://www.w3.org/2000/svg" class="{klass}" role="img" '
             f'viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
             f'font-size="{_FONT}"><title>{escape(title)}</title>')  # fmt: skip
     return Markup(head + "".join(body) + "</svg>")  # noqa: S704 - every part escaped above
+
+
+def _y_axis(left: float, top: float, plot_h: float, peak: int, label: str) -> list[str]:
+    """A vertical count axis at ``left``: its line, 0 at the baseline, ``peak`` at the top."""
+    base = top + plot_h
+    out = [f'<line class="axis" x1="{_n(left)}" y1="{_n(top)}" x2="{_n(left)}" y2="{_n(base)}"/>']
+    for value, y in ((0, base), (peak, top)):
+        out.append(
+            f'<line class="axis" x1="{_n(left - 4)}" y1="{_n(y)}" x2="{_n(left)}" y2="{_n(y)}"/>'
+        )
+        out.append(_text(left - 6, y + 4, f"{value:,}", anchor="end", cls="tick"))
+    out.append(f'<text class="tick" transform="translate({_n(left - 30)},{_n(top + plot_h / 2)}) '
+               f'rotate(-90)" text-anchor="middle">{escape(label)}</text>')  # fmt: skip
+    return out
 
 
 def funnel_chart(steps: Sequence[tuple[str, int]], *, width: int = 560) -> Markup:
     """Horizontal bars from "asked" to "answered correctly", each with what it lost."""
     label_w, row, bar_w = 150, 30, width - 150 - 90
     total = max(steps[0][1] if steps else 0, 1)
-    body = []
+    base = 10 + row * len(steps)
+    body = [
+        f'<line class="axis" x1="{label_w}" y1="6" x2="{label_w}" y2="{base}"/>',
+        f'<line class="axis" x1="{label_w}" y1="{base}" x2="{label_w + bar_w}" y2="{base}"/>',
+        _text(label_w, base + 14, "0", anchor="middle", cls="tick"),
+        _text(label_w + bar_w, base + 14, f"{total:,}", anchor="middle", cls="tick"),
+        _text(label_w + bar_w / 2, base + 14, "questions", anchor="middle", cls="tick"),
+    ]
     previous = None
     for i, (label, count) in enumerate(steps):
         y = 10 + i * row
@@ -59,21 +85,24 @@ def funnel_chart(steps: Sequence[tuple[str, int]], *, width: int = 560) -> Marku
         )
         note = f"{count:,}"
         if previous is not None and previous > count:
-            note += f"  (−{previous - count:,})"
+            note += f", {previous - count:,} lost"
         body.append(_text(label_w + w + 6, y + 15, note, cls="value"))
         previous = count
-    return _svg(width, 20 + row * len(steps), "Where evidence was lost", body)
+    return _svg(width, base + 22, "Where evidence was lost", body)
 
 
 def rank_chart(bins: Sequence[tuple[str, int]], cut_k: int | None, *, width: int = 640) -> Markup:
     """Gold evidence per rank bin, with the prompt cut drawn as a line after rank k."""
-    height, top, bottom, left = 230, 20, 60, 30
+    height, top, bottom, left = 250, 20, 80, 56
     plot_h = height - top - bottom
     peak = max((n for _, n in bins), default=0) or 1
     step = (width - left - 40) / max(len(bins), 1)
     body = [
-        f'<line class="axis" x1="{left}" y1="{top + plot_h}" x2="{width - 10}" y2="{top + plot_h}"/>'
-    ]
+        f'<line class="axis" x1="{left}" y1="{top + plot_h}" x2="{width - 10}" y2="{top + plot_h}"/>',
+        *_y_axis(left, top, plot_h, peak, "evidence items"),
+        _text((left + width) / 2, height - 6, "rank after the last ranking stage", anchor="middle",
+              cls="tick"),
+    ]  # fmt: skip
     for i, (label, n) in enumerate(bins):
         x = left + i * step
         h = plot_h * n / peak
@@ -119,9 +148,9 @@ def _panel_row(y: float, label: str, m: MetricValue, left: int, plot_w: int) -> 
                    f'x2="{_n(x(m.ci_high))}" y2="{_n(y)}"/>')  # fmt: skip
     if math.isfinite(m.mean):
         out.append(f'<circle class="point" cx="{_n(x(m.mean))}" cy="{_n(y)}" r="5"/>')
-        text = f"{m.mean:.3f}"
+        text = wording.ratio(m.mean)
         if math.isfinite(m.ci_low):
-            text += f" [{m.ci_low:.3f}, {m.ci_high:.3f}]"
+            text += f", CI {wording.interval(m.ci_low, m.ci_high)}"
         out.append(_text(left + plot_w + 8, y + 4, text, cls="value"))
     else:
         out.append(_text(left + plot_w + 8, y + 4, "undefined", cls="value"))
@@ -133,7 +162,8 @@ def metric_panels(
 ) -> Markup:
     """One row per metric on a 0–1 scale: the mean as a dot, its 95 % interval as a bar."""
     left, row, plot_w = 150, 28, width - 150 - 190
-    body = []
+    base = 14 + row * len(metrics)
+    body = [f'<line class="axis" x1="{left}" y1="{base}" x2="{left + plot_w}" y2="{base}"/>']
     for tick in (0.0, 0.25, 0.5, 0.75, 1.0):
         x = left + plot_w * tick
         body.append(
@@ -146,18 +176,29 @@ def metric_panels(
 
 
 def delta_panels(deltas: Sequence[tuple[str, float, float, float]], *, width: int = 640) -> Markup:
-    """Paired differences B − A with their intervals on a symmetric scale around zero."""
+    """Paired differences B − A with their intervals on a symmetric scale around zero.
+
+    The x axis is drawn with its ticks (−span, −span/2, 0, +span/2, +span) and labelled.
+    """
     left, row, plot_w = 150, 28, width - 150 - 190
-    span = max(
-        [abs(v) for _, d, lo, hi in deltas for v in (d, lo, hi) if math.isfinite(v)] + [0.05]
+    span = _nice(
+        max([abs(v) for _, d, lo, hi in deltas for v in (d, lo, hi) if math.isfinite(v)] + [0.05])
     )
 
     def x(v: float) -> float:
         return left + plot_w * (v + span) / (2 * span)
 
+    base = 10 + row * len(deltas)
     body = [
-        f'<line class="zero" x1="{_n(x(0))}" y1="6" x2="{_n(x(0))}" y2="{10 + row * len(deltas)}"/>'
-    ]
+        f'<line class="zero" x1="{_n(x(0))}" y1="6" x2="{_n(x(0))}" y2="{base}"/>',
+        f'<line class="axis" x1="{left}" y1="{base}" x2="{left + plot_w}" y2="{base}"/>',
+        _text(left + plot_w / 2, base + 30, "change B − A (0: no change)", anchor="middle",
+              cls="tick"),
+    ]  # fmt: skip
+    for tick in (-span, -span / 2, 0.0, span / 2, span):
+        body.append(f'<line class="axis" x1="{_n(x(tick))}" y1="{base}" x2="{_n(x(tick))}" '
+                    f'y2="{base + 4}"/>')  # fmt: skip
+        body.append(_text(x(tick), base + 15, wording.signed(tick), anchor="middle", cls="tick"))
     for i, (label, d, lo, hi) in enumerate(deltas):
         y = 20 + i * row
         body.append(_text(left - 8, y + 4, label, anchor="end"))
@@ -168,24 +209,37 @@ def delta_panels(deltas: Sequence[tuple[str, float, float, float]], *, width: in
         if math.isfinite(d):
             cls = "point worse" if math.isfinite(hi) and hi < 0 else "point"
             body.append(f'<circle class="{cls}" cx="{_n(x(d))}" cy="{y}" r="5"/>')
-            body.append(
-                _text(left + plot_w + 8, y + 4, f"{d:+.3f} [{lo:+.3f}, {hi:+.3f}]", cls="value")
-            )
-    return _svg(
-        width, 20 + row * len(deltas), "Metric changes, B − A, with paired 95% intervals", body
-    )
+            value = wording.signed(d)
+            if math.isfinite(lo) and math.isfinite(hi):
+                value += f", CI {wording.signed(lo)} to {wording.signed(hi)}"
+            body.append(_text(left + plot_w + 8, y + 4, value, cls="value"))
+    return _svg(width, base + 38, "Metric changes, B − A, with paired 95% intervals", body)
+
+
+def _nice(value: float) -> float:
+    """The smallest of 1, 2, 2.5 or 5 × 10ⁿ at least ``value``: round axis ends."""
+    power = 10.0 ** math.floor(math.log10(value))
+    return next(float(m * power) for m in (1, 2, 2.5, 5, 10) if m * power >= value - 1e-12)
 
 
 def histogram(
-    counts: Sequence[int], labels: Sequence[str], *, title: str, width: int = 560
+    counts: Sequence[int],
+    labels: Sequence[str],
+    *,
+    title: str,
+    x_label: str,
+    y_label: str,
+    width: int = 560,
 ) -> Markup:
-    """Vertical bars of ``counts`` under ``labels``."""
-    height, top, bottom, left = 180, 20, 30, 20
+    """Vertical bars of ``counts`` under ``labels``, with both axes, 0 and the peak marked."""
+    height, top, bottom, left = 200, 20, 50, 56
     plot_h = height - top - bottom
     peak = max(counts, default=0) or 1
-    step = (width - left * 2) / max(len(counts), 1)
+    step = (width - left - 10) / max(len(counts), 1)
     body = [
-        f'<line class="axis" x1="{left}" y1="{top + plot_h}" x2="{width - left}" y2="{top + plot_h}"/>'
+        f'<line class="axis" x1="{left}" y1="{top + plot_h}" x2="{width - 10}" y2="{top + plot_h}"/>',
+        *_y_axis(left, top, plot_h, peak, y_label),
+        _text((left + width) / 2, height - 6, x_label, anchor="middle", cls="tick"),
     ]
     for i, (n, label) in enumerate(zip(counts, labels, strict=True)):
         x = left + i * step
@@ -196,7 +250,10 @@ def histogram(
             body.append(
                 _text(x + step / 2, top + plot_h - h - 3, f"{n:,}", anchor="middle", cls="value")
             )
-        body.append(_text(x + step / 2, top + plot_h + 14, label, anchor="middle", cls="tick"))
+        body.append(
+            f'<text class="tick" transform="translate({_n(x + step / 2)},{top + plot_h + 12}) '
+            f'rotate(30)">{escape(label)}</text>'
+        )
     return _svg(width, height, title, body)
 
 

@@ -7,7 +7,6 @@ Pure rendering of the report model; it must never compute a statistic (``build.p
 from __future__ import annotations
 
 import io
-import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -16,13 +15,22 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from ragfunnel.analyzer.report import wording
 from ragfunnel.analyzer.report.diff import RunDiff, diff_lines
 from ragfunnel.analyzer.report.model import MetricValue, Report, RunReport
 
-__all__ = ["diff_text", "render_diff", "render_report", "report_text"]
+__all__ = [
+    "diff_text",
+    "header_lines",
+    "render_diff",
+    "render_report",
+    "report_text",
+    "runs_named",
+]
 
 MAX_RUNS = 10
 WORST_SHOWN = 10
+WORST_WHERE = "--html lists up to --top per run; --jsonl/--parquet have every question"
 METRIC_NAMES = {
     "hit": "hit rate",
     "recall": "recall",
@@ -33,13 +41,9 @@ METRIC_NAMES = {
 }
 
 
-def fmt(value: Any, digits: int = 3) -> str:
-    """A number for people: ``—`` for missing or NaN, trailing zeros dropped."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "—"
-    if isinstance(value, float):
-        return f"{value:.{digits}f}".rstrip("0").rstrip(".") if value % 1 else f"{value:.0f}"
-    return f"{value:,}" if isinstance(value, int) else str(value)
+def fmt(value: Any) -> str:
+    """A number for people (``wording.number``): ``—`` for missing or NaN."""
+    return wording.number(value)
 
 
 def setting(value: Any) -> str:
@@ -51,9 +55,7 @@ def setting(value: Any) -> str:
 
 def interval(low: Any, high: Any, *, percent: bool = False) -> str:
     """``0.412–0.655`` (or ``41.2–65.5%``); ``—`` when undefined."""
-    if low is None or high is None or math.isnan(low) or math.isnan(high):
-        return "—"
-    return f"{100 * low:.1f}–{100 * high:.1f}%" if percent else f"{low:.3f}–{high:.3f}"
+    return wording.interval(low, high, as_percent=percent)
 
 
 def _table(title: str, columns: Sequence[str], numeric: Sequence[int] = ()) -> Table:
@@ -64,19 +66,22 @@ def _table(title: str, columns: Sequence[str], numeric: Sequence[int] = ()) -> T
 
 
 def _metric_row(m: MetricValue) -> list[str]:
-    note = f" ({m.n_undefined} undefined)" if m.n_undefined else ""
+    note = f", {m.n_undefined:,} undefined" if m.n_undefined else ""
     return [METRIC_NAMES.get(m.metric, m.metric), fmt(m.mean), interval(m.ci_low, m.ci_high),
             f"{m.n:,}{note}", m.method]  # fmt: skip
 
 
 def _run(run: RunReport) -> list[RenderableType]:
     out: list[RenderableType] = [
-        Text(f"run {run.run_id or '(none)'} · {run.questions:,} questions", style="bold"),
+        Text(
+            f"run {run.run_id or '(none)'} · {wording.count(run.questions, 'question')}",
+            style="bold",
+        ),
         Text(run.diagnosis),
     ]
     shares = _table("first failure", ["stage", "count", "share", "95% CI"], (1, 2, 3))
     for s in run.shares:
-        shares.add_row(s.stage, f"{s.count:,}", f"{100 * s.share:.1f}%",
+        shares.add_row(s.stage, f"{s.count:,}", wording.percent(s.share),
                        interval(s.ci_low, s.ci_high, percent=True))  # fmt: skip
     out.append(shares)
     metrics = _table(
@@ -95,21 +100,31 @@ def _run(run: RunReport) -> list[RenderableType]:
         if gen.faithfulness is not None:
             table.add_row(*_metric_row(gen.faithfulness))
         for label, n in sorted(gen.correctness.items()):
-            table.add_row(f"answers {label}", f"{n:,}", "", "", "")
+            table.add_row(f"{wording.plural(n, 'answer')} {label}", f"{n:,}", "", "", "")
         if gen.unsupported_claims:
-            table.add_row("unsupported claims", f"{gen.unsupported_claims:,}", "", "", "")
+            table.add_row(wording.plural(gen.unsupported_claims, "unsupported claim"),
+                          f"{gen.unsupported_claims:,}", "", "", "")  # fmt: skip
         out.append(table)
     if run.lost_evidence:
         lost = _table("evidence most often lost upstream", ["id", "lost at", "questions"], (2,))
         for item in run.lost_evidence:
             lost.add_row(escape(item.id), item.lost_at, f"{item.questions:,}")
         out.append(lost)
+        cut = wording.more(
+            len(run.lost_evidence), run.lost_total, "ids (--jsonl/--parquet have every item)"
+        )
+        if cut:
+            out.append(Text(cut))
     if run.worst:
         worst = _table("worst questions", ["question", "first failure", "reason"])
         for w in run.worst[:WORST_SHOWN]:
             worst.add_row(escape(str(w["question_id"])), str(w["first_failure"]),
                           escape(str(w.get("failure_reason") or "")))  # fmt: skip
         out.append(worst)
+        shown = min(len(run.worst), WORST_SHOWN)
+        cut = wording.more(shown, run.worst_total, f"failed or incomplete questions: {WORST_WHERE}")
+        if cut:
+            out.append(Text(cut))
     c = run.abstention.confusion
     out.append(
         Text(
@@ -125,19 +140,51 @@ def _run(run: RunReport) -> list[RenderableType]:
     return out
 
 
+def runs_named(report: Report) -> str:
+    """``run demo-faulty``, ``runs A, B``, or ``runs A, B, C and 9 more``."""
+    ids = [run.run_id or "(none)" for run in report.runs]
+    if not ids:
+        return "no runs"
+    shown = ", ".join(ids[:3]) + (f" and {len(ids) - 3:,} more" if len(ids) > 3 else "")
+    return f"{wording.plural(len(ids), 'run')} {shown}"
+
+
+def header_lines(report: Report) -> list[str]:
+    """What the report is: its runs, when it was built, by which version, from what."""
+    made = " · ".join(
+        part
+        for part in (
+            f"built {report.generated_at}" if report.generated_at else "",
+            f"ragfunnel {report.ragfunnel_version}" if report.ragfunnel_version else "",
+            f"store {report.store}" if report.store else "",
+            f"cases {report.cases_file}" if report.cases_file else "",
+        )
+        if part
+    )
+    counts = (
+        f"{runs_named(report)} · {wording.count(report.total_records, 'question record')} · "
+        f"index truth: {report.index_truth}"
+    )
+    return [counts, made] if made else [counts]
+
+
 def render_report(report: Report, console: Console) -> None:
     """Print the report: per run, the diagnosis, shares, metrics, losses, worst questions."""
-    head = f"{report.total_records:,} question records; index truth: {report.index_truth}"
-    console.print(Text(head))
+    for line in header_lines(report):
+        console.print(Text(line))
     if report.unmatched_questions:
-        console.print(Text(f"{report.unmatched_questions:,} questions in the store match no case"))
+        unmatched = wording.count(report.unmatched_questions, "question")
+        console.print(Text(f"{unmatched} in the store match no case"))
     if report.cases_without_trace:
-        console.print(Text(f"{len(report.cases_without_trace):,} cases have no trace"))
+        missing = len(report.cases_without_trace)
+        have = "has" if missing == 1 else "have"
+        console.print(Text(f"{wording.count(missing, 'case')} {have} no trace"))
     for run in report.runs[:MAX_RUNS]:
         console.print()
         console.print(Group(*_run(run)))
-    if len(report.runs) > MAX_RUNS:
-        console.print(Text(f"… and {len(report.runs) - MAX_RUNS:,} more runs (see --json)"))
+    cut = wording.more(MAX_RUNS, len(report.runs), "runs: --json has every run")
+    if cut:
+        console.print(Text(cut))
 
 
 def _plain(width: int) -> Console:
