@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-import polars as pl
 import typer
 
-from ragfunnel.analyzer.cases import load_cases
 from ragfunnel.analyzer.cli.app import app
 from ragfunnel.analyzer.cli.errors import fail, reported, show_notices
 from ragfunnel.analyzer.cli.options import (
@@ -20,9 +18,9 @@ from ragfunnel.analyzer.cli.options import (
     RunOption,
     StoreOption,
 )
-from ragfunnel.analyzer.funnel import analyze, shapes
-from ragfunnel.analyzer.funnel.text import shapes_text, summary_text
-from ragfunnel.analyzer.store import Store
+
+if TYPE_CHECKING:
+    import polars as pl
 
 ANALYZE_HELP = """Rebuild every question's funnel from the stored spans and say where each \
 failure was born: ingestion, search, rerank, cut or generation (or ok).
@@ -65,6 +63,11 @@ def analyze_command(
     read_only: ReadOnlyOption = False,
 ) -> None:
     """Attribute each question's failure to a funnel stage (see ANALYZE_HELP)."""
+    from ragfunnel.analyzer.cases import load_cases
+    from ragfunnel.analyzer.funnel import analyze, shapes
+    from ragfunnel.analyzer.funnel.text import shapes_text, summary_text
+    from ragfunnel.analyzer.store import Store
+
     if json_out and parquet_out:
         fail("analyze", "give either --json or --parquet, not both")
     with reported("analyze"):

@@ -15,7 +15,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
 
-from ragfunnel.analyzer.cli.app import app
+from ragfunnel.analyzer.cli.app import COMMANDS, app
 from ragfunnel.analyzer.cli.errors import fail, reported
 from ragfunnel.demo import DEFAULT_WORKDIR
 from ragfunnel.demo.faults import FAULTS
@@ -103,6 +103,4 @@ def demo_command(
         result = run_demo(
             workdir, faults=fault or list(FAULTS), cases=cases, llm=llm, progress=step
         )
-    group = typer.main.get_command(app)
-    commands = group.commands if isinstance(group, typer.core.TyperGroup) else {}
-    typer.echo(closing_text(result, commands=set(commands)))
+    typer.echo(closing_text(result, commands=set(COMMANDS)))

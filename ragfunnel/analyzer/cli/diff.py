@@ -16,6 +16,7 @@ import typer
 from rich.console import Console
 
 from ragfunnel.analyzer.cli.app import app
+from ragfunnel.analyzer.cli.defaults import ALPHA
 from ragfunnel.analyzer.cli.errors import fail, reported, show_notices
 from ragfunnel.analyzer.cli.options import (
     CasesOption,
@@ -34,10 +35,6 @@ from ragfunnel.analyzer.cli.report import (
     analysed,
     progress_steps,
 )
-from ragfunnel.analyzer.report.diff import ALPHA, diff_runs
-from ragfunnel.analyzer.report.exports import diff_summary
-from ragfunnel.analyzer.report.html import write_html
-from ragfunnel.analyzer.report.terminal import render_diff
 
 __all__ = ["diff_command"]
 
@@ -82,6 +79,11 @@ def diff_command(
     read_only: ReadOnlyOption = False,
 ) -> None:
     """Compare two runs (see DIFF_HELP)."""
+    from ragfunnel.analyzer.report.diff import diff_runs
+    from ragfunnel.analyzer.report.exports import diff_summary
+    from ragfunnel.analyzer.report.html import write_html
+    from ragfunnel.analyzer.report.terminal import render_diff
+
     if cases is None:
         fail("diff", "--cases is required: runs are paired by case")
     if run_a == run_b:

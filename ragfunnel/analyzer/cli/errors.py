@@ -16,9 +16,8 @@ from typing import NoReturn
 import typer
 
 from ragfunnel.analyzer.errors import AnalyzerError
-from ragfunnel.analyzer.funnel.stage_source import READ_TIME_NOTICE
 
-__all__ = ["FLAGS", "describe", "fail", "reported", "show_notices"]
+__all__ = ["FLAGS", "describe", "fail", "notice_wording", "reported", "show_notices"]
 
 FLAGS: Mapping[str, str] = {
     "dsn": "--store or RAGFUNNEL_STORE",
@@ -54,15 +53,19 @@ def reported(command: str, *, flags: Mapping[str, str] | None = None) -> Iterato
         fail(command, describe(exc, flags))
 
 
-NOTICES: Mapping[str, str] = {
-    READ_TIME_NOTICE: "otel_traces was parsed at read time, as the store has no current stage "
-    "table: `ragfunnel store migrate` creates it, once, and makes every later analysis faster "
-    "(it needs CREATE rights: docs/deployment.md)",
-}
-"""Library notices → the command line's wording of them."""
+def notice_wording() -> Mapping[str, str]:
+    """Library notices → the command line's wording of them (read when a notice is shown)."""
+    from ragfunnel.analyzer.funnel.stage_source import READ_TIME_NOTICE
+
+    return {
+        READ_TIME_NOTICE: "otel_traces was parsed at read time, as the store has no current "
+        "stage table: `ragfunnel store migrate` creates it, once, and makes every later "
+        "analysis faster (it needs CREATE rights: docs/deployment.md)",
+    }
 
 
 def show_notices(command: str, notices: tuple[str, ...]) -> None:
     """Print each notice once, on stderr, as ``ragfunnel COMMAND: note: ...``."""
+    wording = notice_wording() if notices else {}
     for notice in dict.fromkeys(notices):
-        typer.echo(f"ragfunnel {command}: note: {NOTICES.get(notice, notice)}", err=True)
+        typer.echo(f"ragfunnel {command}: note: {wording.get(notice, notice)}", err=True)

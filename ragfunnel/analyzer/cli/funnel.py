@@ -6,7 +6,6 @@ from typing import Annotated
 
 import typer
 
-from ragfunnel.analyzer.cases import load_cases
 from ragfunnel.analyzer.cli.app import app
 from ragfunnel.analyzer.cli.errors import fail, reported, show_notices
 from ragfunnel.analyzer.cli.options import (
@@ -17,9 +16,6 @@ from ragfunnel.analyzer.cli.options import (
     RunOption,
     StoreOption,
 )
-from ragfunnel.analyzer.funnel import analyze, shapes
-from ragfunnel.analyzer.funnel.text import describe_record, describe_shape
-from ragfunnel.analyzer.store import Store
 
 FUNNEL_HELP = """Show one question's funnel: where each expected chunk was (indexed, \
 candidate rank, rerank rank, prompt position), where it was lost and why, the answer \
@@ -47,6 +43,11 @@ def funnel_command(
     read_only: ReadOnlyOption = False,
 ) -> None:
     """Print one question's funnel record (see FUNNEL_HELP)."""
+    from ragfunnel.analyzer.cases import load_cases
+    from ragfunnel.analyzer.funnel import analyze, shapes
+    from ragfunnel.analyzer.funnel.text import describe_record, describe_shape
+    from ragfunnel.analyzer.store import Store
+
     with reported("funnel"):
         case_set = load_cases(cases) if cases is not None else None
         with Store.open_for_analysis(store, read_only=read_only or None) as opened:

@@ -4,21 +4,17 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from ragfunnel.analyzer.cli.app import app
 from ragfunnel.analyzer.cli.errors import fail, reported
 from ragfunnel.analyzer.cli.options import StoreOption
-from ragfunnel.analyzer.ingest import (
-    DEFAULT_TRACE_DIR,
-    IngestSummary,
-    ingest_paths,
-    native_converter_available,
-    pull_from_jaeger,
-)
-from ragfunnel.analyzer.store import Store
+from ragfunnel.instrumentation.exporters import DEFAULT_TRACE_DIR
+
+if TYPE_CHECKING:
+    from ragfunnel.analyzer.ingest import IngestSummary
 
 SHOWN_PROBLEMS = 20
 """Problems printed one per line; the rest are counted."""
@@ -97,6 +93,9 @@ def ingest(
     ] = False,
 ) -> None:
     """Load spans into the store (see INGEST_HELP)."""
+    from ragfunnel.analyzer.ingest import ingest_paths, pull_from_jaeger
+    from ragfunnel.analyzer.store import Store
+
     if from_jaeger and paths:
         fail("ingest", "give either PATHs or --from-jaeger, not both")
     if bool(from_jaeger) != bool(service):
@@ -128,6 +127,8 @@ def ingest(
 
 
 def _report(summary: IngestSummary, *, quiet: bool, unit: str) -> None:
+    from ragfunnel.analyzer.ingest import native_converter_available
+
     problems = [("skipped", skip) for skip in summary.skipped] + [
         ("note", note) for note in summary.notes
     ]

@@ -6,18 +6,18 @@ import json
 import math
 import warnings
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ragfunnel.analyzer.cases import load_cases
 from ragfunnel.analyzer.cli.app import app
+from ragfunnel.analyzer.cli.defaults import JUDGE_POLICIES as POLICIES
+from ragfunnel.analyzer.cli.defaults import SAMPLE_RATE as DEFAULT_SAMPLE_RATE
 from ragfunnel.analyzer.cli.errors import reported
 from ragfunnel.analyzer.cli.options import CasesOption, RunOption, StoreOption
-from ragfunnel.analyzer.judges.endpoint import Endpoint
-from ragfunnel.analyzer.judges.run import POLICIES, JudgeRun, SameModelWarning, judge_store
-from ragfunnel.analyzer.judges.tiered import DEFAULT_SAMPLE_RATE
-from ragfunnel.analyzer.store import Store
+
+if TYPE_CHECKING:
+    from ragfunnel.analyzer.judges.run import JudgeRun
 
 JUDGE_HELP = """Rate each stored answer's claims against its prompt, and store the verdicts.
 
@@ -97,6 +97,11 @@ def judge_command(
     ] = False,
 ) -> None:
     """Judge the stored answers and store the verdicts (see JUDGE_HELP)."""
+    from ragfunnel.analyzer.cases import load_cases
+    from ragfunnel.analyzer.judges.endpoint import Endpoint
+    from ragfunnel.analyzer.judges.run import SameModelWarning, judge_store
+    from ragfunnel.analyzer.store import Store
+
     flags = {"policy": "--policy", "model": "--judge-model", "sample_rate": "--sample-rate"}
     with reported("judge", flags=flags):
         case_set = load_cases(cases) if cases is not None else None

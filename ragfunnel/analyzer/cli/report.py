@@ -14,13 +14,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-from ragfunnel.analyzer.cases import CaseSet, load_cases
 from ragfunnel.analyzer.cli.app import app
 from ragfunnel.analyzer.cli.errors import fail, reported, show_notices
 from ragfunnel.analyzer.cli.options import (
@@ -31,20 +30,11 @@ from ragfunnel.analyzer.cli.options import (
     RunOption,
     StoreOption,
 )
-from ragfunnel.analyzer.funnel import FunnelResult, analyze
-from ragfunnel.analyzer.report import (
-    Report,
-    build_report,
-    pipeline_snapshots,
-    question_texts,
-    render_report,
-    textless_documents,
-)
-from ragfunnel.analyzer.report.drilldown import check_jaeger_url
-from ragfunnel.analyzer.report.exports import summary, write_jsonl, write_parquet, write_summary
-from ragfunnel.analyzer.report.gate import check_limits, parse_limits
-from ragfunnel.analyzer.report.html import write_html
-from ragfunnel.analyzer.store import Store
+
+if TYPE_CHECKING:
+    from ragfunnel.analyzer.cases import CaseSet
+    from ragfunnel.analyzer.funnel import FunnelResult
+    from ragfunnel.analyzer.report import Report
 
 __all__ = ["GATE_EXIT", "Analysed", "JaegerOption", "analysed", "progress_steps", "report_command"]
 
@@ -156,6 +146,17 @@ def analysed(
     step: Callable[[str], None],
 ) -> Analysed:
     """Analyse, read the runs' configurations and the shown questions' texts, build the report."""
+    from ragfunnel.analyzer.cases import load_cases
+    from ragfunnel.analyzer.funnel import analyze
+    from ragfunnel.analyzer.report import (
+        build_report,
+        pipeline_snapshots,
+        question_texts,
+        textless_documents,
+    )
+    from ragfunnel.analyzer.report.drilldown import check_jaeger_url
+    from ragfunnel.analyzer.store import Store
+
     step("reading the cases")
     case_set = load_cases(cases)
     check_jaeger_url(jaeger_url)  # before the long part: a typo should not cost an analysis
@@ -202,6 +203,10 @@ def report_command(
     read_only: ReadOnlyOption = False,
 ) -> None:
     """Report on an analysis (see REPORT_HELP)."""
+    from ragfunnel.analyzer.report import render_report
+    from ragfunnel.analyzer.report.exports import summary
+    from ragfunnel.analyzer.report.gate import check_limits, parse_limits
+
     if cases is None:
         fail("report", "--cases is required: a report attributes failures against the cases")
     to_stdout = json_out is not None and str(json_out) == "-"
@@ -240,6 +245,9 @@ def _write_outputs(
     parquet_out: Path | None,
     breaches: Sequence[str],
 ) -> list[Path]:
+    from ragfunnel.analyzer.report.exports import write_jsonl, write_parquet, write_summary
+    from ragfunnel.analyzer.report.html import write_html
+
     records, k = done.result.records, done.result.k
     written = []
     if html is not None:

@@ -8,10 +8,9 @@ from typing import Annotated
 import typer
 
 from ragfunnel.analyzer.cli.app import app
+from ragfunnel.analyzer.cli.defaults import REVIEW_SIZE as DEFAULT_SIZE
 from ragfunnel.analyzer.cli.errors import fail, reported
 from ragfunnel.analyzer.cli.options import RunOption, StoreOption
-from ragfunnel.analyzer.judges.review import DEFAULT_SIZE, iso_week, review_sheet, write_sheet
-from ragfunnel.analyzer.store import Store
 
 REVIEW_HELP = """Export this week's sheet of judged answers for people to label.
 
@@ -46,6 +45,9 @@ def review_command(
     ] = None,
 ) -> None:
     """Export a review sheet (see REVIEW_HELP)."""
+    from ragfunnel.analyzer.judges.review import iso_week, review_sheet, write_sheet
+    from ragfunnel.analyzer.store import Store
+
     if csv_out is None and jsonl_out is None:
         fail("review", "give --csv and/or --jsonl: where to write the sheet")
     with reported("review"), Store.open_for_analysis(store, read_only=True) as opened:

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import typer
 
 from ragfunnel.analyzer.cli.app import app
 from ragfunnel.analyzer.cli.errors import reported
 from ragfunnel.analyzer.cli.options import StoreOption
-from ragfunnel.analyzer.store import Store
-from ragfunnel.analyzer.store.inventory import StoreInventory, inventory
-from ragfunnel.analyzer.store.migrations import migrate
+
+if TYPE_CHECKING:
+    from ragfunnel.analyzer.store.inventory import StoreInventory
 
 STORE_HELP = """Prepare a store for the analyzer, or see what it holds.
 
@@ -50,6 +52,9 @@ app.add_typer(store_app, name="store")
 @store_app.command("migrate", help=MIGRATE_HELP)
 def migrate_command(*, store: StoreOption = None) -> None:
     """Bring the store to the current revision (see MIGRATE_HELP)."""
+    from ragfunnel.analyzer.store import Store
+    from ragfunnel.analyzer.store.migrations import migrate
+
     with reported("store migrate"), Store.open(store, create=False) as opened:
         done = migrate(opened)
     if not done.applied:
@@ -63,6 +68,9 @@ def migrate_command(*, store: StoreOption = None) -> None:
 @store_app.command("info", help=INFO_HELP)
 def info_command(*, store: StoreOption = None) -> None:
     """Print what the store holds (see INFO_HELP)."""
+    from ragfunnel.analyzer.store import Store
+    from ragfunnel.analyzer.store.inventory import inventory
+
     with reported("store info"), Store.open(store, read_only=True) as opened:
         found = inventory(opened)
     typer.echo(info_text(found))

@@ -4,18 +4,16 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-import polars as pl
 import typer
 
-from ragfunnel.analyzer.cases import load_cases
 from ragfunnel.analyzer.cli.app import app
 from ragfunnel.analyzer.cli.errors import fail, reported, show_notices
 from ragfunnel.analyzer.cli.options import ReadOnlyOption, RunOption, StoreOption
-from ragfunnel.analyzer.funnel import analyze
-from ragfunnel.analyzer.funnel.abstention import Abstention, abstention
-from ragfunnel.analyzer.store import Store
+
+if TYPE_CHECKING:
+    from ragfunnel.analyzer.funnel.abstention import Abstention
 
 THRESHOLD_HELP = """Abstention per run, and a sweep of the confidence threshold.
 
@@ -43,6 +41,8 @@ def _number(value: float) -> str:
 
 def threshold_text(result: Abstention) -> str:
     """The confusion and the sweep, per run."""
+    import polars as pl
+
     lines: list[str] = []
     for run_id in result.pipeline_threshold:
         confusion = {(r["answerable"], r["abstained"]): r["count"]
@@ -101,6 +101,11 @@ def threshold_command(
     read_only: ReadOnlyOption = False,
 ) -> None:
     """Analyse abstention and sweep the threshold (see THRESHOLD_HELP)."""
+    from ragfunnel.analyzer.cases import load_cases
+    from ragfunnel.analyzer.funnel import analyze
+    from ragfunnel.analyzer.funnel.abstention import abstention
+    from ragfunnel.analyzer.store import Store
+
     with reported("threshold", flags={"cost_ratio": "--cost-ratio"}):
         case_set = load_cases(cases)
         with Store.open_for_analysis(store, read_only=read_only or None) as opened:
