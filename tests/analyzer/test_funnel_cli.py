@@ -116,4 +116,4 @@ def test_errors_are_one_clear_line(dsn: str, tmp_path: Path) -> None:
     code, out = invoke("analyze", "--store", f"chdb://{tmp_path / 'nothing'}")
     assert code == 1 and "ragfunnel analyze:" in out
     code, out = invoke("analyze", "--store", dsn, "--json", "a", "--parquet", "b")
-    assert code == 1 and "either --json or --parquet" in out
+    assert code == 2 and "either --json or --parquet" in out  # a usage error

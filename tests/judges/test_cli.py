@@ -133,4 +133,4 @@ def test_review_and_calibrate(tmp_path: Path) -> None:
     bad = runner.invoke(app, ["calibrate", str(tmp_path / "nope.csv")])
     assert bad.exit_code == 1 and bad.stderr.startswith("ragfunnel calibrate: no labels file")
     empty = runner.invoke(app, ["review", "--store", dsn])
-    assert empty.exit_code == 1 and "give --csv and/or --jsonl" in empty.stderr
+    assert empty.exit_code == 2 and "give --csv and/or --jsonl" in empty.stderr

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from ragfunnel.analyzer.cli.app import app
-from ragfunnel.analyzer.cli.errors import fail, reported, show_notices
+from ragfunnel.analyzer.cli.errors import fail, reported, show_notices, usage_error
 from ragfunnel.analyzer.cli.options import (
     CasesOption,
     IndexManifestOption,
@@ -69,7 +69,7 @@ def analyze_command(
     from ragfunnel.analyzer.store import Store
 
     if json_out and parquet_out:
-        fail("analyze", "give either --json or --parquet, not both")
+        usage_error("analyze", "give either --json or --parquet, not both")
     with reported("analyze"):
         case_set = load_cases(cases) if cases is not None else None
         with Store.open_for_analysis(store, read_only=read_only or None) as opened:

@@ -17,7 +17,7 @@ from rich.console import Console
 
 from ragfunnel.analyzer.cli.app import app
 from ragfunnel.analyzer.cli.defaults import ALPHA
-from ragfunnel.analyzer.cli.errors import fail, reported, show_notices
+from ragfunnel.analyzer.cli.errors import fail, reported, show_notices, usage_error
 from ragfunnel.analyzer.cli.options import (
     CasesOption,
     IndexManifestOption,
@@ -85,11 +85,11 @@ def diff_command(
     from ragfunnel.analyzer.report.terminal import render_diff
 
     if cases is None:
-        fail("diff", "--cases is required: runs are paired by case")
+        usage_error("diff", "--cases is required: runs are paired by case")
     if run_a == run_b:
-        fail("diff", f"RUN_A and RUN_B are both {run_a!r}: give two different runs")
+        usage_error("diff", f"RUN_A and RUN_B are both {run_a!r}: give two different runs")
     to_stdout = json_out is not None and str(json_out) == "-"
-    with reported("diff", flags=FLAGS), progress_steps() as step:
+    with reported("diff", flags={**FLAGS, "run": "RUN_A, RUN_B"}), progress_steps() as step:
         done = analysed(
             store=store, cases=cases, runs=[run_a, run_b], index_manifest=index_manifest,
             k=k, jaeger_url=jaeger, read_only=read_only, top=top, sample=0, step=step,

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import difflib
 from typing import Annotated
 
 import typer
 
 from ragfunnel.analyzer.cli.app import app
-from ragfunnel.analyzer.cli.errors import fail, reported, show_notices
+from ragfunnel.analyzer.cli.errors import fail, reported, show_notices, usage_error
 from ragfunnel.analyzer.cli.options import (
     CasesOption,
     IndexManifestOption,
@@ -69,7 +70,15 @@ def funnel_command(
                 notices = result.notices
     show_notices("funnel", notices)
     if not blocks:
-        fail(
-            "funnel", f"no question {question_id!r} in the store" + (" for that run" if run else "")
-        )
+        where = " for that run" if run else ""
+        if case_set is not None and case_set.by_id(question_id) is None:
+            ids = [str(i) for i in case_set.columns.frame.get_column("id").to_list()]
+            close = difflib.get_close_matches(question_id, ids, n=3)
+            hint = f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
+            usage_error(
+                "funnel",
+                f"no question {question_id!r} in the store{where}, and no case in {cases} "
+                f"has that id{hint}",
+            )
+        fail("funnel", f"no question {question_id!r} in the store{where}")
     typer.echo("\n\n".join(blocks))

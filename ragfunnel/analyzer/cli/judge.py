@@ -98,6 +98,7 @@ def judge_command(
 ) -> None:
     """Judge the stored answers and store the verdicts (see JUDGE_HELP)."""
     from ragfunnel.analyzer.cases import load_cases
+    from ragfunnel.analyzer.funnel.runs import check_runs
     from ragfunnel.analyzer.judges.endpoint import Endpoint
     from ragfunnel.analyzer.judges.run import SameModelWarning, judge_store
     from ragfunnel.analyzer.store import Store
@@ -115,6 +116,7 @@ def judge_command(
         with Store.open(store, create=False) as opened, warnings.catch_warnings():
             # The warning is printed below, once, in the CLI's words.
             warnings.simplefilter("ignore", SameModelWarning)
+            check_runs(opened, run or ())
             result = judge_store(
                 opened, policy=policy, runs=run or None, cases=case_set, endpoint=endpoint,
                 sample_rate=sample_rate, seed=seed, split=split, write=not dry_run,

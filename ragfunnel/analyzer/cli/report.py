@@ -21,7 +21,7 @@ from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from ragfunnel.analyzer.cli.app import app
-from ragfunnel.analyzer.cli.errors import fail, reported, show_notices
+from ragfunnel.analyzer.cli.errors import reported, show_notices, usage_error
 from ragfunnel.analyzer.cli.options import (
     CasesOption,
     IndexManifestOption,
@@ -208,21 +208,21 @@ def report_command(
     from ragfunnel.analyzer.report.gate import check_limits, parse_limits
 
     if cases is None:
-        fail("report", "--cases is required: a report attributes failures against the cases")
+        usage_error("report", "--cases is required: a report attributes failures against the cases")
     to_stdout = json_out is not None and str(json_out) == "-"
-    with reported("report", flags=FLAGS):
+    with reported("report", flags=FLAGS, usage=True):  # a bad NAME=VALUE is a usage error
         limits = parse_limits(fail_under or [], "under") + parse_limits(fail_over or [], "over")
-        with progress_steps() as step:
-            done = analysed(
-                store=store, cases=cases, runs=run, index_manifest=index_manifest, k=k,
-                jaeger_url=jaeger, read_only=read_only, top=top, sample=sample, step=step,
-            )  # fmt: skip
-            breaches = check_limits(done.report, limits)
-            step("writing")
-            written = _write_outputs(
-                done, html=html, json_out=None if to_stdout else json_out, jsonl=jsonl,
-                parquet_out=parquet_out, breaches=breaches,
-            )  # fmt: skip
+    with reported("report", flags=FLAGS), progress_steps() as step:
+        done = analysed(
+            store=store, cases=cases, runs=run, index_manifest=index_manifest, k=k,
+            jaeger_url=jaeger, read_only=read_only, top=top, sample=sample, step=step,
+        )  # fmt: skip
+        breaches = check_limits(done.report, limits)
+        step("writing")
+        written = _write_outputs(
+            done, html=html, json_out=None if to_stdout else json_out, jsonl=jsonl,
+            parquet_out=parquet_out, breaches=breaches,
+        )  # fmt: skip
     show_notices("report", done.result.notices)
     if to_stdout:
         _print_json(summary(done.report, gate=breaches))

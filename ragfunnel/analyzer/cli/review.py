@@ -9,7 +9,7 @@ import typer
 
 from ragfunnel.analyzer.cli.app import app
 from ragfunnel.analyzer.cli.defaults import REVIEW_SIZE as DEFAULT_SIZE
-from ragfunnel.analyzer.cli.errors import fail, reported
+from ragfunnel.analyzer.cli.errors import fail, reported, usage_error
 from ragfunnel.analyzer.cli.options import RunOption, StoreOption
 
 REVIEW_HELP = """Export this week's sheet of judged answers for people to label.
@@ -45,12 +45,14 @@ def review_command(
     ] = None,
 ) -> None:
     """Export a review sheet (see REVIEW_HELP)."""
+    from ragfunnel.analyzer.funnel.runs import check_runs
     from ragfunnel.analyzer.judges.review import iso_week, review_sheet, write_sheet
     from ragfunnel.analyzer.store import Store
 
     if csv_out is None and jsonl_out is None:
-        fail("review", "give --csv and/or --jsonl: where to write the sheet")
+        usage_error("review", "give --csv and/or --jsonl: where to write the sheet")
     with reported("review"), Store.open_for_analysis(store, read_only=True) as opened:
+        check_runs(opened, run or ())
         sheet = review_sheet(opened, n=n, week=week, runs=run or ())
     if not sheet:
         fail("review", "no judged answers in the store: run `ragfunnel judge` first")

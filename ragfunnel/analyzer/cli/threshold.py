@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from ragfunnel.analyzer.cli.app import app
-from ragfunnel.analyzer.cli.errors import fail, reported, show_notices
+from ragfunnel.analyzer.cli.errors import fail, reported, show_notices, usage_error
 from ragfunnel.analyzer.cli.options import ReadOnlyOption, RunOption, StoreOption
 
 if TYPE_CHECKING:
@@ -111,7 +111,7 @@ def threshold_command(
         with Store.open_for_analysis(store, read_only=read_only or None) as opened:
             analysis = analyze(opened, case_set, run=run or None)
         if cost_ratio <= 0:
-            fail("threshold", "--cost-ratio must be positive")
+            usage_error("threshold", "--cost-ratio must be positive")
         result = abstention(analysis.records, cost_ratio=cost_ratio)
     show_notices("threshold", analysis.notices)
     typer.echo(threshold_text(result))
