@@ -10,6 +10,8 @@ import typer
 
 from ragfunnel.analyzer.cli.app import app
 from ragfunnel.analyzer.cli.errors import reported
+from ragfunnel.analyzer.cli.options import QuietOption
+from ragfunnel.analyzer.cli.output import say
 
 if TYPE_CHECKING:
     from ragfunnel.analyzer.judges.calibration import Calibration
@@ -64,10 +66,12 @@ def calibrate_command(
     labels: Annotated[
         Path, typer.Argument(metavar="LABELS", show_default=False, help="The labelled sheet.")
     ],
+    *,
+    quiet: QuietOption = False,
 ) -> None:
     """Report judge–human agreement (see CALIBRATE_HELP)."""
     from ragfunnel.analyzer.judges.calibration import calibrate
 
     with reported("calibrate"):
         result = calibrate(labels)
-    typer.echo(calibration_text(result))
+    say(calibration_text(result), quiet=quiet)

@@ -21,9 +21,11 @@ from ragfunnel.analyzer.cli.errors import fail, reported, show_notices, usage_er
 from ragfunnel.analyzer.cli.options import (
     CasesOption,
     IndexManifestOption,
+    QuietOption,
     ReadOnlyOption,
     StoreOption,
 )
+from ragfunnel.analyzer.cli.progress import progress_steps
 from ragfunnel.analyzer.cli.report import (
     FLAGS,
     GATE_EXIT,
@@ -33,7 +35,6 @@ from ragfunnel.analyzer.cli.report import (
     SummaryOption,
     TopOption,
     analysed,
-    progress_steps,
 )
 
 __all__ = ["diff_command"]
@@ -77,6 +78,7 @@ def diff_command(
         typer.Option("--alpha", min=0.0, max=1.0, help="Significance level of a regression."),
     ] = ALPHA,
     read_only: ReadOnlyOption = False,
+    quiet: QuietOption = False,
 ) -> None:
     """Compare two runs (see DIFF_HELP)."""
     from ragfunnel.analyzer.report.diff import diff_runs
@@ -89,7 +91,10 @@ def diff_command(
     if run_a == run_b:
         usage_error("diff", f"RUN_A and RUN_B are both {run_a!r}: give two different runs")
     to_stdout = json_out is not None and str(json_out) == "-"
-    with reported("diff", flags={**FLAGS, "run": "RUN_A, RUN_B"}), progress_steps() as step:
+    with (
+        reported("diff", flags={**FLAGS, "run": "RUN_A, RUN_B"}),
+        progress_steps(not quiet and not to_stdout) as step,
+    ):
         done = analysed(
             store=store, cases=cases, runs=[run_a, run_b], index_manifest=index_manifest,
             k=k, jaeger_url=jaeger, read_only=read_only, top=top, sample=0, step=step,
@@ -111,7 +116,7 @@ def diff_command(
     show_notices("diff", done.result.notices)
     if to_stdout:
         sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
-    else:
+    elif not quiet:
         render_diff(diff, Console(soft_wrap=True))
         for path in written:
             typer.echo(f"wrote {path}")

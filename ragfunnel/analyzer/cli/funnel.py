@@ -13,10 +13,12 @@ from ragfunnel.analyzer.cli.options import (
     CasesOption,
     IndexManifestOption,
     JaegerUrlOption,
+    QuietOption,
     ReadOnlyOption,
     RunOption,
     StoreOption,
 )
+from ragfunnel.analyzer.cli.output import say
 
 FUNNEL_HELP = """Show one question's funnel: where each expected chunk was (indexed, \
 candidate rank, rerank rank, prompt position), where it was lost and why, the answer \
@@ -42,6 +44,7 @@ def funnel_command(
     index_manifest: IndexManifestOption = None,
     jaeger: JaegerUrlOption = None,
     read_only: ReadOnlyOption = False,
+    quiet: QuietOption = False,
 ) -> None:
     """Print one question's funnel record (see FUNNEL_HELP)."""
     from ragfunnel.analyzer.cases import load_cases
@@ -81,4 +84,4 @@ def funnel_command(
                 f"has that id{hint}",
             )
         fail("funnel", f"no question {question_id!r} in the store{where}")
-    typer.echo("\n\n".join(blocks))
+    say("\n\n".join(blocks), quiet=quiet)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import json
+import datetime as dt
 import math
 import warnings
 from pathlib import Path
@@ -14,7 +14,15 @@ from ragfunnel.analyzer.cli.app import app
 from ragfunnel.analyzer.cli.defaults import JUDGE_POLICIES as POLICIES
 from ragfunnel.analyzer.cli.defaults import SAMPLE_RATE as DEFAULT_SAMPLE_RATE
 from ragfunnel.analyzer.cli.errors import reported
-from ragfunnel.analyzer.cli.options import CasesOption, RunOption, StoreOption
+from ragfunnel.analyzer.cli.options import (
+    CasesOption,
+    JsonOption,
+    QuietOption,
+    RunOption,
+    StoreOption,
+)
+from ragfunnel.analyzer.cli.output import STDOUT, iso, say, write_json, write_jsonl
+from ragfunnel.analyzer.cli.progress import progress_steps
 
 if TYPE_CHECKING:
     from ragfunnel.analyzer.judges.run import JudgeRun
@@ -89,9 +97,12 @@ def judge_command(
     split: Annotated[
         str, typer.Option("--split", help="How the LLM splits answers: llm or offline.")
     ] = "llm",
-    json_out: Annotated[
-        Path | None, typer.Option("--json", metavar="OUT", help="Write the verdict rows as JSON.")
+    json_out: JsonOption = None,
+    jsonl_out: Annotated[
+        Path | None,
+        typer.Option("--jsonl", metavar="OUT", help="Write the verdict rows as JSON Lines."),
     ] = None,
+    quiet: QuietOption = False,
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Judge, but write nothing to the store.")
     ] = False,
@@ -104,7 +115,10 @@ def judge_command(
     from ragfunnel.analyzer.store import Store
 
     flags = {"policy": "--policy", "model": "--judge-model", "sample_rate": "--sample-rate"}
-    with reported("judge", flags=flags):
+    to_stdout = json_out is not None and str(json_out) == STDOUT
+    quiet = quiet or to_stdout
+    with reported("judge", flags=flags), progress_steps(not quiet) as step:
+        step("reading the cases")
         case_set = load_cases(cases) if cases is not None else None
         endpoint = None
         if policy != "offline":
@@ -117,17 +131,45 @@ def judge_command(
             # The warning is printed below, once, in the CLI's words.
             warnings.simplefilter("ignore", SameModelWarning)
             check_runs(opened, run or ())
+            step(f"judging the stored answers ({policy})")
             result = judge_store(
                 opened, policy=policy, runs=run or None, cases=case_set, endpoint=endpoint,
                 sample_rate=sample_rate, seed=seed, split=split, write=not dry_run,
             )  # fmt: skip
     for message in result.warnings:
         typer.echo(f"ragfunnel judge: warning: {message}", err=True)
-    typer.echo(summary_text(result, dry_run=dry_run))
-    if json_out is not None:
-        rows = [{**r, "JudgedAt": str(r.get("JudgedAt", ""))} for r in result.rows]
-        json_out.write_text(json.dumps(rows, ensure_ascii=False, indent=1), encoding="utf-8")
-        typer.echo(f"wrote {len(rows):,} verdict rows to {json_out}")
+    say(summary_text(result, dry_run=dry_run), quiet=quiet)
+    if json_out is not None and write_json(summary_document(result, dry_run), json_out, "judge"):
+        say(f"wrote the summary to {json_out}", quiet=quiet)
+    if jsonl_out is not None:
+        now = dt.datetime.now(dt.timezone.utc)  # rows without one are stamped when inserted
+        rows = ({**r, "JudgedAt": r.get("JudgedAt") or now} for r in result.rows)
+        count = write_jsonl(rows, jsonl_out, "judge")
+        say(f"wrote {count:,} verdict rows to {jsonl_out}", quiet=quiet)
+
+
+def summary_document(result: JudgeRun, dry_run: bool) -> dict[str, object]:
+    """``ragfunnel judge --json``: what the run did, as data (the text's numbers)."""
+    return {
+        "command": "judge",
+        "generated_at": iso(dt.datetime.now(dt.timezone.utc)),
+        "policy": result.policy,
+        "answers": result.answers,
+        "judged": result.judged,
+        "abstained": result.abstained,
+        "without_content": result.without_content,
+        "mean_faithfulness": result.faithfulness,
+        "sent_to_llm": result.sent_to_llm,
+        "estimates": {
+            name: {"estimate": e.estimate, "low": e.low, "high": e.high, "n": e.n}
+            for name, e in result.estimates.items()
+        },
+        "usage": result.usage,
+        "errors": result.errors,
+        "warnings": result.warnings,
+        "rows": len(result.rows),
+        "written": not dry_run,
+    }
 
 
 def _pct(value: float) -> str:

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -18,7 +17,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from ragfunnel.analyzer.cli.app import app
 from ragfunnel.analyzer.cli.errors import reported, show_notices, usage_error
@@ -26,10 +24,12 @@ from ragfunnel.analyzer.cli.options import (
     CasesOption,
     IndexManifestOption,
     ParquetOption,
+    QuietOption,
     ReadOnlyOption,
     RunOption,
     StoreOption,
 )
+from ragfunnel.analyzer.cli.progress import progress_steps
 
 if TYPE_CHECKING:
     from ragfunnel.analyzer.cases import CaseSet
@@ -110,19 +110,6 @@ FailOverOption = Annotated[
 ]  # fmt: skip
 
 
-@contextmanager
-def progress_steps(enabled: bool = True) -> Iterator[Callable[[str], None]]:
-    """A transient progress line on stderr; the yielded callable names the current step."""
-    console = Console(stderr=True)
-    if not enabled or not console.is_terminal:
-        yield lambda _label: None
-        return
-    columns = (SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn())
-    with Progress(*columns, console=console, transient=True) as bar:
-        task = bar.add_task("starting")
-        yield lambda label: bar.update(task, description=label)
-
-
 @dataclass(frozen=True)
 class Analysed:
     """An analysis with what a report needs from the store, read while it was open."""
@@ -201,6 +188,7 @@ def report_command(
     fail_under: FailUnderOption = None,
     fail_over: FailOverOption = None,
     read_only: ReadOnlyOption = False,
+    quiet: QuietOption = False,
 ) -> None:
     """Report on an analysis (see REPORT_HELP)."""
     from ragfunnel.analyzer.report import render_report
@@ -212,7 +200,7 @@ def report_command(
     to_stdout = json_out is not None and str(json_out) == "-"
     with reported("report", flags=FLAGS, usage=True):  # a bad NAME=VALUE is a usage error
         limits = parse_limits(fail_under or [], "under") + parse_limits(fail_over or [], "over")
-    with reported("report", flags=FLAGS), progress_steps() as step:
+    with reported("report", flags=FLAGS), progress_steps(not quiet and not to_stdout) as step:
         done = analysed(
             store=store, cases=cases, runs=run, index_manifest=index_manifest, k=k,
             jaeger_url=jaeger, read_only=read_only, top=top, sample=sample, step=step,
@@ -226,7 +214,7 @@ def report_command(
     show_notices("report", done.result.notices)
     if to_stdout:
         _print_json(summary(done.report, gate=breaches))
-    else:
+    elif not quiet:
         render_report(done.report, Console(soft_wrap=False))
         for path in written:
             typer.echo(f"wrote {path}")

@@ -10,7 +10,8 @@ import typer
 from ragfunnel.analyzer.cli.app import app
 from ragfunnel.analyzer.cli.defaults import REVIEW_SIZE as DEFAULT_SIZE
 from ragfunnel.analyzer.cli.errors import fail, reported, usage_error
-from ragfunnel.analyzer.cli.options import RunOption, StoreOption
+from ragfunnel.analyzer.cli.options import QuietOption, RunOption, StoreOption
+from ragfunnel.analyzer.cli.output import say
 
 REVIEW_HELP = """Export this week's sheet of judged answers for people to label.
 
@@ -43,6 +44,7 @@ def review_command(
         str | None,
         typer.Option("--week", metavar="YYYY-Www", help="The seed week (default this ISO week)."),
     ] = None,
+    quiet: QuietOption = False,
 ) -> None:
     """Export a review sheet (see REVIEW_HELP)."""
     from ragfunnel.analyzer.funnel.runs import check_runs
@@ -61,4 +63,4 @@ def review_command(
     except OSError as exc:
         fail("review", f"cannot write the sheet: {exc}")
     where = " and ".join(str(p) for p in (csv_out, jsonl_out) if p is not None)
-    typer.echo(f"wrote {len(sheet)} answers for review ({week or iso_week()}) to {where}")
+    say(f"wrote {len(sheet)} answers for review ({week or iso_week()}) to {where}", quiet=quiet)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -10,7 +11,15 @@ import typer
 
 from ragfunnel.analyzer.cli.app import app
 from ragfunnel.analyzer.cli.errors import fail, reported, show_notices, usage_error
-from ragfunnel.analyzer.cli.options import ReadOnlyOption, RunOption, StoreOption
+from ragfunnel.analyzer.cli.options import (
+    JsonOption,
+    QuietOption,
+    ReadOnlyOption,
+    RunOption,
+    StoreOption,
+)
+from ragfunnel.analyzer.cli.output import STDOUT, iso, say, write_json
+from ragfunnel.analyzer.cli.progress import progress_steps
 
 if TYPE_CHECKING:
     from ragfunnel.analyzer.funnel.abstention import Abstention
@@ -99,6 +108,8 @@ def threshold_command(
         Path | None, typer.Option("--csv", metavar="OUT", help="Write the sweep as CSV.")
     ] = None,
     read_only: ReadOnlyOption = False,
+    json_out: JsonOption = None,
+    quiet: QuietOption = False,
 ) -> None:
     """Analyse abstention and sweep the threshold (see THRESHOLD_HELP)."""
     from ragfunnel.analyzer.cases import load_cases
@@ -106,18 +117,40 @@ def threshold_command(
     from ragfunnel.analyzer.funnel.abstention import abstention
     from ragfunnel.analyzer.store import Store
 
-    with reported("threshold", flags={"cost_ratio": "--cost-ratio"}):
+    if cost_ratio <= 0:
+        usage_error("threshold", "--cost-ratio must be positive")
+    to_stdout = json_out is not None and str(json_out) == STDOUT
+    quiet = quiet or to_stdout
+    with (
+        reported("threshold", flags={"cost_ratio": "--cost-ratio"}),
+        progress_steps(not quiet) as step,
+    ):
+        step("reading the cases")
         case_set = load_cases(cases)
         with Store.open_for_analysis(store, read_only=read_only or None) as opened:
+            step("rebuilding every question's funnel")
             analysis = analyze(opened, case_set, run=run or None)
-        if cost_ratio <= 0:
-            usage_error("threshold", "--cost-ratio must be positive")
+        step("sweeping the threshold")
         result = abstention(analysis.records, cost_ratio=cost_ratio)
     show_notices("threshold", analysis.notices)
-    typer.echo(threshold_text(result))
+    say(threshold_text(result), quiet=quiet)
+    if json_out is not None:
+        document = {
+            "command": "threshold",
+            "generated_at": iso(dt.datetime.now(dt.timezone.utc)),
+            "cases": str(cases),
+            "cost_ratio": result.cost_ratio,
+            "pipeline_threshold": result.pipeline_threshold,
+            "recommended": result.recommended,
+            "unscored": result.unscored,
+            "confusion": result.confusion.to_dicts(),
+            "sweep": result.sweep.to_dicts(),
+        }
+        if write_json(document, json_out, "threshold"):
+            say(f"wrote the result to {json_out}", quiet=quiet)
     if csv_out is not None:
         try:
             result.sweep.write_csv(csv_out)
         except OSError as exc:
             fail("threshold", f"cannot write the sweep: {exc}")
-        typer.echo(f"wrote the sweep to {csv_out}")
+        say(f"wrote the sweep to {csv_out}", quiet=quiet)
