@@ -13,7 +13,7 @@ import typer
 from ragfunnel.analyzer.cli.app import app
 from ragfunnel.analyzer.cli.defaults import JUDGE_POLICIES as POLICIES
 from ragfunnel.analyzer.cli.defaults import SAMPLE_RATE as DEFAULT_SAMPLE_RATE
-from ragfunnel.analyzer.cli.errors import reported
+from ragfunnel.analyzer.cli.errors import reported, usage_error
 from ragfunnel.analyzer.cli.options import (
     CasesOption,
     JsonOption,
@@ -47,6 +47,7 @@ Examples:
   ragfunnel judge --policy tiered --judge-model gpt-4o-mini --sample-rate 0.05
   ragfunnel judge --policy llm --judge-base-url http://127.0.0.1:8000/v1 --judge-model qwen2.5
   ragfunnel judge --policy factcheck --judge-model bespoke-minicheck --run 2024-06-01
+  ragfunnel judge --emit otlp --otlp-endpoint http://127.0.0.1:4318
 """
 
 
@@ -106,6 +107,24 @@ def judge_command(
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Judge, but write nothing to the store.")
     ] = False,
+    emit: Annotated[
+        str | None,
+        typer.Option(
+            "--emit",
+            metavar="otlp",
+            help="Also send each verdict as an OpenTelemetry gen_ai.evaluation.result event "
+            "(OTLP/HTTP logs), parented to the judged generate span.",
+        ),
+    ] = None,
+    otlp_endpoint: Annotated[
+        str | None,
+        typer.Option(
+            "--otlp-endpoint",
+            metavar="URL",
+            help="With --emit otlp: the collector's OTLP/HTTP endpoint (default "
+            "OTEL_EXPORTER_OTLP_[LOGS_]ENDPOINT, else http://127.0.0.1:4318).",
+        ),
+    ] = None,
 ) -> None:
     """Judge the stored answers and store the verdicts (see JUDGE_HELP)."""
     from ragfunnel.analyzer.cases import load_cases
@@ -114,7 +133,10 @@ def judge_command(
     from ragfunnel.analyzer.judges.run import SameModelWarning, judge_store
     from ragfunnel.analyzer.store import Store
 
-    flags = {"policy": "--policy", "model": "--judge-model", "sample_rate": "--sample-rate"}
+    flags = {"policy": "--policy", "model": "--judge-model", "sample_rate": "--sample-rate",
+             "endpoint": "--otlp-endpoint"}  # fmt: skip
+    if emit not in (None, "otlp"):
+        usage_error("judge", f"--emit {emit}: the only target is otlp")
     to_stdout = json_out is not None and str(json_out) == STDOUT
     quiet = quiet or to_stdout
     with reported("judge", flags=flags), progress_steps(not quiet) as step:
@@ -139,6 +161,12 @@ def judge_command(
     for message in result.warnings:
         typer.echo(f"ragfunnel judge: warning: {message}", err=True)
     say(summary_text(result, dry_run=dry_run), quiet=quiet)
+    if emit == "otlp":
+        from ragfunnel.analyzer.export import emit_verdicts
+
+        with reported("judge", flags=flags):
+            sent = emit_verdicts(result.rows, endpoint=otlp_endpoint)
+        say(f"sent {sent:,} gen_ai.evaluation.result events over OTLP", quiet=quiet)
     if json_out is not None and write_json(summary_document(result, dry_run), json_out, "judge"):
         say(f"wrote the summary to {json_out}", quiet=quiet)
     if jsonl_out is not None:
