@@ -18,10 +18,20 @@ print(hashlib.sha256(text.encode()).hexdigest()[:12] + "-py%d%d" % sys.version_i
 PY
 )"
 VENV="$CACHE/venv-$key"
+# Two first runs at once (parallel CI jobs sharing the cache) must not build, delete or install
+# into the same environment together: everything below that writes under $CACHE runs under one
+# lock (flock on $CACHE/.lock; a venv is not relocatable, so building aside and renaming would
+# break its scripts). The lock is released at the end, or when the sourcing shell exits.
+mkdir -p "$CACHE"
+exec {_ragfunnel_lock}>>"$CACHE/.lock"
+if command -v flock >/dev/null; then
+    flock "$_ragfunnel_lock"
+else
+    echo "[env] flock not found: concurrent first runs on $CACHE may collide" >&2
+fi
 if [ ! -x "$VENV/bin/python" ] || [ ! -f "$VENV/.complete" ]; then
     echo "[env] creating $VENV" >&2
-    rm -rf "$VENV"
-    mkdir -p "$CACHE"
+    rm -rf "$VENV"  # a build that died half-way: no one else builds it while we hold the lock
     "$PYTHON" -m venv "$VENV"
     "$VENV/bin/pip" install --quiet --upgrade pip
     "$VENV/bin/pip" install --quiet "$ROOT[dev]"
@@ -56,5 +66,7 @@ if [ ! -f "$VENV/.native-$nkey" ]; then
         touch "$VENV/.native-$nkey"
     fi
 fi
+exec {_ragfunnel_lock}>&-
+unset _ragfunnel_lock
 export PATH="$VENV/bin:$PATH"
 export RAGFUNNEL_VENV="$VENV"

@@ -122,7 +122,7 @@ def test_yaml_problems_name_file_line_case_field(tmp_path: Path) -> None:
 
 
 def test_yaml_syntax_error_has_line(tmp_path: Path) -> None:
-    with pytest.raises(CaseError, match=r"c\.yaml:4: invalid YAML"):
+    with pytest.raises(CaseError, match=r"c\.yaml:4:\d+: invalid YAML"):
         load_cases(write(tmp_path, "c.yaml", "- id: a\n  question: q\n  evidence: [a\n"))
 
 
@@ -143,7 +143,7 @@ def test_jsonl_reports_line_numbers(tmp_path: Path) -> None:
     with pytest.raises(CaseError) as info:
         load_cases(write(tmp_path, "c.jsonl", "\n".join(lines)))
     problems = [str(p) for p in info.value.problems]
-    assert any(p.startswith(f"{tmp_path / 'c.jsonl'}:3: invalid JSON") for p in problems)
+    assert any(p.startswith(f"{tmp_path / 'c.jsonl'}:3:2: invalid JSON") for p in problems)
     assert any(":4: case 'b': field 'answerable': expected true or false" in p for p in problems)
 
 

@@ -113,7 +113,7 @@ def test_jsonl_odd_line_breaks_count_lines_as_the_reference(tmp_path: Path) -> N
     path.write_text(
         json.dumps({**plain(0), "question": "Why\u2028now?"}, ensure_ascii=False) + "\n", "utf-8"
     )
-    with pytest.raises(CaseError, match=r"c\.jsonl:1: invalid JSON"):
+    with pytest.raises(CaseError, match=r"c\.jsonl:1:\d+: invalid JSON"):
         load_cases(path)
 
 

@@ -12,7 +12,7 @@ from ragfunnel.analyzer.cli import app
 def command_names() -> list[str]:
     group = get_command(app)
     assert isinstance(group, typer.core.TyperGroup)
-    return sorted(group.commands)
+    return sorted(group.list_commands(typer.Context(group)))
 
 
 def test_the_cli_is_a_group_with_the_documented_commands() -> None:

@@ -65,13 +65,14 @@ def test_analyze_prints_failures_with_intervals_and_metrics(dsn: str, cases_file
 
 
 def test_analyze_writes_records(dsn: str, cases_file: Path, tmp_path: Path) -> None:
-    out_json, out_parquet = tmp_path / "r.json", tmp_path / "r.parquet"
+    out_jsonl, out_parquet = tmp_path / "r.jsonl", tmp_path / "r.parquet"
     code, out = invoke(
-        "analyze", "--store", dsn, "--cases", str(cases_file), "--json", str(out_json)
+        "analyze", "--store", dsn, "--cases", str(cases_file), "--jsonl", str(out_jsonl)
     )
     assert code == 0, out and "wrote 2 records" in out
-    rows = json.loads(out_json.read_text())
+    rows = [json.loads(line) for line in out_jsonl.read_text().splitlines()]
     assert {r["first_failure"] for r in rows} == {"search", "ok"}
+    assert all("T" in r["started"] and r["started"].endswith("+00:00") for r in rows)
     code, _ = invoke(
         "analyze", "--store", dsn, "--cases", str(cases_file), "--parquet", str(out_parquet)
     )
@@ -115,5 +116,5 @@ def test_errors_are_one_clear_line(dsn: str, tmp_path: Path) -> None:
     assert code == 1 and "no question 'q-404'" in out
     code, out = invoke("analyze", "--store", f"chdb://{tmp_path / 'nothing'}")
     assert code == 1 and "ragfunnel analyze:" in out
-    code, out = invoke("analyze", "--store", dsn, "--json", "a", "--parquet", "b")
-    assert code == 1 and "either --json or --parquet" in out
+    code, out = invoke("analyze", "--store", dsn, "--k", "0")
+    assert code == 2 and "--k" in out  # a usage error

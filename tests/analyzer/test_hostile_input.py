@@ -24,6 +24,7 @@ from typer.testing import CliRunner
 
 from ragfunnel.analyzer.cli import app
 from ragfunnel.analyzer.funnel import analyze
+from ragfunnel.analyzer.funnel.runs import UnknownRun
 from ragfunnel.analyzer.ingest import MAX_VALUE_CHARS, ingest_paths
 from ragfunnel.analyzer.store import Store, StoreError
 
@@ -198,8 +199,11 @@ def test_injection_strings_through_the_api_select_nothing(
     value: str, store: Store, cases_file: Path, intact: list[dict[str, Any]]
 ) -> None:
     rows = _row_count(store)
-    assert analyze(store, cases_file, run=value).records.height == 0
-    assert analyze(store, cases_file, run=["r1", value]).records.height == 1
+    with pytest.raises(UnknownRun, match="it holds: r1"):  # a run the store does not hold
+        analyze(store, cases_file, run=value)
+    with pytest.raises(UnknownRun):
+        analyze(store, cases_file, run=["r1", value])
+    assert analyze(store, cases_file, run=["r1"]).records.height == 1
     assert analyze(store, cases_file, question=value).records.height == 0
     assert _row_count(store) == rows  # nothing dropped, nothing written
 
@@ -255,11 +259,13 @@ def _cli_rows(dsn: str) -> int:
 def test_injection_strings_through_the_cli(value: str, cli_store: str, cases_file: Path) -> None:
     rows = _cli_rows(cli_store)
     code, out = _invoke("analyze", "--store", cli_store, "--cases", str(cases_file), "--run", value)
-    assert code == 0 and "0 question records" in out, out
+    assert code == 2 and "no run" in out and "it holds: r1" in out, out
+    assert "Traceback" not in out and "Code:" not in out and out.strip().count("\n") <= 1, out
     code, out = _invoke("analyze", "--store", cli_store, "--cases", str(cases_file), "--run", "r1")
     assert code == 0 and "1 question record" in out, out
     code, out = _invoke("funnel", value, "--store", cli_store, "--cases", str(cases_file))
-    assert code == 1 and "Traceback" not in out and "Code:" not in out, out
+    assert code == 2 and "no case in" in out  # an id no case has: a usage error
+    assert "Traceback" not in out and "Code:" not in out, out
     assert out.strip().count("\n") <= 2, out  # a one-line message, not an SQL error dump
     assert _cli_rows(cli_store) == rows
 

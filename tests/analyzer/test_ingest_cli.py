@@ -131,7 +131,7 @@ def test_long_problem_lists_are_cut(app: typer.Typer, workdir: Path) -> None:
 
 def test_jaeger_options_go_together(app: typer.Typer, workdir: Path) -> None:
     result = runner.invoke(app, ["ingest", "--from-jaeger", "http://127.0.0.1:9"])
-    assert result.exit_code == 1
+    assert result.exit_code == 2  # a usage error
     assert "--from-jaeger URL and --service NAME go together" in result.stderr
     unreachable = runner.invoke(
         app, ["ingest", "--from-jaeger", "http://127.0.0.1:9", "--service", "svc"]

@@ -42,10 +42,10 @@ def test_the_demo_command_runs_and_says_what_to_try_next(tmp_path: Path) -> None
 def test_bad_options_fail_in_one_line_naming_the_flag(tmp_path: Path) -> None:
     runner = CliRunner()
     unknown = runner.invoke(app, ["demo", "--workdir", str(tmp_path), "--fault", "gremlins"])
-    assert unknown.exit_code == 1
+    assert unknown.exit_code == 2  # a usage error
     assert "unknown fault(s) gremlins" in unknown.output and "(--fault)" in unknown.output
     zero = runner.invoke(app, ["demo", "--workdir", str(tmp_path), "--cases", "0"])
-    assert zero.exit_code == 1
+    assert zero.exit_code == 2
     assert "cases must be at least 1" in zero.output and "(--cases)" in zero.output
 
 
@@ -68,4 +68,4 @@ def test_without_the_demo_extra_the_cli_works_and_the_demo_says_what_to_install(
             [sys.executable, "-c", script, tmp], capture_output=True, text=True, check=True
         )
     assert done.stdout.startswith("1 "), done.stdout + done.stderr
-    assert "pip install 'ragfunnel[demo]'" in done.stdout
+    assert "pip install -e '.[demo]'" in done.stdout

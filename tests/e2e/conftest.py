@@ -120,6 +120,14 @@ class Stack:
     def file_path(self) -> Path:
         return self.workdir / "collector-spans.jsonl"
 
+    @property
+    def logs_path(self) -> Path:
+        return self.workdir / "collector-logs.jsonl"
+
+    @property
+    def otlp_http(self) -> str:
+        return f"http://127.0.0.1:{self.ports['otlp_http']}"
+
     def start_jaeger(self) -> None:
         self.jaeger.start()
         wait_until(lambda: get_json(f"{self.query}/api/services") is not None, "Jaeger query API")
@@ -173,6 +181,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
         "RAGFUNNEL_COLLECTOR_METRICS_PORT": str(ports["metrics"]),
         "JAEGER_OTLP_ENDPOINT": f"127.0.0.1:{ports['jaeger_grpc']}",
         "RAGFUNNEL_FILE_PATH": str(workdir / "collector-spans.jsonl"),
+        "RAGFUNNEL_LOGS_FILE_PATH": str(workdir / "collector-logs.jsonl"),
     }
     s = Stack(
         workdir=workdir,

@@ -46,23 +46,37 @@ def _store(tmp_path: Path) -> tuple[str, Path]:
 def test_judge_then_analyze(tmp_path: Path) -> None:
     dsn, cases = _store(tmp_path)
     runner = CliRunner()
-    out = tmp_path / "verdicts.json"
+    out, summary = tmp_path / "verdicts.jsonl", tmp_path / "judge.json"
     result = runner.invoke(
-        app, ["judge", "--store", dsn, "--cases", str(cases), "--json", str(out)]
+        app,
+        [
+            "judge",
+            "--store",
+            dsn,
+            "--cases",
+            str(cases),
+            "--jsonl",
+            str(out),
+            "--json",
+            str(summary),
+        ],
     )
     assert result.exit_code == 0, result.output
     assert "2 answers, 2 judged (offline)" in result.stdout
     assert "wrote 2 verdict rows" in result.stdout
-    rows = json.loads(out.read_text(encoding="utf-8"))
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert {r["QuestionKey"]: r["Faithfulness"] for r in rows}["hotel-taxi"] == 0.5
-    records = tmp_path / "records.json"
+    assert all("T" in r["JudgedAt"] and r["JudgedAt"].endswith("+00:00") for r in rows)
+    document = json.loads(summary.read_text(encoding="utf-8"))
+    assert document["answers"] == 2 and document["judged"] == 2 and document["rows"] == 2
+    records = tmp_path / "records.jsonl"
     analysed = runner.invoke(
-        app, ["analyze", "--store", dsn, "--cases", str(cases), "--json", str(records)]
+        app, ["analyze", "--store", dsn, "--cases", str(cases), "--jsonl", str(records)]
     )
     assert analysed.exit_code == 0, analysed.output
     taxi = next(
         r
-        for r in json.loads(records.read_text(encoding="utf-8"))
+        for r in map(json.loads, records.read_text(encoding="utf-8").splitlines())
         if r["question_id"] == "hotel-taxi"
     )
     assert taxi["first_failure"] == "generation"
@@ -133,4 +147,4 @@ def test_review_and_calibrate(tmp_path: Path) -> None:
     bad = runner.invoke(app, ["calibrate", str(tmp_path / "nope.csv")])
     assert bad.exit_code == 1 and bad.stderr.startswith("ragfunnel calibrate: no labels file")
     empty = runner.invoke(app, ["review", "--store", dsn])
-    assert empty.exit_code == 1 and "give --csv and/or --jsonl" in empty.stderr
+    assert empty.exit_code == 2 and "give --csv and/or --jsonl" in empty.stderr

@@ -27,7 +27,10 @@ def yaml_records(text: str, name: str, problems: list[CaseProblem]) -> list[Reco
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark is not None else None
-        problems.append(CaseProblem(name, line, None, None, f"invalid YAML: {exc}"))
+        column = mark.column + 1 if mark is not None else None
+        problems.append(
+            CaseProblem(name, line, None, None, f"invalid YAML: {_yaml_reason(exc)}", column)
+        )
         return []
     if root is None:
         return []
@@ -63,6 +66,20 @@ def yaml_records(text: str, name: str, problems: list[CaseProblem]) -> list[Reco
     return records
 
 
+def _yaml_reason(exc: yaml.YAMLError) -> str:
+    """PyYAML's reason without its ``in "<unicode string>"`` marks (the file is named already)."""
+    if not isinstance(exc, yaml.MarkedYAMLError):
+        return str(exc)
+    parts = []
+    if exc.context:
+        mark = exc.context_mark
+        at = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
+        parts.append(f"{exc.context}{at}")
+    if exc.problem:
+        parts.append(exc.problem)
+    return ": ".join(parts) or str(exc)
+
+
 def _construct(node: yaml.Node) -> Any:
     loader = yaml.SafeLoader("")
     try:
@@ -76,7 +93,9 @@ def json_records(text: str, name: str, problems: list[CaseProblem]) -> list[Reco
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        problems.append(CaseProblem(name, exc.lineno, None, None, f"invalid JSON: {exc.msg}"))
+        problems.append(
+            CaseProblem(name, exc.lineno, None, None, f"invalid JSON: {exc.msg}", exc.colno)
+        )
         return []
     if isinstance(data, Mapping) and "cases" in data:
         data = data["cases"]
@@ -95,7 +114,9 @@ def jsonl_records(text: str, name: str, problems: list[CaseProblem]) -> list[Rec
         try:
             records.append(Record(json.loads(line), number))
         except json.JSONDecodeError as exc:
-            problems.append(CaseProblem(name, number, None, None, f"invalid JSON: {exc.msg}"))
+            problems.append(
+                CaseProblem(name, number, None, None, f"invalid JSON: {exc.msg}", exc.colno)
+            )
     return records
 
 

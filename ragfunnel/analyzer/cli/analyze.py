@@ -2,27 +2,30 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
-import polars as pl
 import typer
 
-from ragfunnel.analyzer.cases import load_cases
 from ragfunnel.analyzer.cli.app import app
 from ragfunnel.analyzer.cli.errors import fail, reported, show_notices
 from ragfunnel.analyzer.cli.options import (
     CasesOption,
     IndexManifestOption,
+    JsonlOption,
     JsonOption,
     ParquetOption,
+    QuietOption,
     ReadOnlyOption,
     RunOption,
     StoreOption,
 )
-from ragfunnel.analyzer.funnel import analyze, shapes
-from ragfunnel.analyzer.funnel.text import shapes_text, summary_text
-from ragfunnel.analyzer.store import Store
+from ragfunnel.analyzer.cli.output import STDOUT, iso, say, write_json, write_jsonl
+from ragfunnel.analyzer.cli.progress import progress_steps
+
+if TYPE_CHECKING:
+    import polars as pl
 
 ANALYZE_HELP = """Rebuild every question's funnel from the stored spans and say where each \
 failure was born: ingestion, search, rerank, cut or generation (or ok).
@@ -39,7 +42,8 @@ the vector store); without either, "ingestion_or_search" is reported instead of 
 \b
 Examples:
   ragfunnel analyze --cases cases.yaml
-  ragfunnel analyze --cases cases.yaml --run 2024-06-01 --k 5 --k 20 --json records.json
+  ragfunnel analyze --cases cases.yaml --run 2024-06-01 --k 5 --k 20 --jsonl records.jsonl
+  ragfunnel analyze --cases cases.yaml --json - --quiet
   ragfunnel analyze --store http://clickhouse:8123/otel --parquet shapes.parquet
 """
 
@@ -61,19 +65,37 @@ def analyze_command(
         ),
     ] = None,
     json_out: JsonOption = None,
+    jsonl_out: JsonlOption = None,
     parquet_out: ParquetOption = None,
     read_only: ReadOnlyOption = False,
+    quiet: QuietOption = False,
 ) -> None:
     """Attribute each question's failure to a funnel stage (see ANALYZE_HELP)."""
-    if json_out and parquet_out:
-        fail("analyze", "give either --json or --parquet, not both")
-    with reported("analyze"):
+    from ragfunnel.analyzer.cases import load_cases
+    from ragfunnel.analyzer.funnel import analyze, shapes
+    from ragfunnel.analyzer.funnel.text import shapes_text, summary_text
+    from ragfunnel.analyzer.store import Store
+
+    to_stdout = json_out is not None and str(json_out) == STDOUT
+    quiet = quiet or to_stdout
+    with reported("analyze"), progress_steps(not quiet) as step:
+        step("reading the cases")
         case_set = load_cases(cases) if cases is not None else None
         with Store.open_for_analysis(store, read_only=read_only or None) as opened:
+            step("rebuilding every question's funnel")
+            header: dict[str, Any] = {
+                "command": "analyze",
+                "generated_at": iso(dt.datetime.now(dt.timezone.utc)),
+                "store": opened.dsn_redacted,
+                "cases": str(cases) if cases is not None else None,
+                "runs": list(run or []),
+            }
             if case_set is None:
                 found = shapes(opened, run=run or None)
                 records, text = found.records, shapes_text(found, source=opened.dsn_redacted)
                 notices = found.notices
+                document = {**header, "questions": records.height,
+                            "shapes": found.summary.to_dicts(), "notices": list(notices)}  # fmt: skip
             else:
                 result = analyze(
                     opened, case_set, run=run or None, index_manifest=index_manifest, k=k or None
@@ -81,18 +103,30 @@ def analyze_command(
                 records = result.records
                 text = summary_text(result, source=opened.dsn_redacted)
                 notices = result.notices
+                document = {
+                    **header, "questions": records.height, "index_truth": result.index_truth,
+                    "k": list(result.k), "failures": result.failures.to_dicts(),
+                    "metrics": result.metrics.to_dicts(),
+                    "unmatched_questions": result.unmatched_questions,
+                    "cases_without_trace": list(result.cases_without_trace),
+                    "notices": list(notices),
+                }  # fmt: skip
     show_notices("analyze", notices)
-    typer.echo(text)
-    _write(records, json_out, parquet_out)
+    say(text, quiet=quiet)
+    if json_out is not None and write_json(document, json_out, "analyze"):
+        say(f"wrote the summary to {json_out}", quiet=quiet)
+    _write(records, jsonl_out, parquet_out, quiet=quiet)
 
 
-def _write(records: pl.DataFrame, json_out: Path | None, parquet_out: Path | None) -> None:
-    try:
-        if json_out:
-            records.write_json(json_out)
-        elif parquet_out:
+def _write(
+    records: pl.DataFrame, jsonl_out: Path | None, parquet_out: Path | None, *, quiet: bool
+) -> None:
+    if jsonl_out is not None:
+        write_jsonl(records.iter_rows(named=True), jsonl_out, "analyze")
+        say(f"wrote {records.height:,} records to {jsonl_out}", quiet=quiet)
+    if parquet_out is not None:
+        try:
             records.write_parquet(parquet_out)
-    except OSError as exc:
-        fail("analyze", f"cannot write the records: {exc}")
-    if json_out or parquet_out:
-        typer.echo(f"wrote {records.height:,} records to {json_out or parquet_out}")
+        except OSError as exc:
+            fail("analyze", f"cannot write the records: {exc}")
+        say(f"wrote {records.height:,} records to {parquet_out}", quiet=quiet)

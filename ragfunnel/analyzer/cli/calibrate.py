@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from ragfunnel.analyzer.cli.app import app
 from ragfunnel.analyzer.cli.errors import reported
-from ragfunnel.analyzer.judges.calibration import Calibration, calibrate
-from ragfunnel.analyzer.judges.model import LABELS
-from ragfunnel.analyzer.judges.stats import Estimate
+from ragfunnel.analyzer.cli.options import QuietOption
+from ragfunnel.analyzer.cli.output import say
+
+if TYPE_CHECKING:
+    from ragfunnel.analyzer.judges.calibration import Calibration
+    from ragfunnel.analyzer.judges.stats import Estimate
 
 CALIBRATE_HELP = """Measure each judge's agreement with people, from a labelled review sheet.
 
@@ -41,6 +44,8 @@ def _interval(e: Estimate, percent: bool = False) -> str:
 
 def calibration_text(result: Calibration) -> str:
     """The calibration report, for the terminal."""
+    from ragfunnel.analyzer.judges.model import LABELS
+
     lines = [f"{result.answers} labelled answers; claim split sensible: "
              f"{_interval(result.split_sensible, percent=True)}"]  # fmt: skip
     for judge in result.judges:
@@ -61,8 +66,12 @@ def calibrate_command(
     labels: Annotated[
         Path, typer.Argument(metavar="LABELS", show_default=False, help="The labelled sheet.")
     ],
+    *,
+    quiet: QuietOption = False,
 ) -> None:
     """Report judge–human agreement (see CALIBRATE_HELP)."""
+    from ragfunnel.analyzer.judges.calibration import calibrate
+
     with reported("calibrate"):
         result = calibrate(labels)
-    typer.echo(calibration_text(result))
+    say(calibration_text(result), quiet=quiet)

@@ -8,15 +8,18 @@ command works with the analyzer extra alone.
 
 from __future__ import annotations
 
+import os
+import shlex
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
 
-from ragfunnel.analyzer.cli.app import app
+from ragfunnel.analyzer.cli.app import COMMANDS, app
 from ragfunnel.analyzer.cli.errors import fail, reported
+from ragfunnel.analyzer.cli.options import QuietOption
+from ragfunnel.analyzer.cli.output import say
+from ragfunnel.analyzer.cli.progress import progress_bar
 from ragfunnel.demo import DEFAULT_WORKDIR
 from ragfunnel.demo.faults import FAULTS
 
@@ -72,6 +75,7 @@ def demo_command(
     progress: Annotated[
         bool, typer.Option("--progress/--no-progress", help="Show progress on stderr.")
     ] = True,
+    quiet: QuietOption = False,
 ) -> None:
     """Run the demo and print its diagnosis (see DEMO_HELP)."""
     try:  # the demo extra's libraries: the rest of the CLI works without them
@@ -79,30 +83,39 @@ def demo_command(
         from ragfunnel.demo.pipeline import LLM
         from ragfunnel.demo.run import run_demo
     except ImportError as exc:
-        fail("demo", f"needs the demo extra ({exc.name} is missing): pip install 'ragfunnel[demo]'")
+        fail(
+            "demo",
+            f"needs the demo extra ({exc.name} is missing): pip install -e '.[demo]' in the "
+            "ragfunnel clone (scripts/demo sets it up)",
+        )
     llm = LLM(base_url=llm_url, model=llm_model) if llm_url else None
-    console = Console(stderr=True)
-    with (
-        reported("demo", flags=FLAGS),
-        Progress(
-            TextColumn("{task.description:<24}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            console=console,
-            transient=True,
-            disable=not progress,
-        ) as bar,
-    ):
-        tasks: dict[str, TaskID] = {}
-
-        def step(name: str, done: int, total: int) -> None:
-            if name not in tasks:
-                tasks[name] = bar.add_task(name, total=total)
-            bar.update(tasks[name], completed=done)
-
+    with reported("demo", flags=FLAGS), progress_bar(progress and not quiet) as step:
         result = run_demo(
             workdir, faults=fault or list(FAULTS), cases=cases, llm=llm, progress=step
         )
-    group = typer.main.get_command(app)
-    commands = group.commands if isinstance(group, typer.core.TyperGroup) else {}
-    typer.echo(closing_text(result, commands=set(commands)))
+    say(closing_text(result, commands=set(COMMANDS)), quiet=quiet)
+    venv = os.environ.get(VENV_ENV)
+    if venv:
+        say(path_hint(Path(venv), None if workdir.is_absolute() else Path.cwd()), quiet=quiet)
+
+
+VENV_ENV = "RAGFUNNEL_VENV"
+"""Set by ``.ci/env.sh`` (which ``scripts/demo`` sources): the environment ragfunnel runs in."""
+
+
+def path_hint(venv: Path, cwd: Path | None) -> str:
+    """The one line to copy so that the "Try next" commands run in the user's own shell.
+
+    ``scripts/demo`` runs in a child process, so the environment it built under
+    ``~/.cache/ragfunnel/`` is on its PATH and not on the user's: it cannot be activated for
+    the user's shell (no child process can change its parent's environment), so the demo says
+    how. ``cwd``: where the commands' relative paths start, when they are relative.
+    """
+    line = f'export PATH={shlex.quote(str(venv / "bin"))}:"$PATH"'
+    if cwd is not None:
+        line = f"cd {shlex.quote(str(cwd))} && {line}"
+    return (
+        "\nragfunnel is installed in the environment scripts/demo built, which is not on your "
+        "shell's PATH.\nTo run the commands above, paste this line into your shell first:\n"
+        f"  {line}"
+    )

@@ -16,13 +16,16 @@ import typer
 from rich.console import Console
 
 from ragfunnel.analyzer.cli.app import app
-from ragfunnel.analyzer.cli.errors import fail, reported, show_notices
+from ragfunnel.analyzer.cli.defaults import ALPHA
+from ragfunnel.analyzer.cli.errors import fail, reported, show_notices, usage_error
 from ragfunnel.analyzer.cli.options import (
     CasesOption,
     IndexManifestOption,
+    QuietOption,
     ReadOnlyOption,
     StoreOption,
 )
+from ragfunnel.analyzer.cli.progress import progress_steps
 from ragfunnel.analyzer.cli.report import (
     FLAGS,
     GATE_EXIT,
@@ -32,12 +35,7 @@ from ragfunnel.analyzer.cli.report import (
     SummaryOption,
     TopOption,
     analysed,
-    progress_steps,
 )
-from ragfunnel.analyzer.report.diff import ALPHA, diff_runs
-from ragfunnel.analyzer.report.exports import diff_summary
-from ragfunnel.analyzer.report.html import write_html
-from ragfunnel.analyzer.report.terminal import render_diff
 
 __all__ = ["diff_command"]
 
@@ -80,14 +78,23 @@ def diff_command(
         typer.Option("--alpha", min=0.0, max=1.0, help="Significance level of a regression."),
     ] = ALPHA,
     read_only: ReadOnlyOption = False,
+    quiet: QuietOption = False,
 ) -> None:
     """Compare two runs (see DIFF_HELP)."""
+    from ragfunnel.analyzer.report.diff import diff_runs
+    from ragfunnel.analyzer.report.exports import diff_summary
+    from ragfunnel.analyzer.report.html import write_html
+    from ragfunnel.analyzer.report.terminal import render_diff
+
     if cases is None:
-        fail("diff", "--cases is required: runs are paired by case")
+        usage_error("diff", "--cases is required: runs are paired by case")
     if run_a == run_b:
-        fail("diff", f"RUN_A and RUN_B are both {run_a!r}: give two different runs")
+        usage_error("diff", f"RUN_A and RUN_B are both {run_a!r}: give two different runs")
     to_stdout = json_out is not None and str(json_out) == "-"
-    with reported("diff", flags=FLAGS), progress_steps() as step:
+    with (
+        reported("diff", flags={**FLAGS, "run": "RUN_A, RUN_B"}),
+        progress_steps(not quiet and not to_stdout) as step,
+    ):
         done = analysed(
             store=store, cases=cases, runs=[run_a, run_b], index_manifest=index_manifest,
             k=k, jaeger_url=jaeger, read_only=read_only, top=top, sample=0, step=step,
@@ -109,7 +116,7 @@ def diff_command(
     show_notices("diff", done.result.notices)
     if to_stdout:
         sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
-    else:
+    elif not quiet:
         render_diff(diff, Console(soft_wrap=True))
         for path in written:
             typer.echo(f"wrote {path}")

@@ -2,7 +2,10 @@
 
 Every command runs its library calls inside :func:`reported`. An :class:`AnalyzerError` (bad
 input, an unreachable store, a missing file) becomes ``ragfunnel COMMAND: message``, followed
-by the flag that sets the argument the error names. Anything else is a bug and keeps its
+by the flag that sets the argument the error names, and exit status 1; an
+:class:`InvalidArgument` (a value no call could take, a run the store does not hold) is a usage
+error, status 2, like a flag the parser rejects. The statuses are :data:`EXIT_CODES`
+(docs/cli.md). Anything else is a bug and keeps its
 traceback: this module must never catch a bare ``ValueError`` or ``Exception``. A library
 notice (how an analysis ran) is shown by :func:`show_notices`, in the CLI's terms.
 """
@@ -15,10 +18,34 @@ from typing import NoReturn
 
 import typer
 
-from ragfunnel.analyzer.errors import AnalyzerError
-from ragfunnel.analyzer.funnel.stage_source import READ_TIME_NOTICE
+from ragfunnel.analyzer.errors import AnalyzerError, InvalidArgument
 
-__all__ = ["FLAGS", "describe", "fail", "reported", "show_notices"]
+__all__ = [
+    "EXIT_CODES",
+    "EXIT_FAILURE",
+    "EXIT_GATE",
+    "EXIT_OK",
+    "EXIT_USAGE",
+    "FLAGS",
+    "describe",
+    "fail",
+    "notice_wording",
+    "reported",
+    "show_notices",
+    "usage_error",
+]
+
+EXIT_OK = 0
+EXIT_FAILURE = 1
+EXIT_USAGE = 2
+EXIT_GATE = 3
+EXIT_CODES: Mapping[int, str] = {
+    EXIT_OK: "success",
+    EXIT_FAILURE: "failure: bad input data, an unreachable store, a file that cannot be written",
+    EXIT_USAGE: "usage error: an unknown flag, a bad value, an unknown run, flags that conflict",
+    EXIT_GATE: "a CI gate was breached (report --fail-under/--fail-over, diff --fail-on-regression)",
+}
+"""Every exit status of every command, and what it means (the table in docs/cli.md)."""
 
 FLAGS: Mapping[str, str] = {
     "dsn": "--store or RAGFUNNEL_STORE",
@@ -31,10 +58,15 @@ FLAGS: Mapping[str, str] = {
 """Library argument → the flag that sets it, for every command; a command may add its own."""
 
 
-def fail(command: str, message: str) -> NoReturn:
-    """Print ``ragfunnel COMMAND: message`` on stderr and exit 1."""
+def fail(command: str, message: str, *, code: int = EXIT_FAILURE) -> NoReturn:
+    """Print ``ragfunnel COMMAND: message`` on stderr and exit ``code`` (1)."""
     typer.echo(f"ragfunnel {command}: {message}", err=True)
-    raise typer.Exit(1)
+    raise typer.Exit(code)
+
+
+def usage_error(command: str, message: str) -> NoReturn:
+    """Print ``ragfunnel COMMAND: message`` on stderr and exit 2 (the command was misused)."""
+    fail(command, message, code=EXIT_USAGE)
 
 
 def describe(exc: Exception, flags: Mapping[str, str] | None = None) -> str:
@@ -46,23 +78,34 @@ def describe(exc: Exception, flags: Mapping[str, str] | None = None) -> str:
 
 
 @contextmanager
-def reported(command: str, *, flags: Mapping[str, str] | None = None) -> Iterator[None]:
-    """Turn an analyzer error raised inside into :func:`fail`; ``flags`` adds argument names."""
+def reported(
+    command: str, *, flags: Mapping[str, str] | None = None, usage: bool = False
+) -> Iterator[None]:
+    """Turn an analyzer error raised inside into :func:`fail`; ``flags`` adds argument names.
+
+    ``usage``: every analyzer error inside is a usage error (exit 2), e.g. while parsing flags.
+    """
     try:
         yield
+    except InvalidArgument as exc:
+        usage_error(command, describe(exc, flags))
     except AnalyzerError as exc:
-        fail(command, describe(exc, flags))
+        fail(command, describe(exc, flags), code=EXIT_USAGE if usage else EXIT_FAILURE)
 
 
-NOTICES: Mapping[str, str] = {
-    READ_TIME_NOTICE: "otel_traces was parsed at read time, as the store has no current stage "
-    "table: `ragfunnel store migrate` creates it, once, and makes every later analysis faster "
-    "(it needs CREATE rights: docs/deployment.md)",
-}
-"""Library notices → the command line's wording of them."""
+def notice_wording() -> Mapping[str, str]:
+    """Library notices → the command line's wording of them (read when a notice is shown)."""
+    from ragfunnel.analyzer.funnel.stage_source import READ_TIME_NOTICE
+
+    return {
+        READ_TIME_NOTICE: "otel_traces was parsed at read time, as the store has no current "
+        "stage table: `ragfunnel store migrate` creates it, once, and makes every later "
+        "analysis faster (it needs CREATE rights: docs/deployment.md)",
+    }
 
 
 def show_notices(command: str, notices: tuple[str, ...]) -> None:
     """Print each notice once, on stderr, as ``ragfunnel COMMAND: note: ...``."""
+    wording = notice_wording() if notices else {}
     for notice in dict.fromkeys(notices):
-        typer.echo(f"ragfunnel {command}: note: {NOTICES.get(notice, notice)}", err=True)
+        typer.echo(f"ragfunnel {command}: note: {wording.get(notice, notice)}", err=True)

@@ -2,24 +2,23 @@
 
 from __future__ import annotations
 
+import difflib
 from typing import Annotated
 
 import typer
 
-from ragfunnel.analyzer.cases import load_cases
 from ragfunnel.analyzer.cli.app import app
-from ragfunnel.analyzer.cli.errors import fail, reported, show_notices
+from ragfunnel.analyzer.cli.errors import fail, reported, show_notices, usage_error
 from ragfunnel.analyzer.cli.options import (
     CasesOption,
     IndexManifestOption,
     JaegerUrlOption,
+    QuietOption,
     ReadOnlyOption,
     RunOption,
     StoreOption,
 )
-from ragfunnel.analyzer.funnel import analyze, shapes
-from ragfunnel.analyzer.funnel.text import describe_record, describe_shape
-from ragfunnel.analyzer.store import Store
+from ragfunnel.analyzer.cli.output import say
 
 FUNNEL_HELP = """Show one question's funnel: where each expected chunk was (indexed, \
 candidate rank, rerank rank, prompt position), where it was lost and why, the answer \
@@ -45,8 +44,14 @@ def funnel_command(
     index_manifest: IndexManifestOption = None,
     jaeger: JaegerUrlOption = None,
     read_only: ReadOnlyOption = False,
+    quiet: QuietOption = False,
 ) -> None:
     """Print one question's funnel record (see FUNNEL_HELP)."""
+    from ragfunnel.analyzer.cases import load_cases
+    from ragfunnel.analyzer.funnel import analyze, shapes
+    from ragfunnel.analyzer.funnel.text import describe_record, describe_shape
+    from ragfunnel.analyzer.store import Store
+
     with reported("funnel"):
         case_set = load_cases(cases) if cases is not None else None
         with Store.open_for_analysis(store, read_only=read_only or None) as opened:
@@ -68,7 +73,15 @@ def funnel_command(
                 notices = result.notices
     show_notices("funnel", notices)
     if not blocks:
-        fail(
-            "funnel", f"no question {question_id!r} in the store" + (" for that run" if run else "")
-        )
-    typer.echo("\n\n".join(blocks))
+        where = " for that run" if run else ""
+        if case_set is not None and case_set.by_id(question_id) is None:
+            ids = [str(i) for i in case_set.columns.frame.get_column("id").to_list()]
+            close = difflib.get_close_matches(question_id, ids, n=3)
+            hint = f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
+            usage_error(
+                "funnel",
+                f"no question {question_id!r} in the store{where}, and no case in {cases} "
+                f"has that id{hint}",
+            )
+        fail("funnel", f"no question {question_id!r} in the store{where}")
+    say("\n\n".join(blocks), quiet=quiet)

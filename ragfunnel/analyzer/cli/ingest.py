@@ -2,23 +2,24 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from ragfunnel.analyzer.cli.app import app
-from ragfunnel.analyzer.cli.errors import fail, reported
+from ragfunnel.analyzer.cli.errors import fail, reported, usage_error
 from ragfunnel.analyzer.cli.options import StoreOption
-from ragfunnel.analyzer.ingest import (
-    DEFAULT_TRACE_DIR,
-    IngestSummary,
-    ingest_paths,
-    native_converter_available,
-    pull_from_jaeger,
-)
-from ragfunnel.analyzer.store import Store
+from ragfunnel.analyzer.errors import AnalyzerError
+from ragfunnel.instrumentation.exporters import DEFAULT_TRACE_DIR
+
+if TYPE_CHECKING:
+    from ragfunnel.analyzer.ingest import IngestSummary
 
 SHOWN_PROBLEMS = 20
 """Problems printed one per line; the rest are counted."""
@@ -97,37 +98,68 @@ def ingest(
     ] = False,
 ) -> None:
     """Load spans into the store (see INGEST_HELP)."""
+    from ragfunnel.analyzer.ingest import ingest_paths, pull_from_jaeger
+    from ragfunnel.analyzer.store import Store
+
     if from_jaeger and paths:
-        fail("ingest", "give either PATHs or --from-jaeger, not both")
+        usage_error("ingest", "give either PATHs or --from-jaeger, not both")
     if bool(from_jaeger) != bool(service):
-        fail("ingest", "--from-jaeger URL and --service NAME go together")
+        usage_error("ingest", "--from-jaeger URL and --service NAME go together")
     if not from_jaeger and not paths and not DEFAULT_TRACE_DIR.is_dir():
         fail(
             "ingest",
             f"no PATH given and no trace folder at {DEFAULT_TRACE_DIR}/ "
             "(an app writes there once ragfunnel.configure() has run)",
         )
-    with reported("ingest", flags=FLAGS), Store.open(store) as opened:
-        if from_jaeger and service:
-            summary = pull_from_jaeger(opened, from_jaeger, service, since)
-        else:
-            summary = ingest_paths(
-                opened,
-                paths or [DEFAULT_TRACE_DIR],
-                strict=strict,
-                progress=not quiet and sys.stderr.isatty(),
-                rescan=rescan,
-            )
-    _report(summary, quiet=quiet, unit="Jaeger answer" if from_jaeger else "file")
-    if not from_jaeger and summary.files == 0 and summary.unchanged == 0:
-        fail("ingest", "no trace files found")
-    if not from_jaeger and summary.read == 0 and summary.skipped:
-        raise typer.Exit(1)
-    if strict and summary.skipped:
-        raise typer.Exit(1)
+    with _no_empty_store(store) as done:
+        with reported("ingest", flags=FLAGS), Store.open(store) as opened:
+            if from_jaeger and service:
+                summary = pull_from_jaeger(opened, from_jaeger, service, since)
+            else:
+                summary = ingest_paths(
+                    opened,
+                    paths or [DEFAULT_TRACE_DIR],
+                    strict=strict,
+                    progress=not quiet and sys.stderr.isatty(),
+                    rescan=rescan,
+                )
+        done.append(summary.read)
+        _report(summary, quiet=quiet, unit="Jaeger answer" if from_jaeger else "file")
+        if not from_jaeger and summary.files == 0 and summary.unchanged == 0:
+            fail("ingest", "no trace files found")
+        if not from_jaeger and summary.read == 0 and summary.skipped:
+            raise typer.Exit(1)
+        if strict and summary.skipped:
+            raise typer.Exit(1)
+
+
+@contextmanager
+def _no_empty_store(dsn: str | None) -> Iterator[list[int]]:
+    """Remove the embedded store this ingest created if it ends with no span in it.
+
+    The yielded list receives the number of spans read; a failed ingest (an exception, or
+    ``typer.Exit``) or one that read nothing leaves no empty store behind for analysis to find.
+    """
+    from ragfunnel.analyzer.store.dsn import DEFAULT_DSN, ENV_STORE, parse_dsn
+
+    read: list[int] = []
+    try:
+        target = parse_dsn(dsn or os.environ.get(ENV_STORE) or DEFAULT_DSN)
+    except AnalyzerError:  # reported by Store.open, inside
+        target = None
+    fresh = Path(target.path) if target is not None and target.embedded else None
+    if fresh is not None and fresh.exists():
+        fresh = None
+    try:
+        yield read
+    finally:
+        if fresh is not None and not any(read) and fresh.is_dir():
+            shutil.rmtree(fresh, ignore_errors=True)
 
 
 def _report(summary: IngestSummary, *, quiet: bool, unit: str) -> None:
+    from ragfunnel.analyzer.ingest import native_converter_available
+
     problems = [("skipped", skip) for skip in summary.skipped] + [
         ("note", note) for note in summary.notes
     ]

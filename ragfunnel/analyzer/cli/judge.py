@@ -2,23 +2,30 @@
 
 from __future__ import annotations
 
-import json
+import datetime as dt
 import math
 import warnings
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ragfunnel.analyzer.cases import load_cases
 from ragfunnel.analyzer.cli.app import app
-from ragfunnel.analyzer.cli.errors import reported
-from ragfunnel.analyzer.cli.options import CasesOption, RunOption, StoreOption
-from ragfunnel.analyzer.judges.answers import ANSWER_TEXT_FIX, CHUNK_TEXT_FIX
-from ragfunnel.analyzer.judges.llm.endpoint import Endpoint
-from ragfunnel.analyzer.judges.run import POLICIES, JudgeRun, SameModelWarning, judge_store
-from ragfunnel.analyzer.judges.tiered import DEFAULT_SAMPLE_RATE
-from ragfunnel.analyzer.store import Store
+from ragfunnel.analyzer.cli.defaults import JUDGE_POLICIES as POLICIES
+from ragfunnel.analyzer.cli.defaults import SAMPLE_RATE as DEFAULT_SAMPLE_RATE
+from ragfunnel.analyzer.cli.errors import reported, usage_error
+from ragfunnel.analyzer.cli.options import (
+    CasesOption,
+    JsonOption,
+    QuietOption,
+    RunOption,
+    StoreOption,
+)
+from ragfunnel.analyzer.cli.output import STDOUT, iso, say, write_json, write_jsonl
+from ragfunnel.analyzer.cli.progress import progress_steps
+
+if TYPE_CHECKING:
+    from ragfunnel.analyzer.judges.run import JudgeRun
 
 JUDGE_HELP = """Rate each stored answer's claims against its prompt, and store the verdicts.
 
@@ -43,6 +50,7 @@ Examples:
   ragfunnel judge --policy tiered --judge-model gpt-4o-mini --sample-rate 0.05
   ragfunnel judge --policy llm --judge-base-url http://127.0.0.1:8000/v1 --judge-model qwen2.5
   ragfunnel judge --policy factcheck --judge-model bespoke-minicheck --run 2024-06-01
+  ragfunnel judge --emit otlp --otlp-endpoint http://127.0.0.1:4318
 """
 
 
@@ -93,9 +101,12 @@ def judge_command(
     split: Annotated[
         str, typer.Option("--split", help="How the LLM splits answers: llm or offline.")
     ] = "llm",
-    json_out: Annotated[
-        Path | None, typer.Option("--json", metavar="OUT", help="Write the verdict rows as JSON.")
+    json_out: JsonOption = None,
+    jsonl_out: Annotated[
+        Path | None,
+        typer.Option("--jsonl", metavar="OUT", help="Write the verdict rows as JSON Lines."),
     ] = None,
+    quiet: QuietOption = False,
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Judge, but write nothing to the store.")
     ] = False,
@@ -108,10 +119,40 @@ def judge_command(
             "record ids only.",
         ),
     ] = None,
+    emit: Annotated[
+        str | None,
+        typer.Option(
+            "--emit",
+            metavar="otlp",
+            help="Also send each verdict as an OpenTelemetry gen_ai.evaluation.result event "
+            "(OTLP/HTTP logs), parented to the judged generate span.",
+        ),
+    ] = None,
+    otlp_endpoint: Annotated[
+        str | None,
+        typer.Option(
+            "--otlp-endpoint",
+            metavar="URL",
+            help="With --emit otlp: the collector's OTLP/HTTP endpoint (default "
+            "OTEL_EXPORTER_OTLP_[LOGS_]ENDPOINT, else http://127.0.0.1:4318).",
+        ),
+    ] = None,
 ) -> None:
     """Judge the stored answers and store the verdicts (see JUDGE_HELP)."""
-    flags = {"policy": "--policy", "model": "--judge-model", "sample_rate": "--sample-rate"}
-    with reported("judge", flags=flags):
+    from ragfunnel.analyzer.cases import load_cases
+    from ragfunnel.analyzer.funnel.runs import check_runs
+    from ragfunnel.analyzer.judges.llm.endpoint import Endpoint
+    from ragfunnel.analyzer.judges.run import SameModelWarning, judge_store
+    from ragfunnel.analyzer.store import Store
+
+    flags = {"policy": "--policy", "model": "--judge-model", "sample_rate": "--sample-rate",
+             "endpoint": "--otlp-endpoint"}  # fmt: skip
+    if emit not in (None, "otlp"):
+        usage_error("judge", f"--emit {emit}: the only target is otlp")
+    to_stdout = json_out is not None and str(json_out) == STDOUT
+    quiet = quiet or to_stdout
+    with reported("judge", flags=flags), progress_steps(not quiet) as step:
+        step("reading the cases")
         case_set = load_cases(cases) if cases is not None else None
         endpoint = None
         if policy != "offline":
@@ -123,6 +164,8 @@ def judge_command(
         with Store.open(store, create=False) as opened, warnings.catch_warnings():
             # The warning is printed below, once, in the CLI's words.
             warnings.simplefilter("ignore", SameModelWarning)
+            check_runs(opened, run or ())
+            step(f"judging the stored answers ({policy})")
             result = judge_store(
                 opened, policy=policy, runs=run or None, cases=case_set, endpoint=endpoint,
                 sample_rate=sample_rate, seed=seed, split=split, write=not dry_run,
@@ -130,14 +173,49 @@ def judge_command(
             )  # fmt: skip
     for message in result.warnings:
         typer.echo(f"ragfunnel judge: warning: {message}", err=True)
-    typer.echo(summary_text(result, dry_run=dry_run))
-    if json_out is not None:
-        rows = [{**r, "JudgedAt": str(r.get("JudgedAt", ""))} for r in result.rows]
-        json_out.write_text(json.dumps(rows, ensure_ascii=False, indent=1), encoding="utf-8")
-        typer.echo(f"wrote {len(rows):,} verdict rows to {json_out}")
+    say(summary_text(result, dry_run=dry_run), quiet=quiet)
+    if emit == "otlp":
+        from ragfunnel.analyzer.export import emit_verdicts
+
+        with reported("judge", flags=flags):
+            sent = emit_verdicts(result.rows, endpoint=otlp_endpoint)
+        say(f"sent {sent:,} gen_ai.evaluation.result events over OTLP", quiet=quiet)
+    if json_out is not None and write_json(summary_document(result, dry_run), json_out, "judge"):
+        say(f"wrote the summary to {json_out}", quiet=quiet)
+    if jsonl_out is not None:
+        now = dt.datetime.now(dt.timezone.utc)  # rows without one are stamped when inserted
+        rows = ({**r, "JudgedAt": r.get("JudgedAt") or now} for r in result.rows)
+        count = write_jsonl(rows, jsonl_out, "judge")
+        say(f"wrote {count:,} verdict rows to {jsonl_out}", quiet=quiet)
     if result.failure is not None:
         typer.echo(f"ragfunnel judge: failed: {result.failure}", err=True)
         raise typer.Exit(1)
+
+
+def summary_document(result: JudgeRun, dry_run: bool) -> dict[str, object]:
+    """``ragfunnel judge --json``: what the run did, as data (the text's numbers)."""
+    return {
+        "command": "judge",
+        "generated_at": iso(dt.datetime.now(dt.timezone.utc)),
+        "policy": result.policy,
+        "answers": result.answers,
+        "judged": result.judged,
+        "abstained": result.abstained,
+        "without_content": result.without_content,
+        "without_answer_text": result.without_answer_text,
+        "without_chunk_text": result.without_chunk_text,
+        "mean_faithfulness": result.faithfulness,
+        "sent_to_llm": result.sent_to_llm,
+        "estimates": {
+            name: {"estimate": e.estimate, "low": e.low, "high": e.high, "n": e.n}
+            for name, e in result.estimates.items()
+        },
+        "usage": result.usage,
+        "errors": result.errors,
+        "warnings": result.warnings,
+        "rows": len(result.rows),
+        "written": not dry_run,
+    }
 
 
 def _pct(value: float) -> str:
@@ -146,6 +224,8 @@ def _pct(value: float) -> str:
 
 def textless_lines(result: JudgeRun) -> list[str]:
     """How many answers were not judged for lack of text, the fix, and the first few of them."""
+    from ragfunnel.analyzer.judges.answers import ANSWER_TEXT_FIX, CHUNK_TEXT_FIX
+
     lines = []
     if result.without_answer_text:
         lines.append(f"not judged: {result.without_answer_text:,} without answer text: "

@@ -16,7 +16,9 @@ __all__ = [
     "IndexManifestOption",
     "JaegerUrlOption",
     "JsonOption",
+    "JsonlOption",
     "ParquetOption",
+    "QuietOption",
     "ReadOnlyOption",
     "RunOption",
     "StoreOption",
@@ -26,6 +28,7 @@ StoreOption = Annotated[
     str | None,
     typer.Option(
         "--store",
+        metavar="DSN",
         envvar="RAGFUNNEL_STORE",
         help="Where spans are stored: chdb:///path (embedded, default .ragfunnel/store) "
         "or http(s)://user@host:8123/database for a ClickHouse server.",
@@ -50,7 +53,24 @@ IndexManifestOption = Annotated[
 ]
 JsonOption = Annotated[
     Path | None,
-    typer.Option("--json", metavar="OUT", help="Write the per-question records as JSON."),
+    typer.Option(
+        "--json",
+        metavar="OUT",
+        help="Write the result as one JSON document ('-' prints it instead of the text).",
+    ),
+]
+JsonlOption = Annotated[
+    Path | None,
+    typer.Option("--jsonl", metavar="OUT", help="Write the per-question records as JSON Lines."),
+]
+QuietOption = Annotated[
+    bool,
+    typer.Option(
+        "--quiet",
+        "-q",
+        help="Print nothing but errors and warnings (on stderr), no progress; files are "
+        "still written.",
+    ),
 ]
 ParquetOption = Annotated[
     Path | None,

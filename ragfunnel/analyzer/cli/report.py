@@ -9,42 +9,32 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-from ragfunnel.analyzer.cases import CaseSet, load_cases
 from ragfunnel.analyzer.cli.app import app
-from ragfunnel.analyzer.cli.errors import fail, reported, show_notices
+from ragfunnel.analyzer.cli.errors import reported, show_notices, usage_error
 from ragfunnel.analyzer.cli.options import (
     CasesOption,
     IndexManifestOption,
     ParquetOption,
+    QuietOption,
     ReadOnlyOption,
     RunOption,
     StoreOption,
 )
-from ragfunnel.analyzer.funnel import FunnelResult, analyze
-from ragfunnel.analyzer.report import (
-    Report,
-    build_report,
-    pipeline_snapshots,
-    question_texts,
-    render_report,
-    textless_documents,
-)
-from ragfunnel.analyzer.report.drilldown import check_jaeger_url
-from ragfunnel.analyzer.report.exports import summary, write_jsonl, write_parquet, write_summary
-from ragfunnel.analyzer.report.gate import check_limits, parse_limits
-from ragfunnel.analyzer.report.html import write_html
-from ragfunnel.analyzer.store import Store
+from ragfunnel.analyzer.cli.progress import progress_steps
+
+if TYPE_CHECKING:
+    from ragfunnel.analyzer.cases import CaseSet
+    from ragfunnel.analyzer.funnel import FunnelResult
+    from ragfunnel.analyzer.report import Report
 
 __all__ = ["GATE_EXIT", "Analysed", "JaegerOption", "analysed", "progress_steps", "report_command"]
 
@@ -120,19 +110,6 @@ FailOverOption = Annotated[
 ]  # fmt: skip
 
 
-@contextmanager
-def progress_steps(enabled: bool = True) -> Iterator[Callable[[str], None]]:
-    """A transient progress line on stderr; the yielded callable names the current step."""
-    console = Console(stderr=True)
-    if not enabled or not console.is_terminal:
-        yield lambda _label: None
-        return
-    columns = (SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn())
-    with Progress(*columns, console=console, transient=True) as bar:
-        task = bar.add_task("starting")
-        yield lambda label: bar.update(task, description=label)
-
-
 @dataclass(frozen=True)
 class Analysed:
     """An analysis with what a report needs from the store, read while it was open."""
@@ -156,6 +133,17 @@ def analysed(
     step: Callable[[str], None],
 ) -> Analysed:
     """Analyse, read the runs' configurations and the shown questions' texts, build the report."""
+    from ragfunnel.analyzer.cases import load_cases
+    from ragfunnel.analyzer.funnel import analyze
+    from ragfunnel.analyzer.report import (
+        build_report,
+        pipeline_snapshots,
+        question_texts,
+        textless_documents,
+    )
+    from ragfunnel.analyzer.report.drilldown import check_jaeger_url
+    from ragfunnel.analyzer.store import Store
+
     step("reading the cases")
     case_set = load_cases(cases)
     check_jaeger_url(jaeger_url)  # before the long part: a typo should not cost an analysis
@@ -200,28 +188,33 @@ def report_command(
     fail_under: FailUnderOption = None,
     fail_over: FailOverOption = None,
     read_only: ReadOnlyOption = False,
+    quiet: QuietOption = False,
 ) -> None:
     """Report on an analysis (see REPORT_HELP)."""
+    from ragfunnel.analyzer.report import render_report
+    from ragfunnel.analyzer.report.exports import summary
+    from ragfunnel.analyzer.report.gate import check_limits, parse_limits
+
     if cases is None:
-        fail("report", "--cases is required: a report attributes failures against the cases")
+        usage_error("report", "--cases is required: a report attributes failures against the cases")
     to_stdout = json_out is not None and str(json_out) == "-"
-    with reported("report", flags=FLAGS):
+    with reported("report", flags=FLAGS, usage=True):  # a bad NAME=VALUE is a usage error
         limits = parse_limits(fail_under or [], "under") + parse_limits(fail_over or [], "over")
-        with progress_steps() as step:
-            done = analysed(
-                store=store, cases=cases, runs=run, index_manifest=index_manifest, k=k,
-                jaeger_url=jaeger, read_only=read_only, top=top, sample=sample, step=step,
-            )  # fmt: skip
-            breaches = check_limits(done.report, limits)
-            step("writing")
-            written = _write_outputs(
-                done, html=html, json_out=None if to_stdout else json_out, jsonl=jsonl,
-                parquet_out=parquet_out, breaches=breaches,
-            )  # fmt: skip
+    with reported("report", flags=FLAGS), progress_steps(not quiet and not to_stdout) as step:
+        done = analysed(
+            store=store, cases=cases, runs=run, index_manifest=index_manifest, k=k,
+            jaeger_url=jaeger, read_only=read_only, top=top, sample=sample, step=step,
+        )  # fmt: skip
+        breaches = check_limits(done.report, limits)
+        step("writing")
+        written = _write_outputs(
+            done, html=html, json_out=None if to_stdout else json_out, jsonl=jsonl,
+            parquet_out=parquet_out, breaches=breaches,
+        )  # fmt: skip
     show_notices("report", done.result.notices)
     if to_stdout:
         _print_json(summary(done.report, gate=breaches))
-    else:
+    elif not quiet:
         render_report(done.report, Console(soft_wrap=False))
         for path in written:
             typer.echo(f"wrote {path}")
@@ -240,6 +233,9 @@ def _write_outputs(
     parquet_out: Path | None,
     breaches: Sequence[str],
 ) -> list[Path]:
+    from ragfunnel.analyzer.report.exports import write_jsonl, write_parquet, write_summary
+    from ragfunnel.analyzer.report.html import write_html
+
     records, k = done.result.records, done.result.k
     written = []
     if html is not None:

@@ -8,10 +8,10 @@ from typing import Annotated
 import typer
 
 from ragfunnel.analyzer.cli.app import app
-from ragfunnel.analyzer.cli.errors import fail, reported
-from ragfunnel.analyzer.cli.options import RunOption, StoreOption
-from ragfunnel.analyzer.judges.review import DEFAULT_SIZE, iso_week, review_sheet, write_sheet
-from ragfunnel.analyzer.store import Store
+from ragfunnel.analyzer.cli.defaults import REVIEW_SIZE as DEFAULT_SIZE
+from ragfunnel.analyzer.cli.errors import fail, reported, usage_error
+from ragfunnel.analyzer.cli.options import QuietOption, RunOption, StoreOption
+from ragfunnel.analyzer.cli.output import say
 
 REVIEW_HELP = """Export this week's sheet of judged answers for people to label.
 
@@ -44,11 +44,17 @@ def review_command(
         str | None,
         typer.Option("--week", metavar="YYYY-Www", help="The seed week (default this ISO week)."),
     ] = None,
+    quiet: QuietOption = False,
 ) -> None:
     """Export a review sheet (see REVIEW_HELP)."""
+    from ragfunnel.analyzer.funnel.runs import check_runs
+    from ragfunnel.analyzer.judges.review import iso_week, review_sheet, write_sheet
+    from ragfunnel.analyzer.store import Store
+
     if csv_out is None and jsonl_out is None:
-        fail("review", "give --csv and/or --jsonl: where to write the sheet")
+        usage_error("review", "give --csv and/or --jsonl: where to write the sheet")
     with reported("review"), Store.open_for_analysis(store, read_only=True) as opened:
+        check_runs(opened, run or ())
         sheet = review_sheet(opened, n=n, week=week, runs=run or ())
     if not sheet:
         fail("review", "no judged answers in the store: run `ragfunnel judge` first")
@@ -57,4 +63,4 @@ def review_command(
     except OSError as exc:
         fail("review", f"cannot write the sheet: {exc}")
     where = " and ".join(str(p) for p in (csv_out, jsonl_out) if p is not None)
-    typer.echo(f"wrote {len(sheet)} answers for review ({week or iso_week()}) to {where}")
+    say(f"wrote {len(sheet)} answers for review ({week or iso_week()}) to {where}", quiet=quiet)

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import datetime as dt
+from typing import TYPE_CHECKING, Any
+
 import typer
 
 from ragfunnel.analyzer.cli.app import app
 from ragfunnel.analyzer.cli.errors import reported
-from ragfunnel.analyzer.cli.options import StoreOption
-from ragfunnel.analyzer.store import Store
-from ragfunnel.analyzer.store.inventory import StoreInventory, inventory
-from ragfunnel.analyzer.store.migrations import migrate
+from ragfunnel.analyzer.cli.options import JsonOption, QuietOption, StoreOption
+from ragfunnel.analyzer.cli.output import STDOUT, iso, say, write_json
+
+if TYPE_CHECKING:
+    from ragfunnel.analyzer.store.inventory import StoreInventory
 
 STORE_HELP = """Prepare a store for the analyzer, or see what it holds.
 
@@ -48,24 +52,53 @@ app.add_typer(store_app, name="store")
 
 
 @store_app.command("migrate", help=MIGRATE_HELP)
-def migrate_command(*, store: StoreOption = None) -> None:
+def migrate_command(*, store: StoreOption = None, quiet: QuietOption = False) -> None:
     """Bring the store to the current revision (see MIGRATE_HELP)."""
+    from ragfunnel.analyzer.store import Store
+    from ragfunnel.analyzer.store.migrations import migrate
+
     with reported("store migrate"), Store.open(store, create=False) as opened:
         done = migrate(opened)
     if not done.applied:
-        typer.echo(f"{opened.dsn_redacted}: at revision {done.after}, nothing to do")
+        say(f"{opened.dsn_redacted}: at revision {done.after}, nothing to do", quiet=quiet)
         return
     for revision in done.applied:
-        typer.echo(f"revision {revision.number}: {revision.summary}")
-    typer.echo(f"{opened.dsn_redacted}: revision {done.before} → {done.after}")
+        say(f"revision {revision.number}: {revision.summary}", quiet=quiet)
+    say(f"{opened.dsn_redacted}: revision {done.before} → {done.after}", quiet=quiet)
 
 
 @store_app.command("info", help=INFO_HELP)
-def info_command(*, store: StoreOption = None) -> None:
+def info_command(
+    *, store: StoreOption = None, json_out: JsonOption = None, quiet: QuietOption = False
+) -> None:
     """Print what the store holds (see INFO_HELP)."""
+    from ragfunnel.analyzer.store import Store
+    from ragfunnel.analyzer.store.inventory import inventory
+
     with reported("store info"), Store.open(store, read_only=True) as opened:
         found = inventory(opened)
-    typer.echo(info_text(found))
+    quiet = quiet or (json_out is not None and str(json_out) == STDOUT)
+    say(info_text(found), quiet=quiet)
+    if json_out is not None and write_json(info_document(found), json_out, "store info"):
+        say(f"wrote the inventory to {json_out}", quiet=quiet)
+
+
+def info_document(found: StoreInventory) -> dict[str, Any]:
+    """``ragfunnel store info --json``: the inventory as data."""
+    return {
+        "command": "store info",
+        "generated_at": iso(dt.datetime.now(dt.timezone.utc)),
+        "store": found.dsn,
+        "database": found.database,
+        "revision": found.revision,
+        "current_revision": found.current_revision,
+        "view_attached": found.view_attached,
+        "objects": [
+            {"name": o.name, "exists": o.exists, "engine": o.engine, "rows": o.rows,
+             "role": o.role}
+            for o in found.objects
+        ],
+    }  # fmt: skip
 
 
 def info_text(found: StoreInventory) -> str:

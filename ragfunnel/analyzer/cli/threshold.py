@@ -2,21 +2,29 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-import polars as pl
 import typer
 
-from ragfunnel.analyzer.cases import load_cases
 from ragfunnel.analyzer.cli.app import app
-from ragfunnel.analyzer.cli.errors import fail, reported, show_notices
-from ragfunnel.analyzer.cli.options import ReadOnlyOption, RunOption, StoreOption
-from ragfunnel.analyzer.funnel import analyze
-from ragfunnel.analyzer.funnel.abstention import Abstention, abstention
-from ragfunnel.analyzer.report import wording
-from ragfunnel.analyzer.store import Store
+from ragfunnel.analyzer.cli.errors import fail, reported, show_notices, usage_error
+from ragfunnel.analyzer.cli.options import (
+    JsonOption,
+    QuietOption,
+    ReadOnlyOption,
+    RunOption,
+    StoreOption,
+)
+from ragfunnel.analyzer.cli.output import STDOUT, iso, say, write_json
+from ragfunnel.analyzer.cli.progress import progress_steps
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from ragfunnel.analyzer.funnel.abstention import Abstention
 
 THRESHOLD_HELP = """Abstention per run, and a sweep of the confidence threshold.
 
@@ -41,16 +49,22 @@ recommended one); ``--csv`` writes every one."""
 
 
 def _number(value: float) -> str:
+    from ragfunnel.analyzer.report import wording
+
     if math.isinf(value):
         return "∞" if value > 0 else "-∞"
     return wording.number(float(value))
 
 
 def _cost(value: float) -> str:
+    from ragfunnel.analyzer.report import wording
+
     return f"{value:,.0f}" if float(value).is_integer() else wording.number(float(value))
 
 
 def _shown(sweep: pl.DataFrame) -> pl.DataFrame:
+    import polars as pl
+
     if sweep.height <= MAX_ROWS:
         return sweep
     spread = {round(i * (sweep.height - 1) / (MAX_ROWS - 1)) for i in range(MAX_ROWS)}
@@ -61,6 +75,10 @@ def _shown(sweep: pl.DataFrame) -> pl.DataFrame:
 
 def threshold_text(result: Abstention) -> str:
     """The confusion and the sweep, per run."""
+    import polars as pl
+
+    from ragfunnel.analyzer.report import wording
+
     lines: list[str] = []
     for run_id in result.pipeline_threshold:
         confusion = {(r["answerable"], r["abstained"]): r["count"]
@@ -132,20 +150,49 @@ def threshold_command(
         Path | None, typer.Option("--csv", metavar="OUT", help="Write the sweep as CSV.")
     ] = None,
     read_only: ReadOnlyOption = False,
+    json_out: JsonOption = None,
+    quiet: QuietOption = False,
 ) -> None:
     """Analyse abstention and sweep the threshold (see THRESHOLD_HELP)."""
-    with reported("threshold", flags={"cost_ratio": "--cost-ratio"}):
+    from ragfunnel.analyzer.cases import load_cases
+    from ragfunnel.analyzer.funnel import analyze
+    from ragfunnel.analyzer.funnel.abstention import abstention
+    from ragfunnel.analyzer.store import Store
+
+    if cost_ratio <= 0:
+        usage_error("threshold", "--cost-ratio must be positive")
+    to_stdout = json_out is not None and str(json_out) == STDOUT
+    quiet = quiet or to_stdout
+    with (
+        reported("threshold", flags={"cost_ratio": "--cost-ratio"}),
+        progress_steps(not quiet) as step,
+    ):
+        step("reading the cases")
         case_set = load_cases(cases)
         with Store.open_for_analysis(store, read_only=read_only or None) as opened:
+            step("rebuilding every question's funnel")
             analysis = analyze(opened, case_set, run=run or None)
-        if cost_ratio <= 0:
-            fail("threshold", "--cost-ratio must be positive")
+        step("sweeping the threshold")
         result = abstention(analysis.records, cost_ratio=cost_ratio)
     show_notices("threshold", analysis.notices)
-    typer.echo(threshold_text(result))
+    say(threshold_text(result), quiet=quiet)
+    if json_out is not None:
+        document = {
+            "command": "threshold",
+            "generated_at": iso(dt.datetime.now(dt.timezone.utc)),
+            "cases": str(cases),
+            "cost_ratio": result.cost_ratio,
+            "pipeline_threshold": result.pipeline_threshold,
+            "recommended": result.recommended,
+            "unscored": result.unscored,
+            "confusion": result.confusion.to_dicts(),
+            "sweep": result.sweep.to_dicts(),
+        }
+        if write_json(document, json_out, "threshold"):
+            say(f"wrote the result to {json_out}", quiet=quiet)
     if csv_out is not None:
         try:
             result.sweep.write_csv(csv_out)
         except OSError as exc:
             fail("threshold", f"cannot write the sweep: {exc}")
-        typer.echo(f"wrote the sweep to {csv_out}")
+        say(f"wrote the sweep to {csv_out}", quiet=quiet)

@@ -6,6 +6,7 @@ polars shapes the per-question result (``question_records.py``) and the summarie
 
 from __future__ import annotations
 
+import os
 from collections.abc import Collection, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -22,6 +23,7 @@ from ragfunnel.analyzer.funnel.evidence_tree import node_table
 from ragfunnel.analyzer.funnel.index_truth import IndexTruth, load_manifest
 from ragfunnel.analyzer.funnel.judged import DEFAULT_FAITHFULNESS_THRESHOLD, read_judged
 from ragfunnel.analyzer.funnel.question_records import build_batch, finish, with_normalized_answers
+from ragfunnel.analyzer.funnel.runs import check_runs
 from ragfunnel.analyzer.funnel.session import Session, SideData
 from ragfunnel.analyzer.funnel.sql import FunnelQuery
 from ragfunnel.analyzer.funnel.stage_source import stage_source
@@ -113,7 +115,7 @@ def _k_values(k: int | Sequence[int] | None) -> tuple[int, ...]:
 
 
 def analyze(
-    store: Store,
+    store: Store | str | os.PathLike[str],
     cases: CaseSet | str | Path,
     *,
     run: str | Iterable[str] | None = None,
@@ -125,7 +127,9 @@ def analyze(
     """Rebuild each question's funnel and attribute its first failure (docs/funnel.md §2–7).
 
     Args:
-        store: an open :class:`~ragfunnel.analyzer.store.Store`.
+        store: an open :class:`~ragfunnel.analyzer.store.Store`, or a DSN or store path
+            (``".ragfunnel/store"``, ``"http://host:8123/otel"``), opened for the call with
+            :meth:`Store.open_for_analysis` (never created) and closed after it.
         cases: a :class:`~ragfunnel.analyzer.cases.CaseSet` or the path of a cases file.
         run: only questions of this run id (or these run ids); default every run.
         index_manifest: ids exported from the vector store (a path or a collection); when
@@ -138,7 +142,14 @@ def analyze(
     Raises:
         CaseError: the cases file is invalid. ManifestError: the manifest is unreadable.
         StoreError: the store failed. InvalidArgument (a ValueError): a bad ``k``.
+        UnknownRun (an InvalidArgument): a run id the store does not hold.
     """
+    if not isinstance(store, Store):
+        with Store.open_for_analysis(os.fspath(store)) as opened:
+            return analyze(
+                opened, cases, run=run, index_manifest=index_manifest, k=k, question=question,
+                faithfulness_threshold=faithfulness_threshold,
+            )  # fmt: skip
     case_set = cases if isinstance(cases, CaseSet) else load_cases(cases)
     k_values = _k_values(k)
     runs = _runs(run)
@@ -154,6 +165,7 @@ def analyze(
             argument="faithfulness_threshold",
         )
     source = stage_source(store)
+    check_runs(store, runs, source)
     judged = read_judged(store, runs)
     with Session(store, source) as session:
         session.load_cases(frame)

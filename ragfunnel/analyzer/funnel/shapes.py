@@ -9,12 +9,14 @@ shapes show drift (top scores falling, abstentions rising) before anyone labels 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 import polars as pl
 
 from ragfunnel.analyzer.funnel.decision_table import prompt_and_k
+from ragfunnel.analyzer.funnel.runs import check_runs
 from ragfunnel.analyzer.funnel.session import Session, SideData
 from ragfunnel.analyzer.funnel.sql import FunnelQuery
 from ragfunnel.analyzer.funnel.stage_source import stage_source
@@ -123,15 +125,24 @@ def shape_summary(records: pl.DataFrame) -> pl.DataFrame:
 
 
 def shapes(
-    store: Store, *, run: str | Iterable[str] | None = None, question: str | None = None
+    store: Store | str | os.PathLike[str],
+    *,
+    run: str | Iterable[str] | None = None,
+    question: str | None = None,
 ) -> Shapes:
     """Funnel shapes of every question instance in the store.
 
-    ``run`` restricts to runs, ``question`` to one trace question id.
+    ``store`` is an open store, or a DSN or store path opened for the call (never created).
+    ``run`` restricts to runs (an unknown one raises ``UnknownRun``), ``question`` to one trace
+    question id.
     """
+    if not isinstance(store, Store):
+        with Store.open_for_analysis(os.fspath(store)) as opened:
+            return shapes(opened, run=run, question=question)
     runs = (run,) if isinstance(run, str) else tuple(run or ())
     keys = (question,) if question is not None else ()
     source = stage_source(store)
+    check_runs(store, runs, source)
     with Session(store, source) as session:
         query = FunnelQuery(session.stage_table, runs=runs, question_keys=keys)
         raws = [session.funnel(batch, []) for batch in session.batches(query)]

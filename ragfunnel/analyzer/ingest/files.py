@@ -104,6 +104,8 @@ def ingest_paths(
             )
             if strict and summary.skipped:
                 break
+        # What is left is the store's: the last inserts and its parts settling, not reading.
+        bar.phase("writing to the store")
     if log.error:
         summary.notes.append(
             Skip(

@@ -49,6 +49,11 @@ class Progress:
         if self._bar is not None and self._position is not None:
             self._bar.update(self._task, completed=self._done + self._position())
 
+    def phase(self, description: str) -> None:
+        """Every byte is read; name what still runs (a pulsing bar: its length is unknown)."""
+        if self._bar is not None:
+            self._bar.update(self._task, description=description, total=None)
+
     def done_file(self, size: int) -> None:
         """Count a finished file of ``size`` bytes."""
         self._done += size

@@ -413,7 +413,11 @@ def _open_embedded(target: Target, *, create: bool, settings: dict[str, Any]) ->
     import clickhouse_connect
 
     if not create and not Path(target.path).is_dir():
-        raise StoreError(f"there is no store at {target.redacted}", argument="dsn")
+        raise StoreError(
+            f"there is no store at {target.redacted}: run `ragfunnel ingest` first (only "
+            "ingest creates a store), or give the store that holds the traces",
+            argument="dsn",
+        )
     with _engine_lock:
         busy = [path for path, users in _engine_users.items() if users and path != target.path]
         if busy:
