@@ -197,10 +197,10 @@ def test_the_readme_example_is_judged_with_no_extra_step(tmp_path: Path) -> None
     dsn = f"chdb://{tmp_path / 'store'}"
     with Store.open(dsn, create=True) as store:
         ingest_paths(store, [tmp_path / ".ragfunnel" / "traces"])
-    out = tmp_path / "verdicts.json"
-    result = CliRunner().invoke(app, ["judge", "--store", dsn, "--json", str(out)])
+    out = tmp_path / "verdicts.jsonl"
+    result = CliRunner().invoke(app, ["judge", "--store", dsn, "--jsonl", str(out)])
     assert result.exit_code == 0, result.output
     assert re.match(r"1 answers?, 1 judged \(offline\)", result.stdout), result.stdout
     assert "not judged" not in result.stdout
-    (row,) = json.loads(out.read_text(encoding="utf-8"))
+    (row,) = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert row["Faithfulness"] == 1.0
