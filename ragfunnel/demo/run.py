@@ -17,7 +17,6 @@ import shutil
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
 
 import polars as pl
@@ -25,13 +24,14 @@ import yaml
 
 import ragfunnel
 from ragfunnel.analyzer.cases import Case, evidence_to_data, load_cases
-from ragfunnel.analyzer.funnel import FunnelResult, analyze
+from ragfunnel.analyzer.funnel import FunnelResult
 from ragfunnel.analyzer.ingest import ingest_paths
 from ragfunnel.analyzer.judges.run import JudgeRun, judge_store
-from ragfunnel.analyzer.report import Report, build_report, pipeline_snapshots, question_texts
+from ragfunnel.analyzer.report import Report
 from ragfunnel.analyzer.report.diff import RunDiff, diff_runs
 from ragfunnel.analyzer.report.html import write_html
 from ragfunnel.analyzer.store import Store
+from ragfunnel.analyzer.workflows import report_from_store
 from ragfunnel.demo import DEFAULT_WORKDIR
 from ragfunnel.demo.corpus import CASES_PATH, Document, load_documents
 from ragfunnel.demo.faults import (
@@ -145,11 +145,8 @@ def run_demo(
         spans = ingest_paths(opened, [traces]).inserted
         # What `ragfunnel judge` does: every answer of both runs, offline, with correctness.
         judged = judge_store(opened, policy="offline", cases=case_set)
-        analysis = analyze(opened, case_set)
-        snapshots = pipeline_snapshots(opened, [CLEAN_RUN, FAULTY_RUN])
-        built = build_report(
-            analysis, cases=case_set, snapshots=snapshots, texts=partial(question_texts, opened)
-        )
+        reported = report_from_store(opened, case_set)
+    analysis, built, snapshots = reported.result, reported.report, reported.snapshots
     diff = diff_runs(analysis, CLEAN_RUN, FAULTY_RUN, snapshots=snapshots)
     html = write_html(built, root / "report.html", diff=diff)
     report("analyze and report", 1, 1)

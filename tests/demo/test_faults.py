@@ -151,3 +151,37 @@ def test_next_steps_name_only_commands_that_exist(demo: DemoResult) -> None:
     assert "ragfunnel threshold --store" in closing_text(demo, {"threshold"})
     text = closing_text(demo)
     assert "names the injected stage for" in text and str(demo.html) in text
+
+
+def test_the_demos_report_is_what_ragfunnel_report_builds_from_its_store(demo: DemoResult) -> None:
+    """One workflow (``analyzer.workflows``) behind both: the demo's page cannot drift."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from ragfunnel.analyzer.cli import app
+    from ragfunnel.analyzer.report.exports import summary
+
+    out = demo.workdir / "cli-summary.json"
+    result = CliRunner().invoke(
+        app,
+        ["report", "--store", demo.store, "--cases", str(demo.cases_path), "--json", str(out),
+         "--quiet"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    from_cli = json.loads(out.read_text(encoding="utf-8"))
+    from_demo = json.loads(json.dumps(summary(demo.report), ensure_ascii=False))
+    for document in (from_cli, from_demo):
+        document.pop("generated_at", None)
+    assert _rounded(from_cli) == _rounded(from_demo)
+
+
+def _rounded(value: object) -> object:
+    """Floats to 12 significant digits: two analyses may add the same numbers in another order."""
+    if isinstance(value, float):
+        return float(f"{value:.12g}")
+    if isinstance(value, dict):
+        return {k: _rounded(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_rounded(v) for v in value]
+    return value

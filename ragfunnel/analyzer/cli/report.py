@@ -11,7 +11,6 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -134,36 +133,19 @@ def analysed(
 ) -> Analysed:
     """Analyse, read the runs' configurations and the shown questions' texts, build the report."""
     from ragfunnel.analyzer.cases import load_cases
-    from ragfunnel.analyzer.funnel import analyze
-    from ragfunnel.analyzer.report import (
-        build_report,
-        pipeline_snapshots,
-        question_texts,
-        textless_documents,
-    )
     from ragfunnel.analyzer.report.drilldown import check_jaeger_url
     from ragfunnel.analyzer.store import Store
+    from ragfunnel.analyzer.workflows import report_from_store
 
     step("reading the cases")
     case_set = load_cases(cases)
     check_jaeger_url(jaeger_url)  # before the long part: a typo should not cost an analysis
     with Store.open_for_analysis(store, read_only=read_only or None) as opened:
-        step("rebuilding every question's funnel")
-        result = analyze(
-            opened, case_set, run=list(runs) if runs else None, index_manifest=index_manifest,
-            k=list(k) if k else None,
-        )  # fmt: skip
-        step("reading the runs' configurations")
-        run_ids = [str(r) for r in result.records.get_column("run_id").unique().drop_nulls()]
-        snapshots = pipeline_snapshots(opened, run_ids)
-        versions = result.records.get_column("index_version").unique().drop_nulls()
-        textless = textless_documents(opened, (str(v) for v in versions))
-        report = build_report(
-            result, cases=case_set, snapshots=snapshots, texts=partial(question_texts, opened),
-            textless=textless, store=opened.dsn_redacted,
+        done = report_from_store(
+            opened, case_set, runs=runs, index_manifest=index_manifest, k=k,
             jaeger_url=jaeger_url, top=top, sample=sample, progress=step,
         )  # fmt: skip
-    return Analysed(case_set, result, report)
+    return Analysed(case_set, done.result, done.report)
 
 
 def _print_json(data: dict[str, Any]) -> None:

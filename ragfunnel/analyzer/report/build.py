@@ -327,8 +327,13 @@ def build_report(
     shown = {row for _, rows in plans for row in rows}
     sampled: list[int] = []
     if sample > 0 and questions.height:
-        pool = questions.select("_row").sample(
-            min(questions.height, sample + len(shown)), seed=seed, shuffle=True
+        # Drawn from a fixed order: the analysis returns its records in no guaranteed order,
+        # and the same records must give the same sample.
+        pool = (
+            questions.select("_row", "run_id", "question_id", "trace_id")
+            .sort("run_id", "question_id", "trace_id", "_row", nulls_last=True)
+            .select("_row")
+            .sample(min(questions.height, sample + len(shown)), seed=seed, shuffle=True)
         )
         sampled = [r for r in pool.get_column("_row").to_list() if r not in shown][:sample]
     chosen = sorted(shown | set(sampled))
