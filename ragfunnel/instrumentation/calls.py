@@ -21,6 +21,7 @@ from ragfunnel.instrumentation import contract as c
 from ragfunnel.instrumentation import stages
 from ragfunnel.instrumentation.config import State
 from ragfunnel.instrumentation.extract import Unread
+from ragfunnel.instrumentation.redaction import exception_record
 from ragfunnel.instrumentation.safety import internal_error, not_read
 
 
@@ -117,8 +118,11 @@ class Call:
         """Record the app's exception on the span and end it; never raises."""
         try:
             if isinstance(exc, Exception):
-                self.span.record_exception(exc)
-                self.span.set_status(Status(StatusCode.ERROR, f"{type(exc).__name__}: {exc}"))
+                status, attributes = exception_record(
+                    exc, capture_content=self.st.capture_content, hook=self.st.redact
+                )
+                self.span.add_event("exception", attributes)
+                self.span.set_status(Status(StatusCode.ERROR, status))
             else:  # cancellation, GeneratorExit: not an error of the step
                 self.span.add_event("cancelled", {"exception.type": type(exc).__name__})
         except Exception as inner:  # noqa: BLE001
