@@ -40,6 +40,27 @@ def internal_error(where: str, exc: BaseException) -> None:
         raise exc
 
 
+def outside_failure(where: str, message: str) -> None:
+    """Count a failure from outside ragfunnel at ``where`` (a full disk): logged once, no traceback.
+
+    Unlike :func:`internal_error` it is never raised, even in ragfunnel's own tests: it is
+    not a bug. It is counted with the internal errors, under ``where``.
+    """
+    with _lock:
+        _counts[where] += 1
+        first = where not in _logged
+        _logged.add(where)
+    if first:
+        logger.warning(
+            "ragfunnel %s: %s (your code is still running fine; these spans are counted as "
+            "failed; further failures here are counted in internal_error_counts()[%r], "
+            "not logged)",
+            where,
+            message,
+            where,
+        )
+
+
 def internal_error_counts() -> dict[str, int]:
     """How many internal errors happened, by place. Cheap; safe to expose as a metric."""
     with _lock:
