@@ -87,7 +87,7 @@ class Call:
     def finish(self, result: Any) -> None:
         """Record the result and end the span; never raises."""
         try:
-            self.record(result, {}, f"{self.plan.stage.value} result extraction")
+            self.record(result, {}, self.plan.result_where)
         finally:
             self.end()
 
@@ -104,7 +104,7 @@ class Call:
     def finish_stream(self, items: list[Any]) -> None:
         """End a stream's span with what it yielded; never raises."""
         try:
-            self._streamed(items, {}, f"{self.plan.stage.value} result extraction")
+            self._streamed(items, {}, self.plan.result_where)
         finally:
             self.end()
 

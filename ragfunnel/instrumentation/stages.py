@@ -104,6 +104,11 @@ class Plan:
     ids: Callable[[Any], Any] | None = None
     scores: Callable[[Any], Any] | None = None
     text_of: Callable[[Any], Any] | None = None
+    result_where: str = ""
+    """Where a failure to read the result is counted (``"retrieve result extraction"``)."""
+
+    def __post_init__(self) -> None:
+        self.result_where = f"{self.stage.value} result extraction"  # once, not per call
 
 
 def normalize_options(stage: c.Stage, options: dict[str, Any]) -> dict[str, Any]:
@@ -261,7 +266,7 @@ def _content_list(st: State, attrs: Attributes, key: str, texts: Sequence[str] |
 
 
 def _put_ranked(attrs: Attributes, found: Ranked, ids_key: str = c.DOCUMENTS_IDS) -> None:
-    attrs[ids_key] = redact_ids(found.ids)
+    attrs[ids_key] = found.ids if found.redacted else redact_ids(found.ids)
     if ids_key == c.DOCUMENTS_IDS and found.scores is not None:
         attrs[c.DOCUMENTS_SCORES] = found.scores
 
@@ -321,7 +326,7 @@ def on_call(plan: Plan, st: State, get: Getter, attrs: Attributes) -> None:
             except Unread as unread:
                 not_read("generate context", unread)
             else:
-                attrs[c.CONTEXT_IDS] = redact_ids(found.ids)
+                attrs[c.CONTEXT_IDS] = found.ids if found.redacted else redact_ids(found.ids)
                 _content_list(st, attrs, c.CONTEXT_TEXTS, found.texts)
         mode = get("mode")
         mode = getattr(mode, "value", mode)  # a Mode member, or its value
