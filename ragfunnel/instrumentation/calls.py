@@ -41,7 +41,7 @@ CURRENT_QUESTION: contextvars.ContextVar[Question | None] = contextvars.ContextV
 class Call:
     """One traced call: its span, and the context tokens to undo when it ends."""
 
-    __slots__ = ("plan", "question", "span", "st", "tokens")
+    __slots__ = ("__weakref__", "ended", "plan", "question", "span", "st", "tokens")
 
     def __init__(self, plan: stages.Plan, st: State, span: Span, question: Question | None):
         self.plan = plan
@@ -49,6 +49,7 @@ class Call:
         self.span = span
         self.question = question
         self.tokens: tuple[Any, ...] = ()
+        self.ended = False
 
     def activate(self) -> None:
         """Make this call's span (and question) current in the running context."""
@@ -130,8 +131,14 @@ class Call:
         finally:
             self.end()
 
+    def end_if_open(self) -> None:
+        """End the span unless it has ended (a relayed stream dropped unread); never raises."""
+        if not self.ended:
+            self.end()
+
     def end(self) -> None:
         """Leave the context and end the span; never raises."""
+        self.ended = True
         try:
             if self.tokens:
                 self.deactivate()
