@@ -98,25 +98,12 @@ def _grpc_installed() -> bool:
     return True
 
 
-GRPC_CHANNEL_OPTIONS = (
-    ("grpc.initial_reconnect_backoff_ms", 500),
-    ("grpc.min_reconnect_backoff_ms", 500),
-    ("grpc.max_reconnect_backoff_ms", 2000),
-    ("grpc.use_local_subchannel_pool", 1),
-)
-"""gRPC reconnects within 2 s once the collector is back. By default a channel waits up to
-120 s between connection attempts (backoff ×1.6 from 1 s), and the subchannel, shared
-process-wide, keeps answering "connection refused" from memory meanwhile: after a long outage
-export resumed minutes late, and the exporter's fresh channel (made on UNAVAILABLE) reused the
-same subchannel. A local subchannel pool gives each channel its own."""
-
-
 def _grpc() -> SpanExporter | None:
     try:
         from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter
     except ImportError:
         return None
-    return OTLPSpanExporter(channel_options=GRPC_CHANNEL_OPTIONS)  # type: ignore[arg-type]
+    return OTLPSpanExporter()
 
 
 def _file_exporter(raw: str) -> SpanExporter:
