@@ -25,7 +25,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 from ragfunnel.instrumentation import config
 from ragfunnel.instrumentation.contract import STAGE
-from ragfunnel.instrumentation.safety import Redactor
+from ragfunnel.instrumentation.redaction import Redactor
 
 __all__ = ["CapturedSpans", "OTLPReceiver", "capture_spans"]
 

@@ -21,6 +21,7 @@ from ragfunnel.instrumentation import contract as c
 from ragfunnel.instrumentation import stages
 from ragfunnel.instrumentation.config import State
 from ragfunnel.instrumentation.extract import Unread
+from ragfunnel.instrumentation.redaction import exception_record
 from ragfunnel.instrumentation.safety import internal_error, not_read
 
 
@@ -40,7 +41,7 @@ CURRENT_QUESTION: contextvars.ContextVar[Question | None] = contextvars.ContextV
 class Call:
     """One traced call: its span, and the context tokens to undo when it ends."""
 
-    __slots__ = ("plan", "question", "span", "st", "tokens")
+    __slots__ = ("__weakref__", "ended", "plan", "question", "span", "st", "tokens")
 
     def __init__(self, plan: stages.Plan, st: State, span: Span, question: Question | None):
         self.plan = plan
@@ -48,6 +49,7 @@ class Call:
         self.span = span
         self.question = question
         self.tokens: tuple[Any, ...] = ()
+        self.ended = False
 
     def activate(self) -> None:
         """Make this call's span (and question) current in the running context."""
@@ -86,7 +88,7 @@ class Call:
     def finish(self, result: Any) -> None:
         """Record the result and end the span; never raises."""
         try:
-            self.record(result, {}, f"{self.plan.stage.value} result extraction")
+            self.record(result, {}, self.plan.result_where)
         finally:
             self.end()
 
@@ -103,7 +105,7 @@ class Call:
     def finish_stream(self, items: list[Any]) -> None:
         """End a stream's span with what it yielded; never raises."""
         try:
-            self._streamed(items, {}, f"{self.plan.stage.value} result extraction")
+            self._streamed(items, {}, self.plan.result_where)
         finally:
             self.end()
 
@@ -117,8 +119,11 @@ class Call:
         """Record the app's exception on the span and end it; never raises."""
         try:
             if isinstance(exc, Exception):
-                self.span.record_exception(exc)
-                self.span.set_status(Status(StatusCode.ERROR, f"{type(exc).__name__}: {exc}"))
+                status, attributes = exception_record(
+                    exc, capture_content=self.st.capture_content, hook=self.st.redact
+                )
+                self.span.add_event("exception", attributes)
+                self.span.set_status(Status(StatusCode.ERROR, status))
             else:  # cancellation, GeneratorExit: not an error of the step
                 self.span.add_event("cancelled", {"exception.type": type(exc).__name__})
         except Exception as inner:  # noqa: BLE001
@@ -126,8 +131,14 @@ class Call:
         finally:
             self.end()
 
+    def end_if_open(self) -> None:
+        """End the span unless it has ended (a relayed stream dropped unread); never raises."""
+        if not self.ended:
+            self.end()
+
     def end(self) -> None:
         """Leave the context and end the span; never raises."""
+        self.ended = True
         try:
             if self.tokens:
                 self.deactivate()

@@ -32,7 +32,8 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter
 from ragfunnel.instrumentation import contract
 from ragfunnel.instrumentation.export import BoundedBatchProcessor, ExportStats
 from ragfunnel.instrumentation.exporters import DEFAULT_TRACE_DIR, DEFAULT_TRACE_FILE, make_exporter
-from ragfunnel.instrumentation.safety import Redactor, internal_error
+from ragfunnel.instrumentation.redaction import Redactor, scrub_attributes, scrub_json
+from ragfunnel.instrumentation.safety import internal_error
 from ragfunnel.instrumentation.settings import (
     DEFAULT_EXPORT_DELAY_S,
     DEFAULT_MAX_QUEUE_SIZE,
@@ -80,7 +81,7 @@ def flatten_pipeline(pipeline: Mapping[str, Any], prefix: str = "") -> dict[str,
         elif isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
             out[contract.PIPELINE_PREFIX + name] = list(value)
         else:
-            out[contract.PIPELINE_PREFIX + name] = json.dumps(value, default=str)
+            out[contract.PIPELINE_PREFIX + name] = json.dumps(scrub_json(value), default=str)
     return out
 
 
@@ -94,8 +95,8 @@ def _pipeline_attributes(pipeline: Mapping[str, Any] | None) -> dict[str, Any]:
                 f"pipeline has {len(flat)} settings once flattened; at most "
                 f"{MAX_EXTRA_ATTRIBUTES} fit on a span beside ragfunnel's own attributes"
             )
-        return flat
-    flat = flatten_pipeline(from_env("RAGFUNNEL_PIPELINE", parse_pipeline, {}))
+        return _scrubbed(flat)
+    flat = flatten_pipeline(from_env("RAGFUNNEL_PIPELINE", parse_pipeline, {}, show_value=False))
     if len(flat) > MAX_EXTRA_ATTRIBUTES:
         logger.warning(
             "ignoring RAGFUNNEL_PIPELINE (%d settings once flattened, at most %d); "
@@ -104,7 +105,12 @@ def _pipeline_attributes(pipeline: Mapping[str, Any] | None) -> dict[str, Any]:
             MAX_EXTRA_ATTRIBUTES,
         )
         return {}
-    return flat
+    return _scrubbed(flat)
+
+
+def _scrubbed(flat: dict[str, Any]) -> dict[str, Any]:
+    # A credential-named setting (openai.api_key) is recorded as REDACTED, URLs without secrets.
+    return scrub_attributes(flat, prefix=contract.PIPELINE_PREFIX)
 
 
 class _Switch(SpanProcessor):

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import functools
 import inspect
+import types
+import weakref
 from collections.abc import AsyncGenerator, Callable, Generator, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any, TypeVar, overload
@@ -75,8 +77,94 @@ def _start(
     return begin(plan, st, arguments.getter(args, kwargs)) if st.enabled else None
 
 
+_STREAMS = (types.GeneratorType, types.AsyncGeneratorType)
+_RELAYED = (c.Stage.RETRIEVE, c.Stage.RERANK, c.Stage.CUT)
+"""Stages whose returned generator is relayed and recorded as it is read (without ``ids=``/
+``scores=``, which take the whole value)."""
+
+
+def _relay(call: Call, gen: Generator[Any, Any, Any]) -> Generator[Any, Any, Any]:
+    """Yield what ``gen`` yields, sends and throws forwarded; record it all when it ends.
+
+    The call's span is current only while ``gen`` runs, never across a ``yield``; it ends when
+    ``gen`` is exhausted, raises, or is closed (what it yielded so far is recorded).
+    """
+    items: list[Any] = []
+    sent: Any = None
+    thrown: BaseException | None = None
+    try:
+        while True:
+            call.activate()
+            try:
+                item = gen.throw(thrown) if thrown is not None else gen.send(sent)
+            finally:
+                call.deactivate()
+            thrown = None
+            items.append(item)
+            try:
+                sent = yield item
+            except GeneratorExit:
+                raise
+            except BaseException as exc:  # noqa: BLE001 - forwarded into the generator
+                thrown, sent = exc, None
+    except StopIteration as stop:
+        call.finish_stream(items)
+        return stop.value
+    except GeneratorExit:
+        gen.close()
+        call.finish_stream(items)
+        raise
+    except BaseException as exc:
+        call.fail_stream(exc, items)
+        raise
+
+
+async def _arelay(call: Call, gen: AsyncGenerator[Any, Any]) -> AsyncGenerator[Any, Any]:
+    """:func:`_relay` for an async generator."""
+    items: list[Any] = []
+    sent: Any = None
+    thrown: BaseException | None = None
+    try:
+        while True:
+            call.activate()
+            try:
+                item = await (gen.athrow(thrown) if thrown is not None else gen.asend(sent))
+            finally:
+                call.deactivate()
+            thrown = None
+            items.append(item)
+            try:
+                sent = yield item
+            except GeneratorExit:
+                raise
+            except BaseException as exc:  # noqa: BLE001 - forwarded into the generator
+                thrown, sent = exc, None
+    except StopAsyncIteration:
+        call.finish_stream(items)
+    except GeneratorExit:
+        await gen.aclose()
+        call.finish_stream(items)
+        raise
+    except BaseException as exc:
+        call.fail_stream(exc, items)
+        raise
+
+
+def _passed_on(call: Call, result: Any) -> Any:
+    """A generator returned by a ranking stage, relayed: the span ends when it does.
+
+    A relay dropped before it was ever started is never closed by Python, so a finalizer ends
+    the span then (with no ids: nothing was read).
+    """
+    call.deactivate()
+    relay = _relay(call, result) if type(result) is types.GeneratorType else _arelay(call, result)
+    weakref.finalize(relay, call.end_if_open)
+    return relay
+
+
 def _wrap(fn: Callable[..., Any], plan: stages.Plan) -> Callable[..., Any]:
     arguments = _Arguments(fn, plan)
+    relays = plan.stage in _RELAYED and plan.ids is None and plan.scores is None
 
     if inspect.isasyncgenfunction(fn):
 
@@ -88,33 +176,21 @@ def _wrap(fn: Callable[..., Any], plan: stages.Plan) -> Callable[..., Any]:
                 async for item in gen:
                     yield item
                 return
-            items: list[Any] = []
-            sent: Any = None
-            thrown: BaseException | None = None
+            relay = _arelay(call, gen)  # ``async for`` would not forward asend/athrow: by hand
             try:
+                item = await relay.asend(None)
                 while True:
-                    call.activate()
-                    try:
-                        item = await (gen.athrow(thrown) if thrown is not None else gen.asend(sent))
-                    finally:
-                        call.deactivate()
-                    thrown = None
-                    items.append(item)
                     try:
                         sent = yield item
-                    except GeneratorExit:
+                    except GeneratorExit:  # noqa: PERF203 - the relay's protocol, per item
+                        await relay.aclose()
                         raise
                     except BaseException as exc:  # noqa: BLE001 - forwarded into the generator
-                        thrown, sent = exc, None
+                        item = await relay.athrow(exc)
+                    else:
+                        item = await relay.asend(sent)
             except StopAsyncIteration:
-                call.finish_stream(items)
-            except GeneratorExit:
-                await gen.aclose()
-                call.finish_stream(items)
-                raise
-            except BaseException as exc:
-                call.fail_stream(exc, items)
-                raise
+                return
 
         return agen_wrapper
 
@@ -126,34 +202,7 @@ def _wrap(fn: Callable[..., Any], plan: stages.Plan) -> Callable[..., Any]:
             call = _start(plan, arguments, args, kwargs)
             if call is None:
                 return (yield from gen)
-            items: list[Any] = []
-            sent: Any = None
-            thrown: BaseException | None = None
-            try:
-                while True:
-                    call.activate()
-                    try:
-                        item = gen.throw(thrown) if thrown is not None else gen.send(sent)
-                    finally:
-                        call.deactivate()
-                    thrown = None
-                    items.append(item)
-                    try:
-                        sent = yield item
-                    except GeneratorExit:
-                        raise
-                    except BaseException as exc:  # noqa: BLE001 - forwarded into the generator
-                        thrown, sent = exc, None
-            except StopIteration as stop:
-                call.finish_stream(items)
-                return stop.value
-            except GeneratorExit:
-                gen.close()
-                call.finish_stream(items)
-                raise
-            except BaseException as exc:
-                call.fail_stream(exc, items)
-                raise
+            return (yield from _relay(call, gen))
 
         return gen_wrapper
 
@@ -173,6 +222,8 @@ def _wrap(fn: Callable[..., Any], plan: stages.Plan) -> Callable[..., Any]:
             except BaseException as exc:
                 call.fail(exc)
                 raise
+            if relays and type(result) in _STREAMS:
+                return _passed_on(call, result)
             call.finish(result)
             return result
 
@@ -192,6 +243,8 @@ def _wrap(fn: Callable[..., Any], plan: stages.Plan) -> Callable[..., Any]:
         except BaseException as exc:
             call.fail(exc)
             raise
+        if relays and type(result) in _STREAMS:
+            return _passed_on(call, result)
         call.finish(result)
         return result
 
@@ -224,7 +277,8 @@ _COMMON_DOC = """
     options. Every stage takes ``name`` (span name suffix) and ``attributes`` (extra static
     attributes); the ranking stages and ingest take ``ids=`` (and ranking stages ``scores=``)
     callables that read the return value when its shape is unusual. The return value and
-    exceptions pass through unchanged; iterators are passed on unread. All options:
+    exceptions pass through unchanged; iterators are passed on unread, except a generator returned by a
+    ranking stage, which is relayed and recorded as it is read. All options:
     docs/span-contract.md, "Decorator options".
 """
 

@@ -31,6 +31,8 @@ from ragfunnel.instrumentation.safety import internal_error
 logger = logging.getLogger("ragfunnel")
 
 _WARN_EVERY_S = 30.0
+SHUTDOWN_BUDGET_S = 5.0
+"""At most this long for :meth:`BoundedBatchProcessor.shutdown` (flush and worker join together)."""
 
 
 @dataclass
@@ -168,11 +170,18 @@ class BoundedBatchProcessor(SpanProcessor):
         return True
 
     def shutdown(self) -> None:
-        """Flush (bounded), stop the worker and shut the exporter down."""
+        """Flush, stop the worker and shut the exporter down, all within :data:`SHUTDOWN_BUDGET_S`.
+
+        One budget for the flush and the wait for the worker: with the endpoint down, the batch
+        in flight may be retrying for its whole export timeout (10 s), and waiting for it after
+        a full-length flush doubled the documented bound. Shutting the exporter down then cuts
+        its retry short (the OTLP exporters stop retrying); the worker is a daemon thread.
+        """
         if self._shutdown:
             return
-        self.force_flush(5_000)
+        deadline = time.monotonic() + SHUTDOWN_BUDGET_S
+        self.force_flush(int(SHUTDOWN_BUDGET_S * 1000))
         self._shutdown = True
         self._wake.set()
-        self._worker.join(5.0)
+        self._worker.join(max(0.0, deadline - time.monotonic()))
         self.exporter.shutdown()

@@ -107,11 +107,11 @@ def _grpc() -> SpanExporter | None:
 
 
 def _file_exporter(raw: str) -> SpanExporter:
-    from opentelemetry.exporter.otlp.json.file import FileSpanExporter
+    from ragfunnel.instrumentation.file_export import JsonLinesSpanExporter
 
     path = Path(raw.replace("{pid}", str(os.getpid())))
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        return FileSpanExporter(str(path))
+        return JsonLinesSpanExporter(path)
     except OSError as exc:  # a read-only directory, a path under /proc, a full disk
         raise ConfigError(f"cannot write traces to {path}: {exc.strerror or exc}") from None

@@ -19,13 +19,14 @@ from __future__ import annotations
 import math
 import operator
 import re
-from array import array
 from collections import deque
 from collections.abc import AsyncIterable, Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import Any
 
 from ragfunnel.instrumentation.contract import LOW_CONFIDENCE_PROBABILITY
+from ragfunnel.instrumentation.redaction import redact_urls
 
 _ID_KEYS = ("id", "doc_id", "document_id", "chunk_id", "node_id", "_id", "uuid")
 _SCORE_KEYS = ("score", "relevance_score", "similarity", "distance_score")
@@ -72,6 +73,8 @@ class Ranked:
     ids: list[str] = field(default_factory=list)
     scores: list[float] | None = None
     texts: list[str] | None = None
+    redacted: bool = False
+    """The ids' URLs are redacted already (``redaction.redact_ids`` need not look again)."""
 
 
 def field_of(obj: Any, key: str) -> Any:
@@ -178,10 +181,13 @@ def items_of(value: Any) -> Sequence[Any]:
 def _fast_ranked(items: Sequence[Any]) -> Ranked | None:
     """The common homogeneous shapes, checked and split by C-level builtins, not per-item probing.
 
-    ``"".join`` proves every id is a string and ``array("d", ...)`` that every score is a number
-    (converting ints), each in one call. Returns ``None`` when the list is not uniformly one of
-    the fast shapes; the general path then handles it. This keeps a 50-document span within the
-    overhead budget of bench/RESULTS.md ("Decorator overhead").
+    One pass each: ``set(map(type, ...))`` proves every item a plain tuple/list (or dict) before
+    it is touched — indexing any other item would run app code — and every score a float (or
+    int); ``zip(*items)`` splits pairs into ids and scores; ``"".join`` proves every id a string
+    and gives the text searched once for ``://`` (ids holding a URL are redacted). Returns
+    ``None`` when the list is not uniformly one of the fast shapes; the general path then
+    handles it. This keeps a 50-document span within the overhead budget of bench/RESULTS.md
+    ("Decorator overhead").
     """
     first = type(items[0])
     if first is dict:
@@ -191,45 +197,64 @@ def _fast_ranked(items: Sequence[Any]) -> Ranked | None:
             ids: Sequence[Any] = list(map(_get_id, items))
         except KeyError:
             return None
-        scores: Sequence[Any] = [x.get("score") for x in items]
+        scores: Sequence[Any] = list(map(dict.get, items, repeat("score", len(items))))
         if set(map(type, scores)) == _NONE:
-            return Ranked(list(ids)) if _all_str(ids) else None
+            joined = _joined(ids)
+            return None if joined is None else _checked(ids, None, joined)
     elif first is tuple or first is list:
-        # Only plain tuples/lists are indexed: an arbitrary item's __getitem__ is app code.
+        # Only plain tuples/lists are split: an arbitrary item's __iter__ is app code.
         if not set(map(type, items)) <= _PAIRS:
             return None
-        try:  # (id, score, ...) or [id, score, ...]; a stray str fails the score check below
-            ids, scores = list(map(_first, items)), list(map(_second, items))
-        except (TypeError, IndexError, KeyError):
+        try:  # (id, score, ...) or [id, score, ...], all of one length
+            columns = tuple(zip(*items, strict=True))
+        except ValueError:
             return None
-    elif first is str and _all_str(items):
-        return Ranked(list(items))
+        if len(columns) < 2:
+            return None
+        ids, scores = columns[0], columns[1]
+    elif first is str:
+        joined = _joined(items)
+        return None if joined is None else _checked(items, None, joined)
     else:
         return None
-    if not _all_str(ids):
+    joined = _joined(ids)
+    if joined is None:
         return None
-    try:
-        floats = array("d", scores)
-    except TypeError:
+    kinds = set(map(type, scores))
+    if kinds == _FLOAT:
+        floats: Sequence[float] = scores
+    elif kinds <= _NUMBER:  # ints become doubles, as the contract's type says
+        floats = list(map(float, scores))
+    else:
         return None
     # One NaN or infinity makes the sum non-finite: keep the ids, drop the scores. (A sum of
     # finite scores near 1e308 would overflow too; such scores are dropped the same way.)
     if not math.isfinite(sum(floats)):
-        return Ranked(list(ids))
-    return Ranked(list(ids), floats.tolist())
+        return _checked(ids, None, joined)
+    return _checked(ids, floats, joined)
+
+
+def _joined(values: Sequence[Any]) -> str | None:
+    """All the values concatenated, or ``None`` when one is not a string."""
+    try:
+        return "".join(values)
+    except TypeError:
+        return None
+
+
+def _checked(ids: Sequence[str], scores: Sequence[float] | None, joined: str) -> Ranked:
+    """A :class:`Ranked` of ids known to be strings, URLs redacted (``joined``: their text)."""
+    id_list = list(ids) if "://" not in joined else [redact_urls(i) for i in ids]
+    return Ranked(id_list, None if scores is None else list(scores), redacted=True)
 
 
 def _all_str(values: Sequence[Any]) -> bool:
-    try:
-        "".join(values)
-    except TypeError:
-        return False
-    return True
+    return _joined(values) is not None
 
 
 _DICT, _NONE, _PAIRS = {dict}, {type(None)}, {tuple, list}
+_FLOAT, _NUMBER = {float}, {float, int}
 _get_id = operator.itemgetter("id")
-_first, _second = operator.itemgetter(0), operator.itemgetter(1)
 
 
 def ids_of(value: Any) -> list[str]:

@@ -1,4 +1,4 @@
-"""Keeping the app safe from ragfunnel: internal-error handling, secret scrubbing, redaction.
+"""Keeping the app safe from ragfunnel: internal errors and unread values, counted and logged once.
 
 Instrumentation runs inside production request paths. Anything that goes wrong in here — an
 extractor that meets an unexpected return shape, a user's ``ids=`` callable that raises, a
@@ -8,12 +8,9 @@ test suite flips :data:`RERAISE` so that such bugs fail tests instead of hiding.
 
 from __future__ import annotations
 
-import itertools
 import logging
-import re
 import threading
 from collections import Counter
-from collections.abc import Callable
 
 logger = logging.getLogger("ragfunnel")
 
@@ -41,6 +38,27 @@ def internal_error(where: str, exc: BaseException) -> None:
         )
     if RERAISE:
         raise exc
+
+
+def outside_failure(where: str, message: str) -> None:
+    """Count a failure from outside ragfunnel at ``where`` (a full disk): logged once, no traceback.
+
+    Unlike :func:`internal_error` it is never raised, even in ragfunnel's own tests: it is
+    not a bug. It is counted with the internal errors, under ``where``.
+    """
+    with _lock:
+        _counts[where] += 1
+        first = where not in _logged
+        _logged.add(where)
+    if first:
+        logger.warning(
+            "ragfunnel %s: %s (your code is still running fine; these spans are counted as "
+            "failed; further failures here are counted in internal_error_counts()[%r], "
+            "not logged)",
+            where,
+            message,
+            where,
+        )
 
 
 def internal_error_counts() -> dict[str, int]:
@@ -81,56 +99,3 @@ def reset_internal_errors() -> None:
         _logged.clear()
         _unread.clear()
         _unread_logged.clear()
-
-
-_SECRET_WORDS = frozenset(
-    {
-        "pass", "password", "passwd", "passphrase", "pwd", "secret", "secrets", "token",
-        "apikey", "auth", "authorization", "credential", "credentials", "cookie", "cookies",
-        "bearer", "signature", "jwt", "privatekey", "accesskey", "secretkey", "sessionid",
-        "authtoken", "accesstoken", "refreshtoken", "clientsecret",
-    }
-)  # fmt: skip
-_SECRET_PAIRS = frozenset(
-    {("api", "key"), ("private", "key"), ("access", "key"), ("secret", "key"), ("session", "id")}
-)
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
-_SEPARATORS = re.compile(r"[^a-z0-9]+")
-
-
-def name_words(name: str) -> list[str]:
-    """``x-api-key`` / ``apiKey`` / ``API_Key`` → ``["x", "api", "key"]``-style lower-case words."""
-    return [w for w in _SEPARATORS.split(_CAMEL.sub("_", name).lower()) if w]
-
-
-def is_secret_name(name: str) -> bool:
-    """True if a parameter or key name looks like it holds a credential.
-
-    Whole words only (split at ``_``, ``-``, ``.`` and camelCase), so ``passages`` or
-    ``max_tokens`` are ordinary names while ``password``, ``api_key``, ``apiKey``,
-    ``auth_token`` and ``x-api-key`` are secrets.
-    """
-    words = name_words(name)
-    return any(w in _SECRET_WORDS for w in words) or any(
-        pair in _SECRET_PAIRS for pair in itertools.pairwise(words)
-    )
-
-
-Redactor = Callable[[str, str], str | None]
-"""A user hook ``(attribute_name, text) -> text | None``; ``None`` drops the value."""
-
-
-def redact(hook: Redactor | None, attribute: str, text: str) -> str | None:
-    """Pass content through the user's redaction hook; a failing hook drops the value."""
-    if hook is None:
-        return text
-    try:
-        out = hook(attribute, text)
-    except Exception as exc:  # noqa: BLE001 - a broken hook must not leak unredacted text
-        internal_error("redaction hook", exc)
-        return None
-    if out is None or isinstance(out, str):
-        return out
-    # Hooks are user code: a wrong return type is dropped, never recorded unredacted.
-    internal_error("redaction hook", TypeError(f"hook returned {type(out).__name__}"))  # type: ignore[unreachable]
-    return None

@@ -16,7 +16,7 @@ import os
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
-from ragfunnel.instrumentation.safety import Redactor
+from ragfunnel.instrumentation.redaction import Redactor, redact_urls
 
 logger = logging.getLogger("ragfunnel")
 
@@ -81,15 +81,20 @@ def positive_seconds(text: str) -> float:
     return value
 
 
-def from_env(name: str, parse: Callable[[str], T], default: T) -> T:
-    """``parse(os.environ[name])``, or ``default`` (with a warning) when unset or unparsable."""
+def from_env(name: str, parse: Callable[[str], T], default: T, *, show_value: bool = True) -> T:
+    """``parse(os.environ[name])``, or ``default`` (with a warning) when unset or unparsable.
+
+    The warning quotes the value (URLs in it redacted), unless ``show_value`` is false: a
+    pipeline snapshot may hold a credential the scrubbing of a parsed one would have hidden.
+    """
     raw = os.environ.get(name)
     if raw is None:
         return default
     try:
         return parse(raw)
     except ValueError as exc:  # json.JSONDecodeError included
-        logger.warning("ignoring %s=%r (%s); using the default %r", name, raw, exc, default)
+        shown = f"{redact_urls(raw)!r}" if show_value else "<value not shown>"
+        logger.warning("ignoring %s=%s (%s); using the default %r", name, shown, exc, default)
         return default
 
 

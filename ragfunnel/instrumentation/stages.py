@@ -24,7 +24,14 @@ from ragfunnel.instrumentation.extract import (
     ids_of,
     ranked,
 )
-from ragfunnel.instrumentation.safety import is_secret_name, not_read, redact
+from ragfunnel.instrumentation.redaction import (
+    is_secret_name,
+    redact,
+    redact_ids,
+    redact_urls,
+    scrub_attributes,
+)
+from ragfunnel.instrumentation.safety import not_read
 from ragfunnel.instrumentation.settings import MAX_EXTRA_ATTRIBUTES
 
 Attributes = dict[str, Any]
@@ -97,6 +104,11 @@ class Plan:
     ids: Callable[[Any], Any] | None = None
     scores: Callable[[Any], Any] | None = None
     text_of: Callable[[Any], Any] | None = None
+    result_where: str = ""
+    """Where a failure to read the result is counted (``"retrieve result extraction"``)."""
+
+    def __post_init__(self) -> None:
+        self.result_where = f"{self.stage.value} result extraction"  # once, not per call
 
 
 def normalize_options(stage: c.Stage, options: dict[str, Any]) -> dict[str, Any]:
@@ -145,7 +157,7 @@ def make_plan(stage: c.Stage, fn_name: str, options: Mapping[str, Any]) -> Plan:
             f"@ragfunnel.{stage.value}(attributes=...) takes a mapping of at most "
             f"{MAX_EXTRA_ATTRIBUTES} attributes (the SDK would evict ragfunnel's own beyond that)"
         )
-    static.update(extra)
+    static.update(scrub_attributes(extra))  # a credential-named entry is recorded as REDACTED
     sources = {k: options[k] for k in ARG_OPTIONS[stage] if options.get(k) is not None}
     return Plan(
         stage=stage,
@@ -254,7 +266,7 @@ def _content_list(st: State, attrs: Attributes, key: str, texts: Sequence[str] |
 
 
 def _put_ranked(attrs: Attributes, found: Ranked, ids_key: str = c.DOCUMENTS_IDS) -> None:
-    attrs[ids_key] = found.ids
+    attrs[ids_key] = found.ids if found.redacted else redact_ids(found.ids)
     if ids_key == c.DOCUMENTS_IDS and found.scores is not None:
         attrs[c.DOCUMENTS_SCORES] = found.scores
 
@@ -289,7 +301,7 @@ def on_call(plan: Plan, st: State, get: Getter, attrs: Attributes) -> None:
         given = get("input")
         if given is not None:
             try:
-                attrs[c.INPUT_IDS] = ids_of(given)
+                attrs[c.INPUT_IDS] = redact_ids(ids_of(given))
             except Unread as unread:
                 not_read(f"{stage.value} input", unread)
         if stage is c.Stage.RERANK:
@@ -314,7 +326,7 @@ def on_call(plan: Plan, st: State, get: Getter, attrs: Attributes) -> None:
             except Unread as unread:
                 not_read("generate context", unread)
             else:
-                attrs[c.CONTEXT_IDS] = found.ids
+                attrs[c.CONTEXT_IDS] = found.ids if found.redacted else redact_ids(found.ids)
                 _content_list(st, attrs, c.CONTEXT_TEXTS, found.texts)
         mode = get("mode")
         mode = getattr(mode, "value", mode)  # a Mode member, or its value
@@ -324,7 +336,7 @@ def on_call(plan: Plan, st: State, get: Getter, attrs: Attributes) -> None:
     elif stage is c.Stage.INGEST:
         document = get("document_id")
         if document is not None:
-            attrs[c.DOCUMENT_ID] = str(document)
+            attrs[c.DOCUMENT_ID] = redact_urls(str(document))
         if c.INDEX_VERSION not in attrs and (
             version := st.pipeline_attributes.get(c.PIPELINE_PREFIX + "index_version")
         ):

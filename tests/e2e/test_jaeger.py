@@ -81,7 +81,7 @@ def test_failing_stage_is_an_error_in_jaeger(traced: Stack) -> None:
     rerank = tags(spans["rerank toy-cross-encoder"])
     assert rerank["otel.status_code"] == "ERROR"
     assert rerank["error"] is True
-    assert rerank["otel.status_description"] == "RerankerDown: reranker unavailable"
+    assert rerank["otel.status_description"] == "RerankerDown"  # content capture off: type only
     assert any(
         log["fields"] and any(f["key"] == "exception.type" for f in log["fields"])
         for log in spans["rerank toy-cross-encoder"]["logs"]

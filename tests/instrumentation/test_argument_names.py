@@ -9,7 +9,7 @@ import pytest
 
 import ragfunnel
 from ragfunnel.instrumentation import contract as c
-from ragfunnel.instrumentation.safety import is_secret_name
+from ragfunnel.instrumentation.redaction import is_secret_name
 from ragfunnel.testing import CapturedSpans
 
 

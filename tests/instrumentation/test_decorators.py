@@ -178,7 +178,7 @@ def test_exceptions_mark_the_stage_span_as_error(spans: CapturedSpans) -> None:
         broken("q", ["a", "b"])
     (span,) = spans.by_stage("rerank")
     assert span.status.status_code.name == "ERROR"
-    assert "reranker down" in (span.status.description or "")
+    assert span.status.description == "RuntimeError"  # the message is content: capture is off
     assert span.attributes[c.INPUT_IDS] == ("a", "b")
     assert any(e.name == "exception" for e in span.events)
 

@@ -26,6 +26,7 @@ only fetches it (:func:`fetch_v3`).
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 import urllib.error
@@ -297,8 +298,11 @@ def fetch_v3(
     *,
     limit: int,
     timeout: float = 60.0,
+    auth: tuple[str, str] | None = None,
 ) -> bytes | None:
     """One ``GET {url}/api/v3/traces`` for ``service`` in [start, end].
+
+    ``auth`` is a (user, password) pair sent as HTTP basic authentication.
 
     Returns the body, or None when Jaeger has no traces there (its 404 "No traces found").
 
@@ -320,7 +324,11 @@ def fetch_v3(
         }
     )
     target = f"{url.rstrip('/')}/api/v3/traces?{query}"
-    request = urllib.request.Request(target, headers={"Accept": "application/json"})  # noqa: S310 - scheme checked above
+    headers = {"Accept": "application/json"}
+    if auth is not None:
+        token = base64.b64encode(f"{auth[0]}:{auth[1]}".encode()).decode("ascii")
+        headers["Authorization"] = f"Basic {token}"
+    request = urllib.request.Request(target, headers=headers)  # noqa: S310 - scheme checked above
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310 - scheme checked above
             return bytes(response.read())

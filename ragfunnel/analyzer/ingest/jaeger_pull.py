@@ -1,10 +1,13 @@
 """Pulling a service's traces from a running Jaeger (API v3) into the store, window by window.
 
-The formats are mapped in :mod:`.jaeger`; this module decides which windows to ask for.
+The formats are mapped in :mod:`.jaeger`; this module decides which windows to ask for. A
+``user:password@`` in the URL is sent as HTTP basic authentication and never shown: errors and
+the ingest log name the URL without it (and with signature query parameters redacted).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING
 
@@ -15,6 +18,7 @@ from ragfunnel.analyzer.ingest.chunking import Loader
 from ragfunnel.analyzer.ingest.otlp_structs import decode_envelope
 from ragfunnel.analyzer.ingest.summary import IngestError, IngestSummary
 from ragfunnel.analyzer.ingest.writer import writing
+from ragfunnel.instrumentation.redaction import redact_url, redact_urls, split_credentials
 
 if TYPE_CHECKING:
     from ragfunnel.analyzer.store import Store
@@ -45,33 +49,45 @@ def pull_from_jaeger(
         raise IngestError(str(exc), argument="since") from None
     end = until or datetime.now(timezone.utc)
     summary = IngestSummary()
+    plain, auth = split_credentials(url)
+    jaeger_at = _Jaeger(plain, redact_url(plain), auth)
     with writing(store, summary) as writer:
         loader = Loader(writer, summary)
         try:
-            _pull_window(loader, url, service, (end - span, end), limit=limit)
+            _pull_window(loader, jaeger_at, service, (end - span, end), limit=limit)
         except jaeger.JaegerError as exc:
-            raise IngestError(str(exc), argument=exc.argument) from None
+            # The URL went out without its credentials; a query's secrets are redacted too.
+            raise IngestError(redact_urls(str(exc)), argument=exc.argument) from None
         loader.flush()
     return summary
 
 
+@dataclass(frozen=True)
+class _Jaeger:
+    url: str
+    """Without ``user:password@``."""
+    shown: str
+    """For messages and the ingest log: signature query parameters redacted too."""
+    auth: tuple[str, str] | None
+
+
 def _pull_window(
     loader: Loader,
-    url: str,
+    at: _Jaeger,
     service: str,
     window: tuple[datetime, datetime],
     *,
     limit: int,
 ) -> None:
     start, end = window
-    source = f"{url.rstrip('/')}/api/v3/traces"
-    body = jaeger.fetch_v3(url, service, start, end, limit=limit)
+    source = f"{at.shown.rstrip('/')}/api/v3/traces"
+    body = jaeger.fetch_v3(at.url, service, start, end, limit=limit, auth=at.auth)
     if body is None:
         return
     if end - start > timedelta(seconds=1) and _trace_count(body) >= limit:
         middle = start + (end - start) / 2
-        _pull_window(loader, url, service, (start, middle), limit=limit)
-        _pull_window(loader, url, service, (middle, end), limit=limit)
+        _pull_window(loader, at, service, (start, middle), limit=limit)
+        _pull_window(loader, at, service, (middle, end), limit=limit)
         return
     loader.summary.files += 1
     otlp.read_document(body, f"{source} [{start:%Y-%m-%dT%H:%M:%S}Z..]", loader)

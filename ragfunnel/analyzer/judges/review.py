@@ -101,6 +101,20 @@ def _verdict(label: str, missing: str, claim: str) -> dict[str, Any]:
     return {"claim": claim, "label": label, "missing": missing}
 
 
+_FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _inert(value: Any) -> Any:
+    """A CSV cell a spreadsheet shows as text: OWASP's CSV-injection rule, a leading ``'``.
+
+    Questions, answers (model output a prompt injection can shape) and ids can start with a
+    formula character; ``ragfunnel calibrate`` reads only cells that never do (JSON, labels).
+    """
+    if isinstance(value, str) and value.startswith(_FORMULA_PREFIXES):
+        return "'" + value
+    return value
+
+
 def write_sheet(
     sheet: Sequence[dict[str, Any]], csv_path: Path | None, jsonl_path: Path | None
 ) -> None:
@@ -122,4 +136,4 @@ def write_sheet(
                 )
                 cells["human_labels"] = ""
                 cells["claim_split_sensible"] = ""
-                writer.writerow(cells)
+                writer.writerow({k: _inert(v) for k, v in cells.items()})

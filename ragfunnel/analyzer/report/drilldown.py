@@ -14,6 +14,7 @@ from urllib.parse import quote, urlsplit
 
 from ragfunnel.analyzer.report.errors import ReportError
 from ragfunnel.analyzer.report.sources import QuestionTexts
+from ragfunnel.instrumentation.redaction import redact_url, redact_urls, split_credentials
 
 __all__ = ["check_jaeger_url", "entry", "evidence_path", "trace_url"]
 
@@ -27,15 +28,19 @@ RECORD_FIELDS = (
 
 
 def check_jaeger_url(url: str | None) -> str | None:
-    """The Jaeger base URL without a trailing slash; only ``http(s)://host…`` is accepted."""
+    """The Jaeger base URL without a trailing slash or ``user:pass@``; only ``http(s)://host…``.
+
+    Credentials never reach the report's links (the browser asks for them instead).
+    """
     if url is None or url == "":
         return None
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise ReportError(
-            f"jaeger_url: expected http(s)://host[:port][/path], got {url!r}", argument="jaeger_url"
+            f"jaeger_url: expected http(s)://host[:port][/path], got {redact_urls(url)!r}",
+            argument="jaeger_url",
         )
-    return url.rstrip("/")
+    return redact_url(split_credentials(url)[0]).rstrip("/")
 
 
 def trace_url(jaeger_url: str | None, trace_id: str | None) -> str | None:
