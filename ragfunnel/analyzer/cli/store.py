@@ -10,6 +10,7 @@ from ragfunnel.analyzer.cli.options import StoreOption
 from ragfunnel.analyzer.store import Store
 from ragfunnel.analyzer.store.inventory import StoreInventory, inventory
 from ragfunnel.analyzer.store.migrations import migrate
+from ragfunnel.analyzer.store.stage_repair import StageCheck, check_stage, repair_stage
 
 STORE_HELP = """Prepare a store for the analyzer, or see what it holds.
 
@@ -22,7 +23,8 @@ Examples:
 MIGRATE_HELP = """Create or update every table and view the analyzer owns in the store: the \
 typed stage-span table, the materialized view that fills it from otel_traces as spans arrive \
 (backfilled from the spans already there), and the schema marker. Superseded objects of an \
-older ragfunnel are dropped. Safe to run again: a current store is left as it is.
+older ragfunnel are dropped. A stage table out of step with otel_traces (an ingest killed \
+between the two tables' inserts) is repaired. Safe to run again: a current store is left as it is.
 
 Needs CREATE TABLE, CREATE VIEW, INSERT and DROP on the database (docs/deployment.md). \
 Without it, analysis still works, parsing otel_traces at read time.
@@ -34,8 +36,9 @@ Examples:
 """
 
 INFO_HELP = """Show what the store holds: the traces table and every analyzer object, with \
-row counts, the schema revision applied, and whether the view that parses new spans is \
-attached. Reads only: the store is opened read-only.
+row counts, the schema revision applied, whether the view that parses new spans is \
+attached, and whether the stage table holds every stage span of otel_traces exactly once (if \
+not, it says how to repair it). Reads only: the store is opened read-only.
 
 \b
 Examples:
@@ -52,6 +55,12 @@ def migrate_command(*, store: StoreOption = None) -> None:
     """Bring the store to the current revision (see MIGRATE_HELP)."""
     with reported("store migrate"), Store.open(store, create=False) as opened:
         done = migrate(opened)
+        repaired = repair_stage(opened)
+    if repaired is not None and not repaired.consistent:
+        typer.echo(
+            f"stage table repaired: {repaired.missing:,} missing stage spans parsed, "
+            f"{repaired.extra:,} extra rows removed"
+        )
     if not done.applied:
         typer.echo(f"{opened.dsn_redacted}: at revision {done.after}, nothing to do")
         return
@@ -65,11 +74,12 @@ def info_command(*, store: StoreOption = None) -> None:
     """Print what the store holds (see INFO_HELP)."""
     with reported("store info"), Store.open(store, read_only=True) as opened:
         found = inventory(opened)
-    typer.echo(info_text(found))
+        check = check_stage(opened)
+    typer.echo(info_text(found, check))
 
 
-def info_text(found: StoreInventory) -> str:
-    """``ragfunnel store info``'s text."""
+def info_text(found: StoreInventory, check: StageCheck | None = None) -> str:
+    """``ragfunnel store info``'s text; ``check`` compares the stage table with otel_traces."""
     lines = [
         f"store {found.dsn}, database {found.database}",
         f"revision {found.revision} of {found.current_revision}"
@@ -89,4 +99,6 @@ def info_text(found: StoreInventory) -> str:
         if found.view_attached
         else "view not attached: analysis parses otel_traces at read time"
     )
+    if check is not None:
+        lines.append(check.describe())
     return "\n".join(lines)

@@ -6,6 +6,12 @@ dropped; spans repeated within a chunk are dropped as they are read (``rows``). 
 a file therefore adds nothing, even into a table the collector created (a plain MergeTree,
 which would keep duplicates forever). Two ingests running at the same moment on the same spans
 may both insert them: run one at a time. This module never reads input files.
+
+Crash safety: an insert and its stage view's insert commit separately, so a killed ingest can
+leave a chunk in one table only. Where a chunk lies near stored rows, the writer first mends
+the stage table there (``store.stage_repair.StageMender``): it deletes stage rows of the spans
+it is about to insert, and parses into the stage table the stored spans it skips that the
+stage table lacks. Running the ingest again therefore repairs what a kill left behind.
 """
 
 from __future__ import annotations
@@ -16,15 +22,17 @@ import operator
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from ragfunnel.analyzer.ingest.rows import Chunk
-from ragfunnel.analyzer.ingest.summary import IngestSummary
+from ragfunnel.analyzer.ingest.summary import IngestSummary, Skip
+from ragfunnel.analyzer.store import StoreError
 from ragfunnel.analyzer.store.migrations import REVISIONS, migrate
-from ragfunnel.analyzer.store.stage_table import STAGE_TABLE
+from ragfunnel.analyzer.store.stage_repair import StageMender, stage_view_attached
+from ragfunnel.analyzer.store.stage_table import STAGE_TABLE, stage_table
 
 if TYPE_CHECKING:
     from ragfunnel.analyzer.store import Store
@@ -46,8 +54,10 @@ class Writer:
     all but a chunk's first second in a time-ordered one) are inserted without a query.
     """
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, summary: IngestSummary | None = None) -> None:
         self._store = store
+        self._summary = summary
+        self._mender: StageMender | None = None
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ragfunnel-insert")
         self._pending: Future[None] | None = None
         self._stored: tuple[int, int] | None = None
@@ -76,10 +86,13 @@ class Writer:
 
     def _write(self, chunk: Chunk) -> None:
         table = chunk.table
-        known = self._known(chunk)
+        near = self._near(chunk)
+        known = self._known(near) if near is not None else []
         if known:
             table = chunk.without(known)
             self.duplicates += chunk.table.num_rows - table.num_rows
+        if near is not None and self._mender is not None:
+            self._mend(near, known)
         if table.num_rows:
             self._store.insert_traces(table, streams=chunk.streams)
             low, high = self._inserted or (chunk.low, chunk.high)
@@ -88,16 +101,26 @@ class Writer:
 
     def _stored_range(self) -> tuple[int, int] | None:
         # min/max of the partition column come from each part's min-max index, not the rows.
+        # The stage table's range too: a killed insert may have left stage rows only.
         store = self._store
-        result = store.query_arrow(
-            "SELECT count() AS n, toUnixTimestamp64Nano(min(Timestamp)) AS low, "
-            f"toUnixTimestamp64Nano(max(Timestamp)) AS high FROM {store.traces_table}"
-        )
-        row = result.to_pylist()[0]
-        return (int(row["low"]), int(row["high"])) if int(row["n"]) else None
+        tables = [store.traces_table] + ([stage_table(store)] if self._mender else [])
+        ranges = []
+        for name in tables:
+            row = store.query_arrow(
+                "SELECT count() AS n, toUnixTimestamp64Nano(min(Timestamp)) AS low, "
+                f"toUnixTimestamp64Nano(max(Timestamp)) AS high FROM {name}"
+            ).to_pylist()[0]
+            if int(row["n"]):
+                ranges.append((int(row["low"]), int(row["high"])))
+        if not ranges:
+            return None
+        return min(low for low, _ in ranges), max(high for _, high in ranges)
 
-    def _known(self, chunk: Chunk) -> list[str]:
+    def _near(self, chunk: Chunk) -> _Near | None:
+        """The chunk's spans that start where the store may hold them already, if any."""
         if not self._ranges_read:
+            if stage_view_attached(self._store):
+                self._mender = StageMender(self._store)
             self._stored = self._stored_range()
             self._ranges_read = True
         # Spans read back from Jaeger lost their nanoseconds: widen by a second.
@@ -107,7 +130,7 @@ class Writer:
             if chunk.low <= high + _SECOND and chunk.high >= low - _SECOND
         ]
         if not covered:
-            return []
+            return None
         # The masks are polars' (imported here: only chunks near stored rows come this way),
         # because pyarrow would import pandas (0.3 s) for its Python scalars.
         import polars as pl
@@ -117,23 +140,57 @@ class Writer:
         )
         near = functools.reduce(operator.or_, (starts.is_between(lo, hi) for lo, hi in covered))
         if not near.any():
-            return []
+            return None
         candidates = chunk.table.filter(near.to_arrow())
         low, high = pc.min_max(pc.cast(candidates.column("Timestamp"), pa.int64())).values()
+        window = {
+            "low": max(low.as_py() - _SECOND, 0),
+            "high": high.as_py() + _SECOND,
+            "ids": sorted(pc.unique(candidates.column("TraceId")).to_pylist()),
+        }
+        return _Near(candidates, window)
+
+    def _known(self, near: _Near) -> list[str]:
         store = self._store
         result = store.query_arrow(
             f"SELECT concat(TraceId, SpanId) AS key FROM {store.traces_table} "
             "WHERE Timestamp >= fromUnixTimestamp64Nano({low:Int64}) "
             "AND Timestamp <= fromUnixTimestamp64Nano({high:Int64}) "
             "AND TraceId IN {ids:Array(String)}",
-            {
-                "low": max(low.as_py() - _SECOND, 0),
-                "high": high.as_py() + _SECOND,
-                "ids": sorted(pc.unique(candidates.column("TraceId")).to_pylist()),
-            },
+            near.window,
         )
         keys: list[str] = result.column("key").to_pylist()
         return keys
+
+    def _mend(self, near: _Near, known: list[str]) -> None:
+        """Repair the stage table where the chunk lies (``store.stage_repair``)."""
+        assert self._mender is not None
+        candidates = near.candidates
+        keys = pc.binary_join_element_wise(
+            candidates.column("TraceId"), candidates.column("SpanId"), ""
+        ).to_pylist()
+        stored = set(known)
+        try:
+            self._mender.drop_strays(near.window, [key for key in keys if key not in stored])
+            if known:
+                self._mender.restore(near.window)
+        except StoreError as exc:
+            # A user who may insert spans but not repair the stage table: say so, go on.
+            self._mender = None
+            if self._summary is not None:
+                self._summary.notes.append(
+                    Skip(self._store.dsn_redacted, 0, f"stage table not repaired: {exc}")
+                )
+
+
+class _Near:
+    """The spans of a chunk near stored rows, and the window and trace ids they lie in."""
+
+    __slots__ = ("candidates", "window")
+
+    def __init__(self, candidates: pa.Table, window: dict[str, Any]) -> None:
+        self.candidates = candidates
+        self.window = window
 
 
 @contextmanager
@@ -154,7 +211,7 @@ def writing(store: Store, summary: IngestSummary) -> Iterator[Writer]:
     # cyclic garbage collector would only rescan the growing chunk (about 10% of the time).
     collecting = gc.isenabled()
     gc.disable()
-    writer = Writer(store)
+    writer = Writer(store, summary)
     try:
         yield writer
     finally:
