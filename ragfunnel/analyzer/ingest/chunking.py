@@ -52,6 +52,7 @@ class Loader:
         self._limit = max(self._chunk_spans // 4, 1)
         self._on_chunk = on_chunk
         self._where = ("", 0)
+        self._source = ""
         self.native = native_converter.converter()
         seen = native_converter.SharedSeen(self.native) if self.native is not None else None
         self.builder = RowBuilder(note=self._builder_note, seen=seen)
@@ -66,6 +67,7 @@ class Loader:
         native = self.native
         if native is None:
             return False
+        self._source = source
         status, added, duplicates = native.add_line(line)
         if status == 2 and self._writer is not None:  # the chunk is full: write it, then retry
             self.flush()
@@ -84,6 +86,7 @@ class Loader:
     def add(self, resource_spans: list[ResourceSpans], source: str, line: int) -> None:
         """Take the spans of one document (one line, usually)."""
         self._where = (source, line)
+        self._source = source
         before_duplicates = self.builder.duplicates
         before_rows = len(self.builder)
         self.builder.add_resource_spans(
@@ -112,6 +115,7 @@ class Loader:
             if chunk.table.num_rows < self._chunk_spans:
                 chunk.streams = INSERT_STREAMS
             self._limit = min(self._limit * 2, self._chunk_spans)
+            chunk.source = self._source
             self.low = min(self.low or chunk.low, chunk.low)
             self.high = max(self.high, chunk.high)
             self._writer.submit(chunk)

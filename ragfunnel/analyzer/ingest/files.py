@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ragfunnel.analyzer.errors import AnalyzerError
 from ragfunnel.analyzer.ingest import otlp
 from ragfunnel.analyzer.ingest.chunking import Loader
 from ragfunnel.analyzer.ingest.ingest_log import FileRecord, IngestLog, ReadPlan, head_hash
@@ -93,15 +94,29 @@ def ingest_paths(
     log = IngestLog(store)
     with Progress(total, enabled=progress) as bar, writing(store, summary) as writer:
         for file in files:
-            _ingest_file(
-                file,
-                writer,
-                summary,
-                bar,
-                None if rescan else log,
-                recorder=log,
-                explicit=file.resolve() in explicit,
-            )
+            try:
+                _ingest_file(
+                    file,
+                    writer,
+                    summary,
+                    bar,
+                    None if rescan else log,
+                    recorder=log,
+                    explicit=file.resolve() in explicit,
+                )
+            except OSError as exc:  # unreadable, or gone since it was listed: the next file
+                summary.skipped.append(Skip(str(file), 0, f"cannot read the file: {exc}"))
+            except AnalyzerError:
+                raise  # the store failed: nothing more can be written
+            except Exception as exc:  # noqa: BLE001 - one file's failure never stops the folder
+                summary.skipped.append(
+                    Skip(
+                        str(file),
+                        0,
+                        f"not read further: an internal error of ragfunnel "
+                        f"({type(exc).__name__}: {str(exc)[:200]}); please report it",
+                    )
+                )
             if strict and summary.skipped:
                 break
     if log.error:
@@ -145,7 +160,10 @@ def _ingest_file(
             stream.seek(plan.offset)
         before = summary.read
         loader = Loader(writer, summary, on_chunk=bar.refresh)
-        reading = otlp.read_lines(stream, source, loader, first_line=plan.line + 1)
+        # A plain file may still be growing: stop at its last complete line.
+        reading = otlp.read_lines(
+            stream, source, loader, first_line=plan.line + 1, growing=not compressed
+        )
         loader.flush()
         end = stream.tell()
     writer.wait()

@@ -125,16 +125,18 @@ class Chunk:
     streams: int = 1
     """Parallel insert streams (``Store.insert_traces``): more for a chunk the next one's
     conversion does not run beside."""
+    source: str = ""
+    """The file (or other source) the chunk's spans were read from, for messages."""
+
+    def keys(self) -> pa.Array:
+        """Each row's identity, ``TraceId + SpanId``."""
+        table = self.table
+        return pc.binary_join_element_wise(table.column("TraceId"), table.column("SpanId"), "")
 
     def without(self, keys: list[str]) -> pa.Table:
         """The rows whose ``TraceId + SpanId`` is none of ``keys``."""
-        # In polars (imported here: only re-ingests come this way), because pyarrow would
-        # import pandas (0.3 s) for the Python values.
-        import polars as pl
-
-        ids = cast(pl.DataFrame, pl.from_arrow(self.table.select(["TraceId", "SpanId"])))
-        known = pl.concat_str("TraceId", "SpanId").is_in(pl.Series(keys, dtype=pl.String))
-        return self.table.filter(ids.select(~known).to_series().to_arrow())
+        known = pc.is_in(self.keys(), value_set=pa.array(keys, pa.string()))
+        return self.table.filter(pc.invert(known))
 
 
 class Seen(Protocol):
