@@ -387,3 +387,26 @@ def test_progress_bar_and_missing_end_times(store: Store, tmp_path: Path) -> Non
     summary = ingest_paths(store, [path], progress=True)
     assert summary.describe() == "1 span read: 1 inserted, 0 duplicates; 1 repaired"
     assert summary.notes[0].reason.endswith("no end time, Duration set to 0")
+
+
+def test_small_files_share_an_insert_whatever_their_resources_and_scopes(
+    store: Store, tmp_path: Path
+) -> None:
+    # One service with two resources, one scope name with two versions: the chunk the files
+    # share must still give each dictionary column distinct values.
+    for number, (version, host) in enumerate([("1", "a"), ("2", "b"), ("1", "b")]):
+        document = json.loads(line(span(number + 1, trace=number + 1)))
+        resource = document["resourceSpans"][0]
+        resource["resource"]["attributes"].append({"key": "host", "value": {"stringValue": host}})
+        resource["scopeSpans"][0]["scope"]["version"] = version
+        (tmp_path / f"spans-{number}.jsonl").write_text(json.dumps(document) + "\n")
+    summary = ingest_paths(store, [tmp_path])
+    assert (summary.inserted, summary.skipped, summary.files) == (3, [], 3)
+    rows = store.query_arrow(
+        f"SELECT ServiceName, ScopeVersion FROM {store.traces_table} ORDER BY SpanId"
+    ).to_pylist()
+    assert [(r["ServiceName"], r["ScopeVersion"]) for r in rows] == [
+        ("svc", "1"),
+        ("svc", "2"),
+        ("svc", "1"),
+    ]

@@ -132,18 +132,19 @@ from ragfunnel.analyzer.ingest.ingest_log import IngestLog
 from ragfunnel.analyzer.store import Store
 
 chunking.CHUNK_SPANS = 400
-insert, record = Store.insert_traces, IngestLog.record
+insert, record = Store.insert_traces, IngestLog.record_many
 
 def marked_insert(self, *args, **kwargs):
     print("insert", flush=True)
     insert(self, *args, **kwargs)
     print("inserted", flush=True)
 
-def marked_record(self, *args, **kwargs):
-    record(self, *args, **kwargs)
-    print("recorded", flush=True)
+def marked_record(self, records):
+    record(self, records)
+    if records:
+        print("recorded", flush=True)
 
-Store.insert_traces, IngestLog.record = marked_insert, marked_record
+Store.insert_traces, IngestLog.record_many = marked_insert, marked_record
 with Store.open("chdb://" + sys.argv[1]) as store:
     ingest_paths(store, [sys.argv[2]])
 print("done", flush=True)

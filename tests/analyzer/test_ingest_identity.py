@@ -23,10 +23,11 @@ def test_a_copy_with_another_start_time_is_counted_named_and_not_stored(
 ) -> None:
     (tmp_path / "a.jsonl").write_text(line(span(1), span(2)) + "\n")
     moved = span(2, startTimeUnixNano=str(T0 + shift_ns), endTimeUnixNano=str(T0 + shift_ns + 9))
+    ingest_paths(store, [tmp_path / "a.jsonl"])
     (tmp_path / "b.jsonl").write_text(line(moved, span(3)) + "\n")
     summary = ingest_paths(store, [tmp_path])
     assert count(store) == 3
-    assert (summary.read, summary.inserted, summary.duplicates) == (4, 3, 1)
+    assert (summary.read, summary.inserted, summary.duplicates, summary.unchanged) == (2, 1, 1, 1)
     (problem,) = summary.skipped
     assert problem.file == str(tmp_path / "b.jsonl")
     assert "1 span(s) already stored with another start time" in problem.reason
@@ -34,9 +35,20 @@ def test_a_copy_with_another_start_time_is_counted_named_and_not_stored(
     assert "1 duplicate" in summary.describe()
 
 
+def test_copies_read_in_the_same_ingest_are_stored_once(store: Store, tmp_path: Path) -> None:
+    # Files read together share an insert: the second copy is dropped as it is read.
+    (tmp_path / "a.jsonl").write_text(line(span(1), span(2)) + "\n")
+    moved = span(2, startTimeUnixNano=str(T0 + 3_600 * 10**9))
+    (tmp_path / "b.jsonl").write_text(line(moved, span(3)) + "\n")
+    summary = ingest_paths(store, [tmp_path])
+    assert count(store) == 3
+    assert (summary.read, summary.inserted, summary.duplicates) == (4, 3, 1)
+
+
 def test_a_copy_within_a_microsecond_is_a_plain_duplicate(store: Store, tmp_path: Path) -> None:
     # What Jaeger gives back: the same span, its start time cut to microseconds.
     (tmp_path / "a.jsonl").write_text(line(span(1, startTimeUnixNano=str(T0 + 1_234))) + "\n")
+    ingest_paths(store, [tmp_path / "a.jsonl"])
     (tmp_path / "b.jsonl").write_text(line(span(1, startTimeUnixNano=str(T0 + 1_000))) + "\n")
-    summary = ingest_paths(store, [tmp_path])
+    summary = ingest_paths(store, [tmp_path / "b.jsonl"])
     assert count(store) == 1 and summary.duplicates == 1 and summary.skipped == []

@@ -59,8 +59,7 @@ def test_a_deeply_nested_attribute_costs_its_span_only(
     assert count(store) == 3
     (problem,) = summary.skipped
     assert (problem.file, problem.line) == (str(path), 1)
-    assert "scopeSpans[0].spans[1] (spanId '0000000000000002')" in problem.reason
-    assert "nested deeper than" in problem.reason
+    assert "0000000000000002" in problem.reason and "nested deeper than" in problem.reason
 
 
 def test_a_line_that_is_a_100k_deep_array_is_named_and_the_rest_read(

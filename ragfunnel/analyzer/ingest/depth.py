@@ -12,16 +12,28 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-__all__ = ["MAX_DEPTH", "SPAN_DEPTH", "DeepLine", "SpanSlice", "deeper_than", "split_spans"]
+__all__ = [
+    "MAX_DEPTH",
+    "SPAN_DEPTH",
+    "VALUE_DEPTH",
+    "DeepLine",
+    "SpanSlice",
+    "deeper_than",
+    "split_spans",
+]
 
 MAX_DEPTH = 128
 """Arrays and objects nested deeper than this are not read (an OTLP span needs about ten,
 plus three per level of a nested attribute value). A line nested deeper is read span by span;
 the native converter declines it, so both converters follow the same rule."""
 
-SPAN_DEPTH = MAX_DEPTH - 8
-"""A span, resource or scope of such a line that itself nests deeper than this is rejected (it
-sits eight levels down in its line: a span within this limit is fine on a line of its own)."""
+SPAN_DEPTH = MAX_DEPTH - 7
+"""A span, resource or scope of such a line that itself nests deeper than this is rejected (a
+span sits seven levels down in its line: one within this limit is fine on a line of its own)."""
+
+VALUE_DEPTH = SPAN_DEPTH - 4
+"""An attribute value (an ``arrayValue`` or ``kvlistValue``) nesting deeper than this makes its
+span rejected, on any line: it sits four levels down in its span."""
 
 # A JSON string (escapes included) or a bracket; strings are skipped whole, so that brackets
 # inside them do not count. The pattern is "unrolled": it does not backtrack.

@@ -233,12 +233,12 @@ def _whole_value(line: bytes) -> bool:
     stripped = line.strip()
     if not stripped:
         return True
-    if deeper_than(stripped):
-        return stripped[-1:] in (b"}", b"]")  # read span by span, which names what is wrong
     try:
         msgspec.json.decode(stripped, type=msgspec.Raw)  # checks it is JSON, builds nothing
     except msgspec.DecodeError:
         return False
+    except RecursionError:  # read span by span, which names what is wrong
+        return stripped[-1:] in (b"}", b"]")
     return True
 
 
@@ -251,23 +251,23 @@ def opens_document(line: bytes) -> bool:
     stripped = line.strip()
     if stripped[-1:] not in (b"}", b"]"):
         return _OPENER.fullmatch(stripped) is not None
-    if deeper_than(stripped):
-        return False  # a whole line, read span by span (it cannot be parsed in one piece)
     try:
         msgspec.json.decode(stripped, type=msgspec.Raw)  # checks it is JSON, builds nothing
     except msgspec.DecodeError:
         return stripped in (b"{", b"[")
+    except RecursionError:  # a whole line, read span by span (too deep to parse in one piece)
+        return False
     return False
 
 
 def _read_line(line: bytes, source: str, number: int, sink: Sink) -> None:
     if not line.strip() or sink.take_line(line, source, number):
         return
-    if deeper_than(line):  # the native converter declines these too
-        read_deep_line(line, source, number, sink)
-        return
     try:
         envelope = decode_envelope(line)
+    except RecursionError:  # nested too deep to decode in one piece: span by span
+        read_deep_line(line, source, number, sink)
+        return
     except msgspec.DecodeError:
         _salvage(line, source, number, sink, last_line_unterminated=not line.endswith(b"\n"))
         return
@@ -291,11 +291,11 @@ def read_document(data: bytes, source: str, sink: Sink, *, first_line: int = 1) 
         if start >= end:
             return
         chunk = data[start:]
-        if deeper_than(chunk):
-            read_deep_line(chunk, source, line, sink)
-            return
         try:
             obj = msgspec.json.decode(chunk)
+        except RecursionError:  # nested too deep to decode in one piece: span by span
+            read_deep_line(chunk, source, line, sink)
+            return
         except msgspec.DecodeError as exc:
             found = _TRAILING.search(str(exc))
             if not found:
@@ -310,7 +310,10 @@ def read_document(data: bytes, source: str, sink: Sink, *, first_line: int = 1) 
             except msgspec.DecodeError:
                 _salvage(data[start:], source, line, sink, last_line_unterminated=False)
                 return
-        _dispatch(obj, chunk, source, line, sink)
+        try:
+            _dispatch(obj, chunk, source, line, sink)
+        except RecursionError:  # a document nested too deep for the Jaeger mapping
+            read_deep_line(chunk, source, line, sink)
         line += chunk.count(b"\n")
         start += len(chunk)
 
@@ -319,6 +322,9 @@ def _salvage(
     data: bytes, source: str, line: int, sink: Sink, *, last_line_unterminated: bool
 ) -> None:
     """Read a line the fast decoder refused, keeping whatever spans are sound."""
+    if deeper_than(data):  # the generic decoders below recurse: never hand them a deep line
+        read_deep_line(data, source, line, sink)
+        return
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
