@@ -9,8 +9,10 @@ use std::borrow::Cow;
 
 use crate::values::{Decline, Result};
 
-/// Nesting deeper than this is left to the Python path.
-const MAX_DEPTH: u32 = 256;
+/// Nesting deeper than this is left to the Python path, which reads such a line span by span
+/// and rejects the spans nested too deep (`ragfunnel/analyzer/ingest/depth.py`, `MAX_DEPTH`):
+/// the parser's recursion is bounded by it.
+const MAX_DEPTH: u32 = 128;
 
 /// Bytes inside a string: 0 plain ASCII, 1 quote or backslash, 2 control, 3 beyond ASCII.
 const CLASS: [u8; 256] = {
@@ -371,29 +373,40 @@ impl<'a> Json<'a> {
         parse_number(text, integer)
     }
 
-    /// Pass over any value, checking it.
+    /// Pass over any value, checking it: with a stack of the containers open, not recursion.
     pub fn skip(&mut self) -> Result<()> {
-        match self.peek()? {
-            b'"' => self.string().map(|_| ()),
-            b'{' => {
-                self.object()?;
-                let mut first = true;
-                while self.key(&mut first)?.is_some() {
-                    self.skip()?;
+        // Each open container: its closing byte, and whether its first element is still ahead.
+        let mut open: Vec<(u8, bool)> = Vec::new();
+        loop {
+            match self.peek()? {
+                b'"' => self.string().map(|_| ())?,
+                b'{' => {
+                    self.object()?;
+                    open.push((b'}', true));
                 }
-                Ok(())
-            }
-            b'[' => {
-                self.array()?;
-                let mut first = true;
-                while self.item(&mut first)? {
-                    self.skip()?;
+                b'[' => {
+                    self.array()?;
+                    open.push((b']', true));
                 }
-                Ok(())
+                b't' | b'f' => self.boolean().map(|_| ())?,
+                b'n' => self.literal(b"null")?,
+                _ => self.number().map(|_| ())?,
             }
-            b't' | b'f' => self.boolean().map(|_| ()),
-            b'n' => self.literal(b"null"),
-            _ => self.number().map(|_| ()),
+            // Up to the next value to pass over, closing the containers that end here.
+            loop {
+                let Some((close, first)) = open.last_mut() else {
+                    return Ok(());
+                };
+                let more = if *close == b'}' {
+                    self.key(first)?.is_some()
+                } else {
+                    self.item(first)?
+                };
+                if more {
+                    break;
+                }
+                open.pop();
+            }
         }
     }
 }

@@ -118,18 +118,18 @@ def test_bad_lines_are_named_and_the_good_spans_kept(store: Store, tmp_path: Pat
         ("\n".join(lines) + "\n").encode()
         + line(span(8, name="caf@")).encode().replace(b"caf@", b"caf\xe9")
         + b"\n"  # 10: a byte that is not UTF-8
-        + line(span(9), span(10)).encode()[:-20]  # 11: truncated, no newline
+        + line(span(9), span(10)).encode()[:-20]  # 11: cut, no newline (may still grow)
     )
     summary = ingest_paths(store, [path])
     problems = {skip.line: skip.reason for skip in summary.skipped}
-    assert set(problems) == {2, 5, 6, 7, 8, 11}, summary.skipped
+    assert set(problems) == {2, 5, 6, 7, 8}, summary.skipped
     assert "invalid JSON" in problems[2]
     assert "no traceId" in problems[5]
     assert "intValue 'twelve' is not an integer" in problems[6]
     assert "startTimeUnixNano" in problems[7]
     assert "not a trace document" in problems[8]
-    assert "truncated line" in problems[11]
     notes = {note.line: note.reason for note in summary.notes}
+    assert "no newline yet" in notes[11]  # left for the next ingest, not a problem
     assert "end before start" in notes[9]
     assert "not UTF-8" in notes[10]
     assert (summary.read, summary.inserted, summary.duplicates) == (7, 5, 2)
@@ -333,7 +333,8 @@ def test_a_grown_file_is_read_on_from_where_the_last_ingest_stopped(
     path.write_bytes((line(span(1)) + "\n" + line(span(2)) + "\n").encode() + cut[:30])
     first = ingest_paths(store, [path])
     assert first.inserted == 2
-    assert [(s.line, "truncated line" in s.reason) for s in first.skipped] == [(3, True)]
+    assert first.skipped == []
+    assert [(n.line, "no newline yet" in n.reason) for n in first.notes] == [(3, True)]
     with path.open("ab") as file:  # the writer finishes its line and goes on
         file.write(cut[30:] + b"\n" + b"not json\n" + line(span(4)).encode() + b"\n")
     second = ingest_paths(store, [path])
@@ -386,3 +387,26 @@ def test_progress_bar_and_missing_end_times(store: Store, tmp_path: Path) -> Non
     summary = ingest_paths(store, [path], progress=True)
     assert summary.describe() == "1 span read: 1 inserted, 0 duplicates; 1 repaired"
     assert summary.notes[0].reason.endswith("no end time, Duration set to 0")
+
+
+def test_small_files_share_an_insert_whatever_their_resources_and_scopes(
+    store: Store, tmp_path: Path
+) -> None:
+    # One service with two resources, one scope name with two versions: the chunk the files
+    # share must still give each dictionary column distinct values.
+    for number, (version, host) in enumerate([("1", "a"), ("2", "b"), ("1", "b")]):
+        document = json.loads(line(span(number + 1, trace=number + 1)))
+        resource = document["resourceSpans"][0]
+        resource["resource"]["attributes"].append({"key": "host", "value": {"stringValue": host}})
+        resource["scopeSpans"][0]["scope"]["version"] = version
+        (tmp_path / f"spans-{number}.jsonl").write_text(json.dumps(document) + "\n")
+    summary = ingest_paths(store, [tmp_path])
+    assert (summary.inserted, summary.skipped, summary.files) == (3, [], 3)
+    rows = store.query_arrow(
+        f"SELECT ServiceName, ScopeVersion FROM {store.traces_table} ORDER BY SpanId"
+    ).to_pylist()
+    assert [(r["ServiceName"], r["ScopeVersion"]) for r in rows] == [
+        ("svc", "1"),
+        ("svc", "2"),
+        ("svc", "1"),
+    ]

@@ -194,3 +194,26 @@ def test_analysis_opens_a_server_read_only_and_the_embedded_store_writable(
         (True, False),
         (True, False),
     ]
+
+
+def test_a_second_process_on_the_same_store_is_told_so_in_plain_words(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    path = tmp_path / "store"
+    child = (
+        "import sys\nfrom ragfunnel.analyzer.store import Store, StoreError\n"
+        "try:\n    Store.open('chdb://' + sys.argv[1])\n"
+        "except StoreError as exc:\n    print(exc)\n"
+    )
+    with Store.open(f"chdb://{path}"):
+        found = subprocess.run(
+            [sys.executable, "-c", child, str(path)],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+            check=True,
+        )
+    assert f"the store chdb://{path} is in use by another process (pid " in found.stdout
+    assert "EmbeddedServer" not in found.stdout and "BAD_ARGUMENTS" not in found.stdout

@@ -14,6 +14,7 @@ from ragfunnel.analyzer.cli.output import STDOUT, iso, say, write_json
 
 if TYPE_CHECKING:
     from ragfunnel.analyzer.store.inventory import StoreInventory
+    from ragfunnel.analyzer.store.stage_repair import StageCheck
 
 STORE_HELP = """Prepare a store for the analyzer, or see what it holds.
 
@@ -26,7 +27,8 @@ Examples:
 MIGRATE_HELP = """Create or update every table and view the analyzer owns in the store: the \
 typed stage-span table, the materialized view that fills it from otel_traces as spans arrive \
 (backfilled from the spans already there), and the schema marker. Superseded objects of an \
-older ragfunnel are dropped. Safe to run again: a current store is left as it is.
+older ragfunnel are dropped. A stage table out of step with otel_traces (an ingest killed \
+between the two tables' inserts) is repaired. Safe to run again: a current store is left as it is.
 
 Needs CREATE TABLE, CREATE VIEW, INSERT and DROP on the database (docs/deployment.md). \
 Without it, analysis still works, parsing otel_traces at read time.
@@ -38,8 +40,9 @@ Examples:
 """
 
 INFO_HELP = """Show what the store holds: the traces table and every analyzer object, with \
-row counts, the schema revision applied, and whether the view that parses new spans is \
-attached. Reads only: the store is opened read-only.
+row counts, the schema revision applied, whether the view that parses new spans is \
+attached, and whether the stage table holds every stage span of otel_traces exactly once (if \
+not, it says how to repair it). Reads only: the store is opened read-only.
 
 \b
 Examples:
@@ -56,9 +59,17 @@ def migrate_command(*, store: StoreOption = None, quiet: QuietOption = False) ->
     """Bring the store to the current revision (see MIGRATE_HELP)."""
     from ragfunnel.analyzer.store import Store
     from ragfunnel.analyzer.store.migrations import migrate
+    from ragfunnel.analyzer.store.stage_repair import repair_stage
 
     with reported("store migrate"), Store.open(store, create=False) as opened:
         done = migrate(opened)
+        repaired = repair_stage(opened)
+    if repaired is not None and not repaired.consistent:
+        say(
+            f"stage table repaired: {repaired.missing:,} missing stage spans parsed, "
+            f"{repaired.extra:,} extra rows removed",
+            quiet=quiet,
+        )
     if not done.applied:
         say(f"{opened.dsn_redacted}: at revision {done.after}, nothing to do", quiet=quiet)
         return
@@ -74,17 +85,23 @@ def info_command(
     """Print what the store holds (see INFO_HELP)."""
     from ragfunnel.analyzer.store import Store
     from ragfunnel.analyzer.store.inventory import inventory
+    from ragfunnel.analyzer.store.stage_repair import check_stage
 
     with reported("store info"), Store.open(store, read_only=True) as opened:
         found = inventory(opened)
+        check = check_stage(opened)
     quiet = quiet or (json_out is not None and str(json_out) == STDOUT)
-    say(info_text(found), quiet=quiet)
-    if json_out is not None and write_json(info_document(found), json_out, "store info"):
+    say(info_text(found, check), quiet=quiet)
+    if json_out is not None and write_json(info_document(found, check), json_out, "store info"):
         say(f"wrote the inventory to {json_out}", quiet=quiet)
 
 
-def info_document(found: StoreInventory) -> dict[str, Any]:
-    """``ragfunnel store info --json``: the inventory as data."""
+def info_document(found: StoreInventory, check: StageCheck | None = None) -> dict[str, Any]:
+    """``ragfunnel store info --json``: the inventory (and the stage table's check) as data."""
+    stage = None
+    if check is not None:
+        stage = {"expected": check.expected, "rows": check.rows, "missing": check.missing,
+                 "extra": check.extra, "consistent": check.consistent}  # fmt: skip
     return {
         "command": "store info",
         "generated_at": iso(dt.datetime.now(dt.timezone.utc)),
@@ -98,11 +115,12 @@ def info_document(found: StoreInventory) -> dict[str, Any]:
              "role": o.role}
             for o in found.objects
         ],
+        "stage_table": stage,
     }  # fmt: skip
 
 
-def info_text(found: StoreInventory) -> str:
-    """``ragfunnel store info``'s text."""
+def info_text(found: StoreInventory, check: StageCheck | None = None) -> str:
+    """``ragfunnel store info``'s text; ``check`` compares the stage table with otel_traces."""
     lines = [
         f"store {found.dsn}, database {found.database}",
         f"revision {found.revision} of {found.current_revision}"
@@ -122,4 +140,6 @@ def info_text(found: StoreInventory) -> str:
         if found.view_attached
         else "view not attached: analysis parses otel_traces at read time"
     )
+    if check is not None:
+        lines.append(check.describe())
     return "\n".join(lines)

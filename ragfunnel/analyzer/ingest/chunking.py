@@ -57,15 +57,36 @@ class Loader:
         self.builder = RowBuilder(note=self._builder_note, seen=seen)
         self.low = 0
         self.high = 0
+        self._file = (0, 0)
+        self.sources: list[str] = []
 
     def __len__(self) -> int:
         return len(self.builder) + (len(self.native) if self.native is not None else 0)
+
+    def mark(self) -> None:
+        """Start a new file: :meth:`file_window` covers what is read from here on."""
+        self._file = (0, 0)
+
+    def file_window(self) -> tuple[int, int]:
+        """The range of start times read since :meth:`mark` (at least; 0s for none).
+
+        The spans still gathered for the current chunk count whole, from every file in it: a
+        wider window, which is all the ingest log's safety check needs.
+        """
+        windows = [self._file]
+        if self.native is not None and len(self.native):
+            windows.append((self.native.low, self.native.high))
+        if len(self.builder):
+            windows.append((self.builder.low, self.builder.high))
+        lows = [low for low, _ in windows if low]
+        return min(lows, default=0), max(high for _, high in windows)
 
     def take_line(self, line: bytes, source: str, number: int) -> bool:
         """Convert a whole line natively; False to have it decoded and :meth:`add`-ed instead."""
         native = self.native
         if native is None:
             return False
+        self._note_source(source)
         status, added, duplicates = native.add_line(line)
         if status == 2 and self._writer is not None:  # the chunk is full: write it, then retry
             self.flush()
@@ -78,12 +99,17 @@ class Loader:
             self.flush()
         return True
 
+    def _note_source(self, source: str) -> None:
+        if not self.sources or self.sources[-1] != source:
+            self.sources.append(source)
+
     def _builder_note(self, message: str) -> None:
         self.summary.notes.append(Skip(self._where[0], self._where[1], message))
 
     def add(self, resource_spans: list[ResourceSpans], source: str, line: int) -> None:
         """Take the spans of one document (one line, usually)."""
         self._where = (source, line)
+        self._note_source(source)
         before_duplicates = self.builder.duplicates
         before_rows = len(self.builder)
         self.builder.add_resource_spans(
@@ -112,8 +138,12 @@ class Loader:
             if chunk.table.num_rows < self._chunk_spans:
                 chunk.streams = INSERT_STREAMS
             self._limit = min(self._limit * 2, self._chunk_spans)
+            chunk.source = _names(self.sources)
+            self.sources = []
             self.low = min(self.low or chunk.low, chunk.low)
             self.high = max(self.high, chunk.high)
+            low, high = self._file
+            self._file = (min(low or chunk.low, chunk.low), max(high, chunk.high))
             self._writer.submit(chunk)
             if self._on_chunk:
                 self._on_chunk()
@@ -139,3 +169,11 @@ class Loader:
             min(part.low for part in parts),
             max(part.high for part in parts),
         )
+
+
+def _names(sources: list[str]) -> str:
+    """The files of a chunk, for messages: up to three, then how many more."""
+    unique = list(dict.fromkeys(sources))
+    if len(unique) <= 3:
+        return ", ".join(unique)
+    return f"{', '.join(unique[:3])} and {len(unique) - 3:,} more"

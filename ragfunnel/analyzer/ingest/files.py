@@ -12,12 +12,13 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ragfunnel.analyzer.errors import AnalyzerError
 from ragfunnel.analyzer.ingest import otlp
 from ragfunnel.analyzer.ingest.chunking import Loader
 from ragfunnel.analyzer.ingest.ingest_log import FileRecord, IngestLog, ReadPlan, head_hash
 from ragfunnel.analyzer.ingest.progress import Progress
 from ragfunnel.analyzer.ingest.summary import IngestError, IngestSummary, Skip
-from ragfunnel.analyzer.ingest.writer import Writer, writing
+from ragfunnel.analyzer.ingest.writer import writing
 from ragfunnel.instrumentation.config import DEFAULT_TRACE_DIR  # where the file exporter writes
 
 if TYPE_CHECKING:
@@ -91,21 +92,44 @@ def ingest_paths(
     summary = IngestSummary()
     total = sum(file.stat().st_size for file in files)
     log = IngestLog(store)
+    # Records of files whose spans are in the chunk being written, and of files read since:
+    # each is written to the ingest log only once its spans are stored (a kill in between
+    # makes the next ingest read the file again), all of a chunk's files in one insert.
+    records = _Records(log)
     with Progress(total, enabled=progress) as bar, writing(store, summary) as writer:
+        # One loader for every file: the spans of many small files go in one insert.
+        loader = Loader(writer, summary, on_chunk=lambda: records.chunk_handed_over(bar))
         for file in files:
-            _ingest_file(
-                file,
-                writer,
-                summary,
-                bar,
-                None if rescan else log,
-                recorder=log,
-                explicit=file.resolve() in explicit,
-            )
+            try:
+                _ingest_file(
+                    file,
+                    loader,
+                    summary,
+                    bar,
+                    None if rescan else log,
+                    records=records,
+                    explicit=file.resolve() in explicit,
+                )
+            except OSError as exc:  # unreadable, or gone since it was listed: the next file
+                summary.skipped.append(Skip(str(file), 0, f"cannot read the file: {exc}"))
+            except AnalyzerError:
+                raise  # the store failed: nothing more can be written
+            except Exception as exc:  # noqa: BLE001 - one file's failure never stops the folder
+                summary.skipped.append(
+                    Skip(
+                        str(file),
+                        0,
+                        f"not read further: an internal error of ragfunnel "
+                        f"({type(exc).__name__}: {str(exc)[:200]}); please report it",
+                    )
+                )
             if strict and summary.skipped:
                 break
         # What is left is the store's: the last inserts and its parts settling, not reading.
         bar.phase("writing to the store")
+        loader.flush()
+        writer.wait()
+        records.all_stored()
     if log.error:
         summary.notes.append(
             Skip(
@@ -117,19 +141,38 @@ def ingest_paths(
     return summary
 
 
+class _Records:
+    """Ingest log records waiting for their spans to be stored."""
+
+    def __init__(self, log: IngestLog) -> None:
+        self._log = log
+        self._writing: list[tuple[Path, FileRecord]] = []
+        self.read: list[tuple[Path, FileRecord]] = []
+
+    def chunk_handed_over(self, bar: Progress) -> None:
+        """A chunk went to the writer, which had finished the one before: log its files."""
+        bar.refresh()
+        self._log.record_many(self._writing)
+        self._writing, self.read = self.read, []
+
+    def all_stored(self) -> None:
+        """Every chunk is written: log every file read."""
+        self._log.record_many(self._writing + self.read)
+        self._writing, self.read = [], []
+
+
 def _ingest_file(
     file: Path,
-    writer: Writer,
+    loader: Loader,
     summary: IngestSummary,
     bar: Progress,
     log: IngestLog | None,
     *,
-    recorder: IngestLog,
+    records: _Records,
     explicit: bool,
 ) -> None:
     source = str(file)
     stat = file.stat()
-    writer.wait()  # the store's client is not shared between threads
     plan = log.plan(file, stat) if log else ReadPlan()
     if plan.skip:
         summary.unchanged += 1
@@ -146,11 +189,12 @@ def _ingest_file(
         if plan.offset:
             stream.seek(plan.offset)
         before = summary.read
-        loader = Loader(writer, summary, on_chunk=bar.refresh)
-        reading = otlp.read_lines(stream, source, loader, first_line=plan.line + 1)
-        loader.flush()
+        loader.mark()
+        # A plain file may still be growing: stop at its last complete line.
+        reading = otlp.read_lines(
+            stream, source, loader, first_line=plan.line + 1, growing=not compressed
+        )
         end = stream.tell()
-    writer.wait()
     if reading.broken:
         return
     # Where reading stopped: after the last complete line of a plain line file (a writer may
@@ -159,19 +203,22 @@ def _ingest_file(
     resumable = not compressed and not reading.document
     offset = end - reading.tail if resumable else after.st_size
     previous = plan.previous if plan.offset else None
-    lows = [low for low in (loader.low, previous.low if previous else 0) if low]
-    recorder.record(
-        file,
-        FileRecord(
-            size=after.st_size,
-            mtime_ns=after.st_mtime_ns,
-            head=head_hash(file, offset),
-            offset=offset,
-            line=reading.lines - (1 if reading.tail else 0),
-            resumable=resumable,
-            spans=summary.read - before + (previous.spans if previous else 0),
-            low=min(lows, default=0),
-            high=max(loader.high, previous.high if previous else 0),
-        ),
+    low, high = loader.file_window()
+    lows = [value for value in (low, previous.low if previous else 0) if value]
+    records.read.append(
+        (
+            file,
+            FileRecord(
+                size=after.st_size,
+                mtime_ns=after.st_mtime_ns,
+                head=head_hash(file, offset),
+                offset=offset,
+                line=reading.lines - (1 if reading.tail else 0),
+                resumable=resumable,
+                spans=summary.read - before + (previous.spans if previous else 0),
+                low=min(lows, default=0),
+                high=max(high, previous.high if previous else 0),
+            ),
+        )
     )
     bar.done_file(stat.st_size)

@@ -51,6 +51,42 @@ class JaegerError(AnalyzerError):
     """Jaeger could not be queried; the message says what it answered."""
 
 
+class _Unreadable(ValueError):
+    """A span that cannot be mapped; the message names the field, in plain words."""
+
+
+_MAX_MICROS = (2**63 - 1) // 1000  # the last microsecond DateTime64(9) can hold
+
+
+def _micros(value: Any, what: str) -> int:
+    """A Jaeger time or duration in microseconds, as a whole number in range."""
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise _Unreadable(f"{what} {value!r} is not a number")
+    try:
+        number = int(value) if isinstance(value, str) and value.isdigit() else value
+        number = float(number) if isinstance(number, str) else number
+        whole = int(number)
+    except OverflowError:
+        raise _Unreadable(f"{what} is out of range (too large to be a time)") from None
+    except ValueError:
+        raise _Unreadable(f"{what} {str(value)[:40]!r} is not a number of microseconds") from None
+    if whole != number or not 0 <= whole <= _MAX_MICROS:
+        raise _Unreadable(f"{what} {str(value)[:40]} is out of range (microseconds since 1970)")
+    return whole
+
+
+def _objects(value: Any, what: str) -> list[dict[str, Any]]:
+    """A list of objects (tags, logs, references, fields); None is an empty one."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise _Unreadable(f"{what} is not a list")
+    for index, item in enumerate(value):
+        if not isinstance(item, dict):
+            raise _Unreadable(f"{what}[{index}] is not an object")
+    return value
+
+
 def trace_to_otlp(trace: Any) -> tuple[list[dict[str, Any]], list[str]]:
     """One Jaeger UI trace as OTLP JSON ``resourceSpans``, and the problems met on the way.
 
@@ -64,13 +100,22 @@ def trace_to_otlp(trace: Any) -> tuple[list[dict[str, Any]], list[str]]:
     groups: dict[str, dict[tuple[str, str], list[dict[str, Any]]]] = {}
     resources: dict[str, list[dict[str, Any]]] = {}
     for index, span in enumerate(trace["spans"]):
+        span_id = span.get("spanID") if isinstance(span, dict) else None
+        if not isinstance(span, dict):
+            problems.append(f"span {index} skipped: not an object")
+            continue
         try:
             process_key, resource = _process(span, processes)
             scope, otlp_span = _span(span)
-        # AttributeError too: a span, tag, log or reference that is not an object.
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            span_id = span.get("spanID") if isinstance(span, dict) else None
+        except _Unreadable as exc:
             problems.append(f"span {index} (spanID {span_id!r}) skipped: {exc}")
+            continue
+        except (KeyError, TypeError, AttributeError, ValueError, OverflowError):
+            # A shape no check above foresaw: say so plainly, never Python's internals.
+            problems.append(
+                f"span {index} (spanID {span_id!r}) skipped: not a Jaeger span "
+                "(a field has an unexpected type)"
+            )
             continue
         dropped = _tags_without_key(span)
         if dropped:  # the span is kept: say what was left out of it
@@ -107,7 +152,7 @@ def _process(span: dict[str, Any], processes: dict[str, Any]) -> tuple[str, list
     attributes = (
         [{"key": "service.name", "value": {"stringValue": str(service)}}] if service else []
     )
-    attributes += [_key_value(tag) for tag in process.get("tags") or []]
+    attributes += [_key_value(tag) for tag in _objects(process.get("tags"), "process tags")]
     return key, attributes
 
 
@@ -115,9 +160,13 @@ def _span(span: dict[str, Any]) -> tuple[tuple[str, str], dict[str, Any]]:
     trace_id = _jaeger_id(span.get("traceID"), 32, "traceID")
     span_id = _jaeger_id(span.get("spanID"), 16, "spanID")
     if "startTime" not in span:
-        raise ValueError("no startTime")
-    start = int(span["startTime"]) * 1000
-    end = start + int(span.get("duration") or 0) * 1000
+        raise _Unreadable("no startTime")
+    start = _micros(span["startTime"], "startTime") * 1000
+    end = start + _micros(span.get("duration") or 0, "duration") * 1000
+    if end > _MAX_MICROS * 1000:
+        raise _Unreadable(f"startTime + duration is out of range ({end // 1000} microseconds)")
+    if not isinstance(span.get("tags") or [], list):
+        raise _Unreadable("tags is not a list")
     tags = _Tags(span.get("tags") or [])
     scope_name = tags.take("otel.scope.name")
     scope_version = tags.take("otel.scope.version") if scope_name is not None else None
@@ -138,12 +187,12 @@ def _span(span: dict[str, Any]) -> tuple[tuple[str, str], dict[str, Any]]:
         otlp["traceState"] = str(trace_state)
     if status:
         otlp["status"] = status
-    parent, links = _references(span.get("references") or [], trace_id)
+    parent, links = _references(_objects(span.get("references"), "references"), trace_id)
     if parent:
         otlp["parentSpanId"] = parent
     if links:
         otlp["links"] = links
-    events = [_event(log) for log in span.get("logs") or []]
+    events = [_event(log) for log in _objects(span.get("logs"), "logs")]
     if events:
         otlp["events"] = events
     return (str(scope_name or ""), str(scope_version or "")), otlp
@@ -151,6 +200,8 @@ def _span(span: dict[str, Any]) -> tuple[tuple[str, str], dict[str, Any]]:
 
 def _tags_without_key(span: dict[str, Any]) -> int:
     tags = span.get("tags") or []
+    if not isinstance(tags, list):
+        return 0
     return sum(1 for tag in tags if not (isinstance(tag, dict) and "key" in tag))
 
 
@@ -215,12 +266,17 @@ def _references(references: list[Any], trace_id: str) -> tuple[str, list[dict[st
 def _event(log: dict[str, Any]) -> dict[str, Any]:
     name = ""
     attributes = []
-    for field in log.get("fields") or []:
+    for field in _objects(log.get("fields"), "log fields"):
         if field.get("key") == "event" and field.get("type", "string") == "string" and not name:
             name = str(field.get("value", ""))
         else:
             attributes.append(_key_value(field))
-    event: dict[str, Any] = {"timeUnixNano": str(int(log["timestamp"]) * 1000), "name": name}
+    if "timestamp" not in log:
+        raise _Unreadable("a log without a timestamp")
+    event: dict[str, Any] = {
+        "timeUnixNano": str(_micros(log["timestamp"], "log timestamp") * 1000),
+        "name": name,
+    }
     if attributes:
         event["attributes"] = attributes
     return event
@@ -229,12 +285,14 @@ def _event(log: dict[str, Any]) -> dict[str, Any]:
 def _key_value(tag: dict[str, Any]) -> dict[str, Any]:
     kind = str(tag.get("type", "string")).lower()
     value: Any = tag.get("value")
+    if "key" not in tag:
+        raise _Unreadable("a tag or field without a key")
     if kind == "bool":
         typed: dict[str, Any] = {"boolValue": _bool(value)}
     elif kind == "int64":
-        typed = {"intValue": str(int(value))}
+        typed = {"intValue": str(_number(value, int, tag["key"]))}
     elif kind == "float64":
-        typed = {"doubleValue": float(value)}
+        typed = {"doubleValue": _number(value, float, tag["key"])}
     elif kind == "binary":
         typed = {"bytesValue": str(value)}
     else:
@@ -260,15 +318,25 @@ def _string_tag(value: str) -> str:
     return value
 
 
+def _number(value: Any, kind: type[int] | type[float], key: Any) -> Any:
+    name = "an int64" if kind is int else "a float64"
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise _Unreadable(f"tag {str(key)[:60]!r}: {str(value)[:40]!r} is not {name}")
+    try:
+        return kind(value)
+    except (ValueError, OverflowError):
+        raise _Unreadable(f"tag {str(key)[:60]!r}: {str(value)[:40]!r} is not {name}") from None
+
+
 def _bool(value: Any) -> bool:
     return value is True or (isinstance(value, str) and value.lower() == "true")
 
 
 def _jaeger_id(value: Any, digits: int, what: str) -> str:
     if not isinstance(value, str) or not value:
-        raise ValueError(f"no {what}")
+        raise _Unreadable(f"no {what}")
     if len(value) > digits:
-        raise ValueError(f"{what} {value[:40]!r} is longer than {digits} hex digits")
+        raise _Unreadable(f"{what} {value[:40]!r} is longer than {digits} hex digits")
     # Jaeger prints a 128-bit id whose high half is zero as 16 digits: pad it back.
     return value.lower().rjust(digits, "0")
 

@@ -30,6 +30,8 @@ from typing import IO, Any, Protocol, cast
 import msgspec
 
 from ragfunnel.analyzer.ingest import jaeger
+from ragfunnel.analyzer.ingest.deep_lines import read_deep_line
+from ragfunnel.analyzer.ingest.depth import deeper_than
 from ragfunnel.analyzer.ingest.otlp_structs import (
     ResourceSpans,
     Scope,
@@ -54,6 +56,10 @@ __all__ = [
 GZIP_MAGIC = b"\x1f\x8b"
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 _BUFFER = 4 << 20
+MAX_DOCUMENT_BYTES = 256 << 20
+"""A multi-line (pretty-printed) document is read whole: past this size it is refused, with a
+message. Reading one takes about six times its size in memory (634 MB for a 108 MB
+pretty-printed OTLP document), so this bounds an ingest near 1.5 GB."""
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _TRAILING = re.compile(r"trailing characters \(byte (\d+)\)")
 _json_encode = msgspec.json.encode
@@ -105,8 +111,21 @@ def open_trace_file(path: Path) -> Iterator[tuple[IO[bytes], Callable[[], int], 
 
 
 def sniff(head: bytes) -> bool:
-    """Whether a file starting with ``head`` (decompressed) may hold JSON traces."""
-    return head.lstrip()[:1] in (b"{", b"[")
+    """Whether a file starting with ``head`` (decompressed) may hold JSON traces.
+
+    A file cut at its start (``tail -c``, a rotated copy) begins in the middle of a line: it
+    counts when trace keys show in its head, so that its first line is reported, not the file
+    passed over.
+    """
+    return head.lstrip()[:1] in (b"{", b"[") or starts_mid_line(head)
+
+
+_TRACE_KEYS = (b'"traceId"', b'"spanId"', b'"resourceSpans"', b'"scopeSpans"', b'"traceID"')
+
+
+def starts_mid_line(head: bytes) -> bool:
+    """A head that is not the start of a JSON value but holds trace keys: a cut-off line."""
+    return head.lstrip()[:1] not in (b"{", b"[") and any(key in head for key in _TRACE_KEYS)
 
 
 @dataclass
@@ -123,11 +142,24 @@ class Reading:
     """The stream itself failed (a cut or corrupt compressed file)."""
 
 
-def read_lines(lines: Iterable[bytes], source: str, sink: Sink, *, first_line: int = 1) -> Reading:
+def read_lines(
+    lines: Iterable[bytes],
+    source: str,
+    sink: Sink,
+    *,
+    first_line: int = 1,
+    growing: bool = False,
+) -> Reading:
     """Read OTLP JSON lines (or, if the first line opens a multi-line document, the document).
 
     Input errors are reported to ``sink``; a decompression error of the underlying stream
     (a cut gzip file) ends the source with one last problem, after everything before it.
+
+    With ``growing`` (a plain file, which a writer may still be appending to), reading stops at
+    the last complete line: a last line without its newline that is not a whole JSON value is
+    left, with a note, for the next ingest to read whole (``Reading.tail`` says how long it
+    was), and nothing the writer appends meanwhile is read this time. (A whole value without a
+    newline, as a saved Jaeger download ends, is read.)
     """
     iterator = iter(lines)
     number = first_line - 1
@@ -147,10 +179,26 @@ def read_lines(lines: Iterable[bytes], source: str, sink: Sink, *, first_line: i
         number += 1
         reading.lines = number
         reading.tail = 0 if line.endswith(b"\n") else len(line)
+        if reading.tail and growing and not _whole_value(line):
+            sink.note(
+                source,
+                number,
+                "the last line has no newline yet (a writer is still writing it?): left for "
+                "the next ingest, which reads it once it is whole",
+            )
+            return reading
         if first:
             if not line.strip():
                 continue
             first = False
+            if number == 1 and starts_mid_line(line[:4096]):
+                sink.skip(
+                    source,
+                    number,
+                    "the file starts in the middle of a line (cut with tail -c, or a rotated "
+                    "copy?): that line skipped",
+                )
+                continue
             if opens_document(line):
                 reading.document = True
                 try:
@@ -163,20 +211,52 @@ def read_lines(lines: Iterable[bytes], source: str, sink: Sink, *, first_line: i
                     )
                     reading.broken = True
                     return reading
+                if len(line) + len(rest) > MAX_DOCUMENT_BYTES:
+                    sink.skip(
+                        source,
+                        number,
+                        f"a multi-line JSON document of {(len(line) + len(rest)) >> 20:,} MiB, "
+                        f"over the {MAX_DOCUMENT_BYTES >> 20} MiB limit of one document: not read "
+                        "(write OTLP JSON lines, one document per line, or split the export)",
+                    )
+                    return reading
                 read_document(line + rest, source, sink, first_line=number)
                 return reading
         _read_line(line, source, number, sink)
 
 
-def opens_document(line: bytes) -> bool:
-    """A first line that is not a whole JSON value: the start of a pretty-printed document."""
+_OPENER = re.compile(rb'(?:[\[{]\s*)+|\{\s*"[^"\\]*"\s*:\s*(?:[\[{]\s*)+')
+
+
+def _whole_value(line: bytes) -> bool:
+    """Whether ``line`` is one whole JSON value (a line cut short is not)."""
     stripped = line.strip()
-    if stripped[-1:] not in (b"}", b"]"):
+    if not stripped:
         return True
     try:
         msgspec.json.decode(stripped, type=msgspec.Raw)  # checks it is JSON, builds nothing
     except msgspec.DecodeError:
+        return False
+    except RecursionError:  # read span by span, which names what is wrong
+        return stripped[-1:] in (b"}", b"]")
+    return True
+
+
+def opens_document(line: bytes) -> bool:
+    """A first line that opens a pretty-printed document: ``{``, ``[`` or ``{"key": [``.
+
+    Anything else that is not a whole JSON value (``{`` and garbage, a cut line) is a bad
+    line: it is reported, and the lines after it are read as lines.
+    """
+    stripped = line.strip()
+    if stripped[-1:] not in (b"}", b"]"):
+        return _OPENER.fullmatch(stripped) is not None
+    try:
+        msgspec.json.decode(stripped, type=msgspec.Raw)  # checks it is JSON, builds nothing
+    except msgspec.DecodeError:
         return stripped in (b"{", b"[")
+    except RecursionError:  # a whole line, read span by span (too deep to parse in one piece)
+        return False
     return False
 
 
@@ -185,6 +265,9 @@ def _read_line(line: bytes, source: str, number: int, sink: Sink) -> None:
         return
     try:
         envelope = decode_envelope(line)
+    except RecursionError:  # nested too deep to decode in one piece: span by span
+        read_deep_line(line, source, number, sink)
+        return
     except msgspec.DecodeError:
         _salvage(line, source, number, sink, last_line_unterminated=not line.endswith(b"\n"))
         return
@@ -210,6 +293,9 @@ def read_document(data: bytes, source: str, sink: Sink, *, first_line: int = 1) 
         chunk = data[start:]
         try:
             obj = msgspec.json.decode(chunk)
+        except RecursionError:  # nested too deep to decode in one piece: span by span
+            read_deep_line(chunk, source, line, sink)
+            return
         except msgspec.DecodeError as exc:
             found = _TRAILING.search(str(exc))
             if not found:
@@ -224,7 +310,10 @@ def read_document(data: bytes, source: str, sink: Sink, *, first_line: int = 1) 
             except msgspec.DecodeError:
                 _salvage(data[start:], source, line, sink, last_line_unterminated=False)
                 return
-        _dispatch(obj, chunk, source, line, sink)
+        try:
+            _dispatch(obj, chunk, source, line, sink)
+        except RecursionError:  # a document nested too deep for the Jaeger mapping
+            read_deep_line(chunk, source, line, sink)
         line += chunk.count(b"\n")
         start += len(chunk)
 
@@ -233,6 +322,9 @@ def _salvage(
     data: bytes, source: str, line: int, sink: Sink, *, last_line_unterminated: bool
 ) -> None:
     """Read a line the fast decoder refused, keeping whatever spans are sound."""
+    if deeper_than(data):  # the generic decoders below recurse: never hand them a deep line
+        read_deep_line(data, source, line, sink)
+        return
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -28,6 +28,7 @@ from typing import Protocol, cast
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ragfunnel.analyzer.ingest.depth import VALUE_DEPTH, deeper_than
 from ragfunnel.analyzer.ingest.otlp_structs import (
     AnyValue,
     Event,
@@ -125,16 +126,18 @@ class Chunk:
     streams: int = 1
     """Parallel insert streams (``Store.insert_traces``): more for a chunk the next one's
     conversion does not run beside."""
+    source: str = ""
+    """The file (or other source) the chunk's spans were read from, for messages."""
+
+    def keys(self) -> pa.Array:
+        """Each row's identity, ``TraceId + SpanId``."""
+        table = self.table
+        return pc.binary_join_element_wise(table.column("TraceId"), table.column("SpanId"), "")
 
     def without(self, keys: list[str]) -> pa.Table:
         """The rows whose ``TraceId + SpanId`` is none of ``keys``."""
-        # In polars (imported here: only re-ingests come this way), because pyarrow would
-        # import pandas (0.3 s) for the Python values.
-        import polars as pl
-
-        ids = cast(pl.DataFrame, pl.from_arrow(self.table.select(["TraceId", "SpanId"])))
-        known = pl.concat_str("TraceId", "SpanId").is_in(pl.Series(keys, dtype=pl.String))
-        return self.table.filter(ids.select(~known).to_series().to_arrow())
+        known = pc.is_in(self.keys(), value_set=pa.array(keys, pa.string()))
+        return self.table.filter(pc.invert(known))
 
 
 class Seen(Protocol):
@@ -228,6 +231,7 @@ class RowBuilder:
         # One tuple per span: (start, trace, span, parent, state, name, kind, resource, scope,
         # duration, status code, status message).
         self._rows: list[tuple[int, str, str, str, str, str, str, int, int, int, str, str]] = []
+        self.low = self.high = 0  # the start times' range so far
         self._resources: list[tuple[list[str], list[str], str]] = []
         self._resource_index: dict[tuple[tuple[str, ...], tuple[str, ...]], int] = {}
         self._scopes: list[tuple[str, str]] = []
@@ -341,6 +345,10 @@ class RowBuilder:
         status = span.status
 
         self.seen.add(key)
+        if self._rows:
+            self.low, self.high = min(self.low, start), max(self.high, start)
+        else:
+            self.low = self.high = start
         if end < start:
             problem = "no end time" if not end else "end before start (clock skew?)"
             self._note(f"span {span_id}: {problem}, Duration set to 0")
@@ -415,10 +423,13 @@ class RowBuilder:
         # A question's id lists recur from stage to stage (retrieve's output is rerank's input,
         # rerank's is the cut's...): stringify each distinct array once.
         if value is None or not value.arrayValue:
+            if value is not None and value.kvlistValue:
+                _check_depth(bytes(value.kvlistValue))
             return any_value_as_string(value)
         raw = bytes(value.arrayValue)
         text = self._arrays.get(raw)
         if text is None:
+            _check_depth(raw)
             if len(self._arrays) >= _ARRAY_CACHE:
                 self._arrays.clear()
             text = self._arrays[raw] = array_as_string(raw)
@@ -460,16 +471,10 @@ class RowBuilder:
             pa.array(state, string),
             pc.dictionary_encode(pa.array(name, string)),
             pc.dictionary_encode(pa.array(kind, string)),
-            pa.DictionaryArray.from_arrays(
-                resource_index, pa.array([r[2] for r in self._resources], string)
-            ),
+            _dictionary(resource_index, [r[2] for r in self._resources]),
             pc.take(resources.to_arrow(), resource_index),
-            pa.DictionaryArray.from_arrays(
-                scope_index, pa.array([s[0] for s in self._scopes], string)
-            ),
-            pa.DictionaryArray.from_arrays(
-                scope_index, pa.array([s[1] for s in self._scopes], string)
-            ),
+            _dictionary(scope_index, [s[0] for s in self._scopes]),
+            _dictionary(scope_index, [s[1] for s in self._scopes]),
             self._attributes.to_arrow(),
             pa.array(duration, pa.uint64()),
             pc.dictionary_encode(pa.array(code, string)),
@@ -483,6 +488,23 @@ class RowBuilder:
             pa.ListArray.from_arrays(link_offsets, self._link_attributes.to_arrow()),
         ]
         return pa.Table.from_arrays(columns, schema=TRACES_ARROW_SCHEMA)
+
+
+def _dictionary(indices: pa.Array, values: list[str]) -> pa.Array:
+    """``values[indices]``, dictionary-encoded.
+
+    A dictionary must not repeat a value (two resources of one service, two versions of one
+    scope, from the files that share a chunk): repeated ones are merged.
+    """
+    if len(set(values)) == len(values):
+        return pa.DictionaryArray.from_arrays(indices, pa.array(values, pa.string()))
+    return pc.dictionary_encode(pc.take(pa.array(values, pa.string()), indices))
+
+
+def _check_depth(raw: bytes) -> None:
+    # The stringifiers recurse once per level: a value nested deeper costs its span.
+    if deeper_than(raw, VALUE_DEPTH):
+        raise InvalidValue(f"nested deeper than {VALUE_DEPTH} levels")
 
 
 def _ignore(_message: str) -> None:

@@ -68,8 +68,10 @@ class IngestSummary:
             f"duplicate{'' if self.duplicates == 1 else 's'}"
         )
         if self.skipped:
+            files = len({skip.file for skip in self.skipped})
             text += (
                 f"; {len(self.skipped):,} problem{'' if len(self.skipped) == 1 else 's'} skipped"
+                f" in {files:,} file{'' if files == 1 else 's'}"
             )
         if self.notes:
             text += f"; {len(self.notes):,} repaired"

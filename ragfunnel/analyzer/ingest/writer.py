@@ -1,30 +1,38 @@
 """De-duplication of chunks against the store, and their inserts on a background thread.
 
-Idempotency: before each chunk is inserted, those of its spans that start where the store
-already holds rows are looked up by trace id (see :class:`Writer`), and the ones found are
-dropped; spans repeated within a chunk are dropped as they are read (``rows``). Re-ingesting
+Idempotency: a span is its trace id and span id. Before each chunk is inserted, its trace ids
+are looked up in the store (see :class:`Writer`), and the spans found are dropped — a copy with
+another start time is reported as well; spans repeated within a chunk are dropped as they are
+read (``rows``). Re-ingesting
 a file therefore adds nothing, even into a table the collector created (a plain MergeTree,
 which would keep duplicates forever). Two ingests running at the same moment on the same spans
 may both insert them: run one at a time. This module never reads input files.
+
+Crash safety: an insert and its stage view's insert commit separately, so a killed ingest can
+leave a chunk in one table only. Where a chunk lies near stored rows, the writer first mends
+the stage table there (``store.stage_repair.StageMender``): it deletes stage rows of the spans
+it is about to insert, and parses into the stage table the stored spans it skips that the
+stage table lacks. Running the ingest again therefore repairs what a kill left behind.
 """
 
 from __future__ import annotations
 
 import functools
 import gc
-import operator
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from ragfunnel.analyzer.ingest.rows import Chunk
-from ragfunnel.analyzer.ingest.summary import IngestSummary
+from ragfunnel.analyzer.ingest.summary import IngestSummary, Skip
+from ragfunnel.analyzer.store import StoreError
 from ragfunnel.analyzer.store.migrations import REVISIONS, migrate
-from ragfunnel.analyzer.store.stage_table import STAGE_TABLE
+from ragfunnel.analyzer.store.stage_repair import StageMender, stage_view_attached
+from ragfunnel.analyzer.store.stage_table import STAGE_TABLE, stage_table
 
 if TYPE_CHECKING:
     from ragfunnel.analyzer.store import Store
@@ -32,6 +40,7 @@ if TYPE_CHECKING:
 __all__ = ["Writer", "writing"]
 
 _SECOND = 1_000_000_000
+_MICROSECOND = 1_000
 
 
 class Writer:
@@ -40,14 +49,16 @@ class Writer:
     The embedded engine and the HTTP client both release the GIL while they work, so the next
     chunk is read and converted while this one is written. At most one chunk waits.
 
-    Only a chunk's spans that start where the store already has rows can be duplicates: within
-    a second of the time range the table held when the writer started, or of what this writer
-    has inserted. Those are looked up by trace id; the others (usually all of a new file, and
-    all but a chunk's first second in a time-ordered one) are inserted without a query.
+    Every chunk's trace ids are looked up once the table holds anything (one query per chunk,
+    which reads the table's ``TraceId`` column): a span already stored, whatever its start
+    time, is not stored again. The stage table is mended where a chunk lies within a second of
+    the rows stored when the writer started, or of what it has inserted since.
     """
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, summary: IngestSummary | None = None) -> None:
         self._store = store
+        self._summary = summary
+        self._mender: StageMender | None = None
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ragfunnel-insert")
         self._pending: Future[None] | None = None
         self._stored: tuple[int, int] | None = None
@@ -76,10 +87,20 @@ class Writer:
 
     def _write(self, chunk: Chunk) -> None:
         table = chunk.table
-        known = self._known(chunk)
+        if not self._ranges_read:
+            if stage_view_attached(self._store):
+                self._mender = StageMender(self._store)
+            self._stored = self._stored_range()
+            self._ranges_read = True
+        near = self._near(chunk) if self._mender is not None else None
+        stored = self._identities(chunk)
+        known = list(stored)
         if known:
             table = chunk.without(known)
             self.duplicates += chunk.table.num_rows - table.num_rows
+            self._report_conflicts(chunk, stored)
+        if near is not None and self._mender is not None:
+            self._mend(near, known)
         if table.num_rows:
             self._store.insert_traces(table, streams=chunk.streams)
             low, high = self._inserted or (chunk.low, chunk.high)
@@ -88,18 +109,23 @@ class Writer:
 
     def _stored_range(self) -> tuple[int, int] | None:
         # min/max of the partition column come from each part's min-max index, not the rows.
+        # The stage table's range too: a killed insert may have left stage rows only.
         store = self._store
-        result = store.query_arrow(
-            "SELECT count() AS n, toUnixTimestamp64Nano(min(Timestamp)) AS low, "
-            f"toUnixTimestamp64Nano(max(Timestamp)) AS high FROM {store.traces_table}"
-        )
-        row = result.to_pylist()[0]
-        return (int(row["low"]), int(row["high"])) if int(row["n"]) else None
+        tables = [store.traces_table] + ([stage_table(store)] if self._mender else [])
+        ranges = []
+        for name in tables:
+            row = store.query_arrow(
+                "SELECT count() AS n, toUnixTimestamp64Nano(min(Timestamp)) AS low, "
+                f"toUnixTimestamp64Nano(max(Timestamp)) AS high FROM {name}"
+            ).to_pylist()[0]
+            if int(row["n"]):
+                ranges.append((int(row["low"]), int(row["high"])))
+        if not ranges:
+            return None
+        return min(low for low, _ in ranges), max(high for _, high in ranges)
 
-    def _known(self, chunk: Chunk) -> list[str]:
-        if not self._ranges_read:
-            self._stored = self._stored_range()
-            self._ranges_read = True
+    def _near(self, chunk: Chunk) -> _Near | None:
+        """The chunk's spans that start where the stage table may need mending, if any."""
         # Spans read back from Jaeger lost their nanoseconds: widen by a second.
         covered = [
             (low - _SECOND, high + _SECOND)
@@ -107,33 +133,98 @@ class Writer:
             if chunk.low <= high + _SECOND and chunk.high >= low - _SECOND
         ]
         if not covered:
-            return []
-        # The masks are polars' (imported here: only chunks near stored rows come this way),
-        # because pyarrow would import pandas (0.3 s) for its Python scalars.
-        import polars as pl
-
-        starts = cast(
-            pl.Series, pl.from_arrow(pc.cast(chunk.table.column("Timestamp"), pa.int64()))
+            return None
+        starts = pc.cast(chunk.table.column("Timestamp"), pa.int64())
+        near = functools.reduce(
+            pc.or_,
+            (
+                pc.and_(pc.greater_equal(starts, lo), pc.less_equal(starts, hi))
+                for lo, hi in covered
+            ),
         )
-        near = functools.reduce(operator.or_, (starts.is_between(lo, hi) for lo, hi in covered))
-        if not near.any():
-            return []
-        candidates = chunk.table.filter(near.to_arrow())
+        if not pc.any(near).as_py():
+            return None
+        candidates = chunk.table.filter(near)
         low, high = pc.min_max(pc.cast(candidates.column("Timestamp"), pa.int64())).values()
+        window = {
+            "low": max(low.as_py() - _SECOND, 0),
+            "high": high.as_py() + _SECOND,
+            "ids": sorted(pc.unique(candidates.column("TraceId")).to_pylist()),
+        }
+        return _Near(candidates, window)
+
+    def _identities(self, chunk: Chunk) -> dict[str, int]:
+        """The chunk's spans already stored, by identity (trace and span id): their start times.
+
+        A span is its trace id and span id, whatever its start time: a second copy with other
+        content is not stored again (and is reported, :meth:`_report_conflicts`). Looked up by
+        trace id over the whole table, as soon as the table holds anything.
+        """
+        if self._stored is None and self._inserted is None:
+            return {}
         store = self._store
         result = store.query_arrow(
-            f"SELECT concat(TraceId, SpanId) AS key FROM {store.traces_table} "
-            "WHERE Timestamp >= fromUnixTimestamp64Nano({low:Int64}) "
-            "AND Timestamp <= fromUnixTimestamp64Nano({high:Int64}) "
-            "AND TraceId IN {ids:Array(String)}",
-            {
-                "low": max(low.as_py() - _SECOND, 0),
-                "high": high.as_py() + _SECOND,
-                "ids": sorted(pc.unique(candidates.column("TraceId")).to_pylist()),
-            },
+            "SELECT concat(TraceId, SpanId) AS key, toUnixTimestamp64Nano(min(Timestamp)) AS start "
+            f"FROM {store.traces_table} WHERE TraceId IN {{ids:Array(String)}} GROUP BY key",
+            {"ids": pc.unique(chunk.table.column("TraceId")).to_pylist()},
         )
         keys: list[str] = result.column("key").to_pylist()
-        return keys
+        starts: list[int] = result.column("start").to_pylist()
+        return dict(zip(keys, starts, strict=True))
+
+    def _report_conflicts(self, chunk: Chunk, stored: dict[str, int]) -> None:
+        """Name the spans stored already with another start time (a copy with other content)."""
+        if self._summary is None:
+            return
+        keys = chunk.keys().to_pylist()
+        starts = pc.cast(chunk.table.column("Timestamp"), pa.int64()).to_pylist()
+        # Within a microsecond is the same span: Jaeger keeps microseconds only.
+        conflicts = [
+            key
+            for key, start in zip(keys, starts, strict=True)
+            if key in stored and abs(stored[key] - start) >= _MICROSECOND
+        ]
+        if conflicts:
+            first = conflicts[0]
+            self._summary.skipped.append(
+                Skip(
+                    chunk.source,
+                    0,
+                    f"{len(conflicts):,} span(s) already stored with another start time (the "
+                    "same trace and span id, other content): this copy not stored — e.g. span "
+                    f"{first[32:]} of trace {first[:32]}",
+                )
+            )
+
+    def _mend(self, near: _Near, known: list[str]) -> None:
+        """Repair the stage table where the chunk lies (``store.stage_repair``)."""
+        assert self._mender is not None
+        candidates = near.candidates
+        keys = pc.binary_join_element_wise(
+            candidates.column("TraceId"), candidates.column("SpanId"), ""
+        ).to_pylist()
+        stored = set(known)
+        try:
+            self._mender.drop_strays(near.window, [key for key in keys if key not in stored])
+            if known:
+                self._mender.restore(near.window)
+        except StoreError as exc:
+            # A user who may insert spans but not repair the stage table: say so, go on.
+            self._mender = None
+            if self._summary is not None:
+                self._summary.notes.append(
+                    Skip(self._store.dsn_redacted, 0, f"stage table not repaired: {exc}")
+                )
+
+
+class _Near:
+    """The spans of a chunk near stored rows, and the window and trace ids they lie in."""
+
+    __slots__ = ("candidates", "window")
+
+    def __init__(self, candidates: pa.Table, window: dict[str, Any]) -> None:
+        self.candidates = candidates
+        self.window = window
 
 
 @contextmanager
@@ -154,7 +245,7 @@ def writing(store: Store, summary: IngestSummary) -> Iterator[Writer]:
     # cyclic garbage collector would only rescan the growing chunk (about 10% of the time).
     collecting = gc.isenabled()
     gc.disable()
-    writer = Writer(store)
+    writer = Writer(store, summary)
     try:
         yield writer
     finally:

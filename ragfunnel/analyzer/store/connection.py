@@ -432,9 +432,37 @@ def _open_embedded(target: Target, *, create: bool, settings: dict[str, Any]) ->
                 interface="chdb", path=target.path, settings=settings
             )
         except _CLIENT_ERRORS as exc:
+            holder = _locked_by_another_process(Path(target.path))
+            if holder is not None:
+                raise StoreError(
+                    f"the store {target.redacted} is in use by another process{holder}: an "
+                    "embedded store is opened by one process at a time. Wait until that ingest "
+                    "or analysis ends, or give this one another store (--store)."
+                ) from None
             raise StoreError(f"cannot open the embedded store {target.redacted}: {exc}") from None
         _engine_users[target.path] = _engine_users.get(target.path, 0) + 1
     return client
+
+
+def _locked_by_another_process(path: Path) -> str | None:
+    """`` (pid N)`` or ``""`` if another process holds the engine's lock on ``path``, else None.
+
+    The engine keeps its ``status`` file locked (``flock``) while it runs on a path.
+    """
+    import fcntl
+
+    status = path / "status"
+    try:
+        with status.open("rb") as file:
+            try:
+                fcntl.flock(file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                found = re.search(rb"PID:\s*(\d+)", file.read(4096))
+                return f" (pid {found.group(1).decode()})" if found else ""
+            fcntl.flock(file, fcntl.LOCK_UN)
+    except OSError:
+        return None
+    return None
 
 
 def _open_server(target: Target, *, settings: dict[str, Any]) -> Any:
