@@ -22,13 +22,18 @@ _counts: Counter[str] = Counter()
 _logged: set[str] = set()
 
 
-def internal_error(where: str, exc: BaseException) -> None:
-    """Record a ragfunnel-internal failure at ``where`` without disturbing the app."""
+def _counted(where: str) -> bool:
+    """Count one failure at ``where``; True for the first, the one that is logged."""
     with _lock:
         _counts[where] += 1
         first = where not in _logged
         _logged.add(where)
-    if first:
+    return first
+
+
+def internal_error(where: str, exc: BaseException) -> None:
+    """Record a ragfunnel-internal failure at ``where`` without disturbing the app."""
+    if _counted(where):
         logger.warning(
             "ragfunnel internal error in %s (your code is still running fine; "
             "further errors here are counted, not logged): %r",
@@ -46,11 +51,7 @@ def outside_failure(where: str, message: str) -> None:
     Unlike :func:`internal_error` it is never raised, even in ragfunnel's own tests: it is
     not a bug. It is counted with the internal errors, under ``where``.
     """
-    with _lock:
-        _counts[where] += 1
-        first = where not in _logged
-        _logged.add(where)
-    if first:
+    if _counted(where):
         logger.warning(
             "ragfunnel %s: %s (your code is still running fine; these spans are counted as "
             "failed; further failures here are counted in internal_error_counts()[%r], "

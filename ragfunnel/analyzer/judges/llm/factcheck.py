@@ -18,11 +18,10 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
-from ragfunnel.analyzer.judges.cache import VerdictCache, cache_key
+from ragfunnel.analyzer.judges.cache import cache_key
 from ragfunnel.analyzer.judges.claims import split_claims
 from ragfunnel.analyzer.judges.llm import prompts
 from ragfunnel.analyzer.judges.llm.caller import EndpointJudge, JudgeInput
-from ragfunnel.analyzer.judges.llm.endpoint import Breaker, Endpoint
 from ragfunnel.analyzer.judges.model import (
     SUPPORTED,
     UNSUPPORTED,
@@ -64,16 +63,6 @@ class FactCheckJudge(EndpointJudge):
     """
 
     kind = "factcheck"
-
-    def __init__(
-        self,
-        endpoint: Endpoint,
-        *,
-        cache: VerdictCache | None = None,
-        client: Any = None,
-        breaker: Breaker | None = None,
-    ) -> None:
-        super().__init__(endpoint, cache=cache, client=client, breaker=breaker)
 
     def _judge(self, item: JudgeInput) -> AnswerVerdict:
         split = split_claims(item.answer)
