@@ -9,12 +9,9 @@ half-built environment and built its own beside it.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
-
-import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -43,7 +40,6 @@ exit 3
 """
 
 
-@pytest.mark.skipif(shutil.which("flock") is None, reason="flock(1) is not installed")
 def test_two_first_runs_build_one_environment_in_turn(tmp_path: Path) -> None:
     python = tmp_path / "python"
     python.write_text(PYTHON, encoding="utf-8")
