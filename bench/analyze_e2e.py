@@ -238,7 +238,7 @@ def baseline_child(store: str, cases: Path, report: Path) -> None:
     table = pa.table({"case_id": ids, "items": items, "any_of": any_of,
                       "answerable": answerable, "fact": facts})  # fmt: skip
     # Paused merges, as for `ragfunnel analyze` (Store.open_for_analysis): the same machine.
-    with Store.open(store) as opened, opened.merges_paused():
+    with Store.open(store, create=True) as opened, opened.merges_paused():
         db = opened.database
         opened.command(f"DROP TABLE IF EXISTS `{db}`.{BASELINE_CASES}")
         opened.command(

@@ -65,7 +65,7 @@ def run_faults(workdir: Path, *, limit: int | None = None, data: Path | None = N
     report = FaultReport(spans_dropped=ragfunnel.export_stats().dropped)
     cases = workdir / "cases.jsonl"
     write_cases(cases, corpus, plan)
-    with Store.open(f"chdb://{workdir / 'store'}") as store:
+    with Store.open(f"chdb://{workdir / 'store'}", create=True) as store:
         report.spans_ingested = ingest_paths(store, [traces]).inserted
         result = analyze(store, cases)
     records = result.records

@@ -218,7 +218,7 @@ def generate(path: Path, n: int, n_cases: int) -> dict[str, float]:
     quoted = np.array([json.dumps(chunk_id(x)) for x in range(CORPUS)], dtype=object)
     started = time.perf_counter()
     build = insert = 0.0
-    with Store.open(f"chdb://{path}") as store:
+    with Store.open(f"chdb://{path}", create=True) as store:
         migrate(store)  # so the view parses rows as they arrive, as with a collector
         for first in range(0, n, CHUNK):
             t = time.perf_counter()
@@ -300,7 +300,7 @@ def child(kind: str, path: Path, n: int, n_cases: int, runs: int) -> None:
     """Run only one kind of analysis, ``runs`` times; print timings and peak RSS as JSON."""
     times = []
     extra: dict[str, Any] = {}
-    with Store.open(f"chdb://{path}") as store:
+    with Store.open(f"chdb://{path}", create=True) as store:
         if kind == "analyze":
             t = time.perf_counter()
             cases = make_cases(n_cases)
@@ -368,7 +368,7 @@ def main() -> None:
         made = generate(path, n, n_cases)
         print(f"  {made['spans']:,.0f} spans: build {made['build_s']:.1f} s, insert "
               f"{made['insert_s']:.1f} s (view parses on insert)", file=sys.stderr)  # fmt: skip
-        with Store.open(f"chdb://{path}") as store:
+        with Store.open(f"chdb://{path}", create=True) as store:
             load_baseline_cases(store, make_cases(n_cases))
     ours = run_child("analyze", path, n, n_cases, args.runs)
     base = run_child("baseline", path, n, n_cases, args.runs)

@@ -281,7 +281,7 @@ def baseline(store: Store, path: Path, limit: int) -> float:
 
 def one_run(store_path: str, traces: str, layout: str) -> None:
     """Child process: ingest ``traces`` into a new embedded store; print its seconds as JSON."""
-    with Store.open(f"chdb://{store_path}") as store:
+    with Store.open(f"chdb://{store_path}", create=True) as store:
         if layout == "wide":
             migrate(store)
             for table in (store.traces_table, stage_table(store)):
@@ -340,7 +340,9 @@ def main() -> None:
             print(
                 f"run {run + 1} ({converter}, {layout} parts): {result['seconds']:.2f}s, {rate:,.0f} spans/s"
             )
-        with Store.open(f"chdb://{tmp}/store-baseline", database="bench_baseline") as store:
+        with Store.open(
+            f"chdb://{tmp}/store-baseline", database="bench_baseline", create=True
+        ) as store:
             per_span = baseline(store, traces, args.baseline_spans)
         median = statistics.median(rates["compact"])
         wide = statistics.median(rates["wide"])

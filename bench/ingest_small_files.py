@@ -56,7 +56,7 @@ def child(folder: str, store_path: str) -> None:
     from ragfunnel.analyzer.ingest import ingest_paths
     from ragfunnel.analyzer.store import Store
 
-    with Store.open(f"chdb://{store_path}") as store:
+    with Store.open(f"chdb://{store_path}", create=True) as store:
         for label, rescan in (
             ("first ingest", False),
             ("again, unchanged", False),

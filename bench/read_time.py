@@ -56,7 +56,7 @@ def generate(path: Path, n: int, n_cases: int) -> float:
     p = plan(n_cases)
     quoted = np.array([json.dumps(chunk_id(x)) for x in range(CORPUS)], dtype=object)
     started = time.perf_counter()
-    with Store.open(f"chdb://{path}") as store:
+    with Store.open(f"chdb://{path}", create=True) as store:
         for first in range(0, n, CHUNK):
             store.insert_traces(build_chunk(first, min(CHUNK, n - first), p, quoted, n_cases))
             print(f"  {min(first + CHUNK, n):>9,} questions", file=sys.stderr, end="\r")
@@ -120,7 +120,7 @@ def main() -> None:
     if not args.reuse:
         print(f"generating {n:,} questions into {path} (no stage table) ...", file=sys.stderr)
         print(f"  {generate(path, n, n_cases):.1f} s", file=sys.stderr)
-    with Store.open(f"chdb://{path}") as store:
+    with Store.open(f"chdb://{path}", create=True) as store:
         if stage_table_ready(store):
             raise SystemExit(f"{path} has a stage table: generate it again (without --reuse)")
     # Interleaved, so that a quieter or busier moment of the machine falls on both sides.
@@ -136,7 +136,7 @@ def main() -> None:
         rss["read_time"] = max(rss["read_time"], ours["rss_bytes"])
         rss["baseline"] = max(rss["baseline"], base["rss_bytes"])
         records = ours["records"]
-    with Store.open(f"chdb://{path}") as store:
+    with Store.open(f"chdb://{path}", create=True) as store:
         t = time.perf_counter()
         migrate(store)
         migrate_s = time.perf_counter() - t

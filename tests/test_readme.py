@@ -86,7 +86,7 @@ def test_the_quickstart_example_gives_the_verdicts_its_cases_promise(tmp_path: P
     traces = tmp_path / "traces"
     exporter = f"file:{traces}/spans-{{pid}}.jsonl"
     run_script(ROOT / "examples" / "toy_pipeline.py", tmp_path, RAGFUNNEL_EXPORTER=exporter)
-    with Store.open(f"chdb://{tmp_path / 'store'}") as store:
+    with Store.open(f"chdb://{tmp_path / 'store'}", create=True) as store:
         summary = ingest_paths(store, [traces])
         assert summary.inserted and not summary.skipped
         records = analyze(store, ROOT / "examples" / "cases.yaml").records

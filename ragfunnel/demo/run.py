@@ -141,7 +141,7 @@ def run_demo(
     report("analyze and report", 0, 1)
     store = f"chdb://{root / 'store'}"
     case_set = load_cases(cases_path)
-    with Store.open(store) as opened:
+    with Store.open(store, create=True) as opened:
         spans = ingest_paths(opened, [traces]).inserted
         # What `ragfunnel judge` does: every answer of both runs, offline, with correctness.
         judged = judge_store(opened, policy="offline", cases=case_set)

@@ -25,7 +25,7 @@ def store(store_path: Path, request: pytest.FixtureRequest) -> Iterator[Store]:
     # The module's name too: test names repeat across modules, databases must not.
     module = request.module.__name__.rpartition(".")[2]
     name = re.sub(r"[^A-Za-z0-9_]", "_", f"{module}__{request.node.name}")[:120]
-    with Store.open(f"chdb://{store_path}", database=f"t_{name}") as opened:
+    with Store.open(f"chdb://{store_path}", database=f"t_{name}", create=True) as opened:
         yield opened
 
 

@@ -37,7 +37,7 @@ def dsn(tmp_path_factory: pytest.TempPathFactory) -> str:
     with b.question("q-031", "What is the refund for a cancelled flight?", run="r1") as q:
         q.retrieve(["f1"], scores=[0.1])
         q.abstain()
-    with Store.open(f"chdb://{path}") as store:
+    with Store.open(f"chdb://{path}", create=True) as store:
         b.into(store)
     return f"chdb://{path}"
 

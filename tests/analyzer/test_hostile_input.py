@@ -137,7 +137,7 @@ def test_a_trace_split_across_files_gives_the_same_verdict_in_either_order(
     rest = _write(tmp_path / "rest.jsonl", [s for s in builder.spans if s.name != "question"])
     files = [root, rest] if order == "root first" else [rest, root]
     database = f"t_split_{order.replace(' ', '_')}"
-    with Store.open(f"chdb://{store_path}", database=database) as split:
+    with Store.open(f"chdb://{store_path}", database=database, create=True) as split:
         for path in files:  # two ingests, as when the files arrive at different times
             ingest_paths(split, [path])
         assert _verdicts(split, cases_file) == intact
@@ -160,7 +160,7 @@ def test_clock_skew_keeps_the_verdict_and_is_noted(
                     span["endTimeUnixNano"] = str(start - 1)
     path = tmp_path / "skewed.jsonl"
     path.write_text(json.dumps(document) + "\n", encoding="utf-8")
-    with Store.open(f"chdb://{store_path}", database="t_skewed") as skewed:
+    with Store.open(f"chdb://{store_path}", database="t_skewed", create=True) as skewed:
         summary = ingest_paths(skewed, [path])
         assert any("end before start" in str(n) for n in summary.notes)
         assert _verdicts(skewed, cases_file) == intact
@@ -245,13 +245,13 @@ def cli_store(tmp_path_factory: pytest.TempPathFactory) -> str:
     path = tmp_path_factory.mktemp("cli-hostile")
     builder = TraceBuilder()
     _trace(builder)
-    with Store.open(f"chdb://{path}") as opened:
+    with Store.open(f"chdb://{path}", create=True) as opened:
         builder.into(opened)
     return f"chdb://{path}"
 
 
 def _cli_rows(dsn: str) -> int:
-    with Store.open(dsn) as opened:
+    with Store.open(dsn, create=True) as opened:
         return _row_count(opened)
 
 
@@ -272,7 +272,7 @@ def test_injection_strings_through_the_cli(value: str, cli_store: str, cases_fil
 
 def test_an_identifier_that_is_not_one_is_refused(store_path: Path) -> None:
     with pytest.raises(StoreError, match="database"):
-        Store.open(f"chdb://{store_path}", database="otel; DROP TABLE otel_traces")
+        Store.open(f"chdb://{store_path}", database="otel; DROP TABLE otel_traces", create=True)
 
 
 # --- Credentials -----------------------------------------------------------------------------
@@ -291,7 +291,7 @@ def test_a_password_never_reaches_errors_logs_or_output(
 ) -> None:
     dsn = f"http://alice:{SECRET}@127.0.0.1:{_closed_port()}/otel"
     with caplog.at_level(logging.DEBUG), pytest.raises(StoreError) as caught:
-        Store.open(dsn)
+        Store.open(dsn, create=True)
     assert SECRET not in str(caught.value)
     assert SECRET not in repr(caught.value)
     assert "alice" in str(caught.value) or "127.0.0.1" in str(caught.value)

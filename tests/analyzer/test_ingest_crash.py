@@ -145,7 +145,7 @@ def marked_record(self, records):
         print("recorded", flush=True)
 
 Store.insert_traces, IngestLog.record_many = marked_insert, marked_record
-with Store.open("chdb://" + sys.argv[1]) as store:
+with Store.open("chdb://" + sys.argv[1], create=True) as store:
     ingest_paths(store, [sys.argv[2]])
 print("done", flush=True)
 """
@@ -188,7 +188,7 @@ def test_any_number_of_kills_then_one_ingest_leaves_every_table_in_step(
     store_path = tmp_path / "store"
     killed = [killed_ingest(store_path, traces, *kill) for kill in kills]
     assert any(killed), "no child was killed: the kill points no longer match the ingest"
-    with Store.open(f"chdb://{store_path}") as store:
+    with Store.open(f"chdb://{store_path}", create=True) as store:
         ingest_paths(store, [traces])
         assert_all_agree(store, traces, spans)
         # And a later ingest finds nothing to add or repair.
@@ -266,12 +266,12 @@ def test_store_migrate_repairs_from_the_command_line(tmp_path: Path) -> None:
     dsn = f"chdb://{tmp_path / 'store'}"
     runner = CliRunner()
     assert runner.invoke(app, ["ingest", str(traces), "--store", dsn]).exit_code == 0
-    with Store.open(dsn) as store:
+    with Store.open(dsn, create=True) as store:
         store.command(f"TRUNCATE TABLE {stage_table(store)}")
     info = runner.invoke(app, ["store", "info", "--store", dsn])
     assert info.exit_code == 0 and f"{spans:,} missing" in info.output, info.output
     repaired = runner.invoke(app, ["store", "migrate", "--store", dsn])
     assert repaired.exit_code == 0 and "repaired" in repaired.output, repaired.output
-    with Store.open(dsn) as store:
+    with Store.open(dsn, create=True) as store:
         assert_all_agree(store, traces, spans)
     assert STAGE_TABLE in runner.invoke(app, ["store", "info", "--store", dsn]).output

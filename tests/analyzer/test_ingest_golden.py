@@ -44,7 +44,7 @@ def store_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture
 def store(store_path: Path, request: pytest.FixtureRequest) -> Iterator[Store]:
     database = "golden_" + request.node.name.replace("[", "_").replace("]", "").replace("-", "_")
-    with Store.open(f"chdb://{store_path}", database=database) as opened:
+    with Store.open(f"chdb://{store_path}", database=database, create=True) as opened:
         yield opened
 
 
@@ -80,7 +80,7 @@ def _sdk_lines() -> str:
 
 @pytest.fixture(scope="module")
 def expected(store_path: Path) -> dict[str, list[dict[str, Any]]]:
-    with Store.open(f"chdb://{store_path}", database="golden_expected") as store:
+    with Store.open(f"chdb://{store_path}", database="golden_expected", create=True) as store:
         summary = ingest_lines(store, _sdk_lines().splitlines())
         assert summary.inserted == 4 and not summary.skipped
         return {"ordered": _rows(store, as_dicts=False), "dicts": _rows(store, as_dicts=True)}

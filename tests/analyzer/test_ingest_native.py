@@ -439,7 +439,9 @@ def test_a_store_filled_natively_equals_one_filled_by_python(
     tables = []
     for native in (True, False):
         monkeypatch.setenv(_native.NATIVE_ENV, "1" if native else "0")
-        with Store.open(f"chdb://{tmp_path}/store", database=f"n{int(native)}") as store:
+        with Store.open(
+            f"chdb://{tmp_path}/store", database=f"n{int(native)}", create=True
+        ) as store:
             summary = ingest_paths(store, [path])
             assert (summary.read, summary.inserted, summary.duplicates) == (30_600, 30_000, 600)
             tables.append(store.query_arrow(f"SELECT * FROM {store.traces_table} ORDER BY SpanId"))

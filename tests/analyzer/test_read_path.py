@@ -301,7 +301,7 @@ def test_every_trace_scenario_gives_the_same_analysis_at_read_time(
 def test_the_cli_says_once_that_store_migrate_would_help(b: TraceBuilder, tmp_path: Path) -> None:
     several_questions(b)
     dsn = f"chdb://{tmp_path / 'cli'}"
-    with Store.open(dsn) as opened:
+    with Store.open(dsn, create=True) as opened:
         b.into(opened)
     runner = CliRunner()
     # An embedded store is the user's own: only --read-only keeps analysis from preparing it.
@@ -330,7 +330,7 @@ def test_a_bug_keeps_its_traceback(monkeypatch: pytest.MonkeyPatch, tmp_path: Pa
         raise ValueError("a bug in polars")
 
     monkeypatch.setattr(analyze_command, "shapes", broken)
-    with Store.open(f"chdb://{tmp_path / 'bug'}") as opened:
+    with Store.open(f"chdb://{tmp_path / 'bug'}", create=True) as opened:
         assert opened.read_only is False
     result = CliRunner().invoke(app, ["analyze", "--store", f"chdb://{tmp_path / 'bug'}"])
     assert isinstance(result.exception, ValueError)
@@ -354,7 +354,7 @@ def test_report_and_diff_on_a_read_only_store_write_nothing(
 
     several_questions(b)
     dsn = f"chdb://{tmp_path / 'report'}"
-    with Store.open(dsn) as opened:
+    with Store.open(dsn, create=True) as opened:
         b.into(opened)
     cases_file = tmp_path / "cases.jsonl"
     questions = (("q-017", Q), ("q-018", "Who resets the firmware?"), ("q-019", "Which runbook?"))

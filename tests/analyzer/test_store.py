@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from unittest.mock import MagicMock
 
 import pytest
 
+from ragfunnel.analyzer.cases import CaseSet
+from ragfunnel.analyzer.funnel import analyze
 from ragfunnel.analyzer.store import DEFAULT_DSN, TRACES_COLUMNS, Store, StoreError, redact_dsn
 from ragfunnel.analyzer.store.dsn import parse_dsn
 
@@ -19,7 +22,7 @@ def path(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def opened(path: Path) -> Iterator[Store]:
-    with Store.open(f"chdb://{path}") as store:
+    with Store.open(f"chdb://{path}", create=True) as store:
         yield store
 
 
@@ -38,27 +41,27 @@ def test_open_creates_the_exporter_schema(opened: Store) -> None:
 
 
 def test_reopening_keeps_the_data_and_never_recreates(path: Path) -> None:
-    with Store.open(f"chdb://{path}") as store:
+    with Store.open(f"chdb://{path}", create=True) as store:
         store.command(f"INSERT INTO {store.traces_table} (TraceId, SpanId) VALUES ('t', 's')")
-    with Store.open(f"chdb://{path}") as store:
+    with Store.open(f"chdb://{path}", create=True) as store:
         assert store.command(f"SELECT count() FROM {store.traces_table}") == 1
 
 
 def test_database_and_table_names_are_configurable(path: Path) -> None:
-    with Store.open(f"chdb://{path}", database="team_a", table="spans") as store:
+    with Store.open(f"chdb://{path}", database="team_a", table="spans", create=True) as store:
         assert store.traces_table == "`team_a`.`spans`"
         assert store.command("EXISTS TABLE team_a.spans") == 1
 
 
 def test_a_table_with_other_columns_is_refused_with_the_differences(path: Path) -> None:
-    with Store.open(f"chdb://{path}") as store:
+    with Store.open(f"chdb://{path}", create=True) as store:
         store.command("CREATE DATABASE legacy")
         store.command(
             "CREATE TABLE legacy.otel_traces (Timestamp DateTime64(9), TraceId String, SpanId String, "
             "Duration Int64) ENGINE = MergeTree ORDER BY Timestamp"
         )
     with pytest.raises(StoreError) as caught:
-        Store.open(f"chdb://{path}", database="legacy")
+        Store.open(f"chdb://{path}", database="legacy", create=True)
     message = str(caught.value)
     assert "Duration is Int64, expected UInt64" in message
     assert "SpanAttributes is missing" in message
@@ -68,7 +71,7 @@ def test_a_table_with_other_columns_is_refused_with_the_differences(path: Path) 
 def test_create_false_needs_an_existing_store(tmp_path: Path) -> None:
     with pytest.raises(StoreError, match="there is no store at"):
         Store.open(f"chdb://{tmp_path / 'nothing'}", create=False)
-    with Store.open(f"chdb://{tmp_path / 's'}"):
+    with Store.open(f"chdb://{tmp_path / 's'}", create=True):
         pass
     with pytest.raises(StoreError, match=r"no table `other`\.`otel_traces`"):
         Store.open(f"chdb://{tmp_path / 's'}", database="other", create=False)
@@ -76,19 +79,19 @@ def test_create_false_needs_an_existing_store(tmp_path: Path) -> None:
 
 def test_bad_identifiers_never_reach_sql(path: Path) -> None:
     with pytest.raises(StoreError, match="not allowed"):
-        Store.open(f"chdb://{path}", table="x`; DROP TABLE y")
+        Store.open(f"chdb://{path}", table="x`; DROP TABLE y", create=True)
 
 
 def test_a_second_embedded_path_waits_for_the_first_to_close(tmp_path: Path) -> None:
-    first = Store.open(f"chdb://{tmp_path / 'a'}")
+    first = Store.open(f"chdb://{tmp_path / 'a'}", create=True)
     try:
-        also_first = Store.open(f"chdb://{tmp_path / 'a'}", database="other")
+        also_first = Store.open(f"chdb://{tmp_path / 'a'}", database="other", create=True)
         also_first.close()
         with pytest.raises(StoreError, match="one store path per process"):
-            Store.open(f"chdb://{tmp_path / 'b'}")
+            Store.open(f"chdb://{tmp_path / 'b'}", create=True)
     finally:
         first.close()
-    with Store.open(f"chdb://{tmp_path / 'b'}") as second:
+    with Store.open(f"chdb://{tmp_path / 'b'}", create=True) as second:
         assert second.command("SELECT 1") == 1
 
 
@@ -97,14 +100,31 @@ def test_relative_and_bare_paths_resolve_against_the_working_directory(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("RAGFUNNEL_STORE", raising=False)
-    with Store.open() as store:
+    with Store.open(create=True) as store:
         assert store.dsn_redacted == f"chdb://{tmp_path / '.ragfunnel' / 'store'}"
     assert DEFAULT_DSN == "chdb://.ragfunnel/store"
-    with Store.open("here/store") as store:
+    with Store.open("here/store", create=True) as store:
         assert store.dsn_redacted == f"chdb://{tmp_path / 'here' / 'store'}"
     monkeypatch.setenv("RAGFUNNEL_STORE", "chdb://from-env")
-    with Store.open() as store:
+    with Store.open(create=True) as store:
         assert store.dsn_redacted == f"chdb://{tmp_path / 'from-env'}"
+
+
+def test_opening_never_creates_a_store_unless_asked(tmp_path: Path) -> None:
+    """Issue 21: `Store.open("typo/path")` made an empty store that analysis read as 0 records."""
+    typo = tmp_path / "typo" / "store"
+    with pytest.raises(StoreError, match=r"there is no store at .*run `ragfunnel ingest` first"):
+        Store.open(f"chdb://{typo}")
+    assert not typo.exists() and not typo.parent.exists()
+    with pytest.raises(StoreError, match="there is no store at"):
+        analyze(str(typo), CaseSet([]))  # the documented path-string form as well
+    assert not typo.exists()
+    with Store.open(f"chdb://{tmp_path / 'made'}", create=True) as made:
+        database = made.database
+    with pytest.raises(StoreError, match=re.escape("there is no table `otel_a`.`otel_traces`")):
+        Store.open(f"chdb://{tmp_path / 'made'}", database="otel_a")  # an existing path, no table
+    with Store.open(f"chdb://{tmp_path / 'made'}", database=database) as reopened:
+        assert reopened.embedded and not reopened.read_only
 
 
 def test_query_df_returns_polars(opened: Store) -> None:
@@ -157,7 +177,7 @@ def test_bad_dsns_are_refused_clearly(dsn: str) -> None:
 
 def test_an_unreachable_server_error_never_shows_the_password() -> None:
     with pytest.raises(StoreError) as caught:
-        Store.open("http://bob:hunter2-secret@127.0.0.1:9/otel")
+        Store.open("http://bob:hunter2-secret@127.0.0.1:9/otel", create=True)
     assert "hunter2-secret" not in str(caught.value)
     assert "http://bob:***@127.0.0.1:9/otel" in str(caught.value)
 
@@ -167,7 +187,7 @@ def test_a_read_only_store_creates_nothing(tmp_path: Path) -> None:
         Store.open(f"chdb://{tmp_path / 'none'}", read_only=True)
     assert raised.value.argument == "dsn"
     assert not (tmp_path / "none").exists()
-    with Store.open(f"chdb://{tmp_path / 'st'}") as writable:
+    with Store.open(f"chdb://{tmp_path / 'st'}", create=True) as writable:
         assert not writable.read_only and writable.embedded
     with Store.open(f"chdb://{tmp_path / 'st'}", read_only=True) as reader:
         assert reader.read_only and "read_only=True" in repr(reader)
@@ -204,10 +224,10 @@ def test_a_second_process_on_the_same_store_is_told_so_in_plain_words(tmp_path: 
     path = tmp_path / "store"
     child = (
         "import sys\nfrom ragfunnel.analyzer.store import Store, StoreError\n"
-        "try:\n    Store.open('chdb://' + sys.argv[1])\n"
+        "try:\n    Store.open('chdb://' + sys.argv[1], create=True)\n"
         "except StoreError as exc:\n    print(exc)\n"
     )
-    with Store.open(f"chdb://{path}"):
+    with Store.open(f"chdb://{path}", create=True):
         found = subprocess.run(
             [sys.executable, "-c", child, str(path)],
             capture_output=True,

@@ -78,7 +78,7 @@ def test_ingest_migrates_the_embedded_store_before_it_inserts(tmp_path: Path) ->
     # analysis finds the stage table current instead of backfilling it from every span.
     b = TraceBuilder()
     spans(b, 3)
-    with Store.open(f"chdb://{tmp_path / 'own'}") as opened:
+    with Store.open(f"chdb://{tmp_path / 'own'}", create=True) as opened:
         ingest_spans(opened, b.spans)
         assert applied_revision(opened) == 1 and stage_table_ready(opened)
         assert opened.command(f"SELECT count() FROM {stage_table(opened)}") == 6
@@ -168,7 +168,7 @@ def test_store_migrate_and_info_commands(tmp_path: Path) -> None:
     assert missing.stderr.startswith("ragfunnel store info: there is no store at")
     assert "(--store or RAGFUNNEL_STORE)" in missing.stderr
 
-    with Store.open(dsn) as opened:
+    with Store.open(dsn, create=True) as opened:
         b = TraceBuilder()
         spans(b, 2)
         b.into(opened)

@@ -85,7 +85,7 @@ def test_collector_file_and_embedded_file_give_identical_records(
 
     records = {}
     for name, source in (("embedded", embedded), ("collector", stack.file_path)):
-        with Store.open(f"chdb://{tmp_path / 'store'}", database=name) as store:
+        with Store.open(f"chdb://{tmp_path / 'store'}", database=name, create=True) as store:
             summary = ingest_paths(store, [source])
             assert summary.inserted == expected and not summary.skipped
             records[name] = analyze(store, CASES_PATH).records.sort(

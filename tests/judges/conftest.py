@@ -20,7 +20,7 @@ def store(store_path: Path, request: pytest.FixtureRequest) -> Iterator[Store]:
     """An embedded store with a database of its own (chdb: one path per process)."""
     module = request.module.__name__.rpartition(".")[2]
     name = re.sub(r"[^A-Za-z0-9_]", "_", f"{module}__{request.node.name}")[:120]
-    with Store.open(f"chdb://{store_path}", database=f"j_{name}") as opened:
+    with Store.open(f"chdb://{store_path}", database=f"j_{name}", create=True) as opened:
         yield opened
 
 

@@ -38,7 +38,7 @@ def _store(tmp_path: Path) -> tuple[str, Path]:
             "20 EUR pro Tag.",
         )
         ask("parking", "Was kostet Parken am Flughafen?", [("parking", 0.2)], REFUSAL)
-    with Store.open(dsn) as store:
+    with Store.open(dsn, create=True) as store:
         ingest_spans(store, spans.spans)
     return dsn, cases
 

@@ -25,7 +25,7 @@ def _record(dsn: str) -> None:
     with capture_spans(capture_content=True, run_id="r1") as spans:
         for n in range(ANSWERS):
             ask(f"hotel-taxi-{n}", "Was gilt für Hotel und Taxi?", WORKED_RANKING, BOTH)
-    with Store.open(dsn) as store:
+    with Store.open(dsn, create=True) as store:
         ingest_spans(store, spans.spans)
 
 

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import itertools
 import json
 from typing import Any
 
@@ -118,3 +119,32 @@ def test_policy_errors(store: Store) -> None:
         judge_store(store, policy="vibes")
     with pytest.raises(JudgeError, match="needs a judge endpoint"):
         judge_store(store, policy="llm")
+
+
+def test_progress_counts_the_answers_as_they_are_judged(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 21: `ragfunnel judge` showed a spinner; its bar must count what is done."""
+    from ragfunnel.analyzer.judges import run as run_module
+
+    _record(store)
+    offline: list[tuple[str, int, int]] = []
+    judge_store(store, cases=CASES, write=False, progress=lambda *seen: offline.append(seen))
+    assert offline[0] == ("judging offline (offline)", 0, 3)
+    assert offline[-1] == ("judging offline (offline)", 3, 3)
+    assert [done for _, done, _ in offline] == sorted(done for _, done, _ in offline)
+
+    monkeypatch.setattr(run_module, "PROGRESS_SLICE", 1)
+    with FakeOpenAI(responder) as server:
+        endpoint = Endpoint(model="judge-model", base_url=server.base_url, api_key="k")
+        asked: list[tuple[int, int, int]] = []
+
+        def progress(step: str, done: int, total: int) -> None:
+            if step == "asking the LLM judge":
+                asked.append((done, total, len(server.requests)))
+
+        judge_store(store, policy="llm", endpoint=endpoint, write=False, progress=progress)
+    assert [(done, total) for done, total, _ in asked] == [(0, 3), (1, 3), (2, 3), (3, 3)]
+    requests = [made for *_, made in asked]
+    # Each report comes after that answer's calls returned: every slice made calls.
+    assert requests[0] == 0 and all(b > a for a, b in itertools.pairwise(requests))

@@ -27,7 +27,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Fixture:
     root = tmp_path_factory.mktemp("report-store")
     dsn = f"chdb://{root / 'store'}"
     cases = pipeline.cases()
-    with Store.open(dsn) as store:
+    with Store.open(dsn, create=True) as store:
         for run_id, plan, config in (
             ("A", pipeline.PLAN_A, pipeline.CONFIG_A),
             ("B", pipeline.PLAN_B, pipeline.CONFIG_B),

@@ -112,7 +112,7 @@ def ingest(
             "(an app writes there once ragfunnel.configure() has run)",
         )
     with _no_empty_store(store) as done:
-        with reported("ingest", flags=FLAGS), Store.open(store) as opened:
+        with reported("ingest", flags=FLAGS), Store.open(store, create=True) as opened:
             if from_jaeger and service:
                 summary = pull_from_jaeger(opened, from_jaeger, service, since)
             else:

@@ -22,7 +22,7 @@ from ragfunnel.analyzer.cli.options import (
     StoreOption,
 )
 from ragfunnel.analyzer.cli.output import STDOUT, iso, say, write_json, write_jsonl
-from ragfunnel.analyzer.cli.progress import progress_steps
+from ragfunnel.analyzer.cli.progress import progress_bar
 
 if TYPE_CHECKING:
     from ragfunnel.analyzer.judges.run import JudgeRun
@@ -151,8 +151,7 @@ def judge_command(
         usage_error("judge", f"--emit {emit}: the only target is otlp")
     to_stdout = json_out is not None and str(json_out) == STDOUT
     quiet = quiet or to_stdout
-    with reported("judge", flags=flags), progress_steps(not quiet) as step:
-        step("reading the cases")
+    with reported("judge", flags=flags), progress_bar(not quiet) as step:
         case_set = load_cases(cases) if cases is not None else None
         endpoint = None
         if policy != "offline":
@@ -165,11 +164,10 @@ def judge_command(
             # The warning is printed below, once, in the CLI's words.
             warnings.simplefilter("ignore", SameModelWarning)
             check_runs(opened, run or ())
-            step(f"judging the stored answers ({policy})")
             result = judge_store(
                 opened, policy=policy, runs=run or None, cases=case_set, endpoint=endpoint,
                 sample_rate=sample_rate, seed=seed, split=split, write=not dry_run,
-                chunk_texts=chunks,
+                chunk_texts=chunks, progress=step,
             )  # fmt: skip
     for message in result.warnings:
         typer.echo(f"ragfunnel judge: warning: {message}", err=True)

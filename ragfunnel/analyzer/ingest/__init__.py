@@ -10,7 +10,7 @@ Example::
     from ragfunnel.analyzer.store import Store
     from ragfunnel.analyzer.ingest import ingest_paths
 
-    with Store.open() as store:
+    with Store.open(create=True) as store:     # ingest is what creates a store
         summary = ingest_paths(store, [".ragfunnel/traces"])
         print(summary.describe())
 """

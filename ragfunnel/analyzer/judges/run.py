@@ -13,7 +13,7 @@ touches ``otel_traces``.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -57,6 +57,13 @@ if TYPE_CHECKING:
     from ragfunnel.analyzer.store import Store
 
 __all__ = ["MAX_FAILED_SHARE", "POLICIES", "JudgeRun", "SameModelWarning", "judge_store"]
+
+#: How many answers go to the LLM judge between two progress reports: large enough to keep its
+#: concurrency busy, small enough that the count moves.
+PROGRESS_SLICE = 64
+
+Progress = Callable[[str, int, int], None]
+"""``progress(step, done, total)``: called as answers are judged (``cli/progress.py``)."""
 
 
 MAX_FAILED_SHARE = 0.1
@@ -160,6 +167,7 @@ def judge_store(
     write: bool = True,
     screen: Judge | None = None,
     chunk_texts: Mapping[str, str] | str | Path | None = None,
+    progress: Progress | None = None,
 ) -> JudgeRun:
     """Judge every stored pipeline answer (of ``runs``) with ``policy``.
 
@@ -180,6 +188,9 @@ def judge_store(
             any :class:`~ragfunnel.analyzer.judges.protocol.Judge`.
         chunk_texts: chunk texts for prompts whose spans record ids only: a chunk file's path
             (``chunk_file.py``) or a mapping of chunk id → text.
+        progress: called with ``(step, done, total)`` as answers are judged: the offline
+            screen counts answers one by one, the LLM judge in slices of
+            :data:`PROGRESS_SLICE` answers as their calls return.
 
     Raises:
         JudgeError: an unknown policy, a missing endpoint, a bad ``sample_rate``, a bad chunk
@@ -231,9 +242,16 @@ def judge_store(
         )  # fmt: skip
         prepared.append((r, chunks, found_signals))
 
+    report = progress or (lambda _step, _done, _total: None)
     first: dict[int, AnswerVerdict] = {}
     if chosen.screens:
-        first = {n: offline.judge(r["answer"], chunks) for n, (r, chunks, _) in enumerate(prepared)}
+        step = f"judging offline ({chosen.name})"
+        every = max(1, len(prepared) // 200)  # at most a few hundred updates
+        for n, (r, chunks, _) in enumerate(prepared):
+            if n % every == 0:
+                report(step, n, len(prepared))
+            first[n] = offline.judge(r["answer"], chunks)
+        report(step, len(prepared), len(prepared))
     screened: dict[int, Screened] = {}
     escalate: list[int] = []
     for n, (r, _, found_signals) in enumerate(prepared):
@@ -249,7 +267,13 @@ def judge_store(
     if remote is not None and escalate:
         items = [JudgeInput(prepared[n][0]["answer"], prepared[n][1], prepared[n][0]["question"])
                  for n in escalate]  # fmt: skip
-        for n, outcome in zip(escalate, judge_all(remote, items), strict=True):
+        outcomes: list[AnswerVerdict | JudgeError] = []
+        step = "asking the LLM judge"
+        report(step, 0, len(items))
+        for start in range(0, len(items), PROGRESS_SLICE):
+            outcomes += judge_all(remote, items[start : start + PROGRESS_SLICE])
+            report(step, len(outcomes), len(items))
+        for n, outcome in zip(escalate, outcomes, strict=True):
             if isinstance(outcome, JudgeError):
                 result.errors.append(f"{prepared[n][0]['trace_id']}: {outcome}")
             else:

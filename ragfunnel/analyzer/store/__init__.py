@@ -2,7 +2,8 @@
 
     from ragfunnel.analyzer.store import Store, migrate
 
-    with Store.open("chdb://.ragfunnel/store") as store:     # or http(s)://user@host:8123/db
+    with Store.open("chdb://.ragfunnel/store") as store:     # or http(s)://user@host:8123/db;
+                                                          # create=True to make a new one
         migrate(store)                                        # the analyzer's own tables
 
 :mod:`.dsn` parses addresses, :mod:`.connection` holds the open :class:`Store`,

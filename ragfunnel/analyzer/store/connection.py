@@ -113,13 +113,16 @@ class Store:
         *,
         database: str = "otel",
         table: str = "otel_traces",
-        create: bool = True,
+        create: bool = False,
         read_only: bool = False,
     ) -> Store:
         """Open the store at ``dsn`` (else ``$RAGFUNNEL_STORE``, else :data:`DEFAULT_DSN`).
 
-        With ``create`` the database and the exporter's tables are created when missing; an
-        existing table is checked column by column and never recreated. A database named in an
+        Opening never creates a store unless asked: without ``create`` a missing embedded store,
+        database or traces table is a :class:`StoreError` that says to ingest first, so a
+        mistyped path is an error, never a new empty store that analysis reads as no data.
+        With ``create`` (what ingest does) the database and the exporter's tables are created
+        when missing; an existing table is checked column by column and never recreated. A database named in an
         HTTP DSN's path takes precedence over ``database``.
 
         With ``read_only`` nothing is created and the session runs with ClickHouse's
@@ -128,8 +131,9 @@ class Store:
         case data in, still work (docs/deployment.md).
 
         Raises:
-            StoreError: bad DSN, unreachable server, failed login, or a table whose columns
-                differ from the exporter's ``otel_traces``.
+            StoreError: bad DSN, unreachable server, failed login, no store or traces table
+                (without ``create``), or a table whose columns differ from the exporter's
+                ``otel_traces``.
         """
         target = parse_dsn(dsn or os.environ.get(ENV_STORE) or DEFAULT_DSN)
         database = check_identifier("database", target.database or database)
@@ -166,7 +170,7 @@ class Store:
         it is closed, the engine merges nothing in the background (:meth:`merges_paused`).
 
         Raises:
-            StoreError: as :meth:`open`; also when there is no store or traces table.
+            StoreError: as :meth:`open`.
         """
         if read_only is None:
             read_only = not parse_dsn(dsn or os.environ.get(ENV_STORE) or DEFAULT_DSN).embedded
