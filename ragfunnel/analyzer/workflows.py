@@ -22,11 +22,12 @@ from ragfunnel.analyzer.report import (
     question_texts,
     textless_documents,
 )
+from ragfunnel.analyzer.store import Store
+from ragfunnel.analyzer.store.opening import StoreArg, takes_store
 
 if TYPE_CHECKING:
     from ragfunnel.analyzer.cases import CaseSet
     from ragfunnel.analyzer.funnel import FunnelResult
-    from ragfunnel.analyzer.store import Store
 
 __all__ = ["Reported", "report_from_store"]
 
@@ -44,8 +45,9 @@ def _quiet(_: str) -> None:
     return None
 
 
+@takes_store("analysis")
 def report_from_store(
-    store: Store,
+    store: StoreArg,
     cases: CaseSet,
     *,
     runs: Sequence[str] | None = None,
@@ -58,8 +60,10 @@ def report_from_store(
 ) -> Reported:
     """Analyse ``store`` against ``cases`` and build the report of every run analysed.
 
-    ``progress`` is told each step's name before it starts (the CLI's progress line).
+    ``store`` may be a DSN or path, opened for the call (never created). ``progress`` is told
+    each step's name before it starts (the CLI's progress line).
     """
+    assert isinstance(store, Store)  # takes_store opened it
     progress("rebuilding every question's funnel")
     result = analyze(
         store, cases, run=list(runs) if runs else None, index_manifest=index_manifest,

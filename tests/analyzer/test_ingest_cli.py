@@ -108,6 +108,27 @@ def test_problems_go_to_stderr_and_strict_fails(app: typer.Typer, workdir: Path)
     assert strict.stdout == ""
 
 
+def test_json_is_the_summary_as_data(app: typer.Typer, workdir: Path) -> None:
+    """Issue 21: --json means the command's summary document on every command, ingest too."""
+    path = workdir / "mixed.jsonl"
+    path.write_text(LINE + "\nnot json\n")
+    printed = runner.invoke(app, ["ingest", str(path), "--store", "chdb://st", "--json", "-"])
+    assert printed.exit_code == 0, printed.output
+    document = json.loads(printed.stdout)  # the document instead of the text: nothing else
+    assert document["command"] == "ingest" and document["generated_at"].endswith("+00:00")
+    assert (document["read"], document["inserted"], document["duplicates"]) == (3, 3, 0)
+    assert document["files"] == 1 and document["store"] == f"chdb://{workdir / 'st'}"
+    assert document["skipped"] == [
+        {"file": str(path), "line": 2, "reason": "invalid JSON: Expecting value (column 1)"}
+    ]
+    out = workdir / "ingest.json"
+    again = runner.invoke(
+        app, ["ingest", str(path), "--store", "chdb://st", "--rescan", "--json", str(out)]
+    )
+    assert again.exit_code == 0 and f"wrote the summary to {out}" in again.stdout
+    assert json.loads(out.read_text())["duplicates"] == 3
+
+
 def test_nothing_readable_is_a_failure(app: typer.Typer, workdir: Path) -> None:
     path = workdir / "junk.jsonl"
     path.write_text("{not json}\n")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import shutil
 import sys
@@ -14,7 +15,8 @@ import typer
 
 from ragfunnel.analyzer.cli.app import app
 from ragfunnel.analyzer.cli.errors import fail, reported, usage_error
-from ragfunnel.analyzer.cli.options import StoreOption
+from ragfunnel.analyzer.cli.options import JsonOption, QuietOption, StoreOption
+from ragfunnel.analyzer.cli.output import STDOUT, iso, say, write_json
 from ragfunnel.analyzer.errors import AnalyzerError
 from ragfunnel.instrumentation.exporters import DEFAULT_TRACE_DIR
 
@@ -93,9 +95,8 @@ def ingest(
             "--rescan", help="Read every file from its start, even those an earlier ingest read."
         ),
     ] = False,
-    quiet: Annotated[
-        bool, typer.Option("--quiet", "-q", help="Print problems only, no summary.")
-    ] = False,
+    json_out: JsonOption = None,
+    quiet: QuietOption = False,
 ) -> None:
     """Load spans into the store (see INGEST_HELP)."""
     from ragfunnel.analyzer.ingest import ingest_paths, pull_from_jaeger
@@ -111,6 +112,8 @@ def ingest(
             f"no PATH given and no trace folder at {DEFAULT_TRACE_DIR}/ "
             "(an app writes there once ragfunnel.configure() has run)",
         )
+    to_stdout = json_out is not None and str(json_out) == STDOUT
+    quiet = quiet or to_stdout
     with _no_empty_store(store) as done:
         with reported("ingest", flags=FLAGS), Store.open(store, create=True) as opened:
             if from_jaeger and service:
@@ -125,6 +128,10 @@ def ingest(
                 )
         done.append(summary.read)
         _report(summary, quiet=quiet, unit="Jaeger answer" if from_jaeger else "file")
+        if json_out is not None and write_json(
+            summary_document(summary, opened.dsn_redacted), json_out, "ingest"
+        ):
+            say(f"wrote the summary to {json_out}", quiet=quiet)
         if not from_jaeger and summary.files == 0 and summary.unchanged == 0:
             fail("ingest", "no trace files found")
         if not from_jaeger and summary.read == 0 and summary.skipped:
@@ -155,6 +162,22 @@ def _no_empty_store(dsn: str | None) -> Iterator[list[int]]:
     finally:
         if fresh is not None and not any(read) and fresh.is_dir():
             shutil.rmtree(fresh, ignore_errors=True)
+
+
+def summary_document(summary: IngestSummary, store: str) -> dict[str, object]:
+    """``ragfunnel ingest --json``: what the ingest did, as data (the text's numbers)."""
+    problems = {"skipped": summary.skipped, "notes": summary.notes}
+    return {
+        "command": "ingest",
+        "generated_at": iso(dt.datetime.now(dt.timezone.utc)),
+        "store": store,
+        **{name: getattr(summary, name) for name in ("read", "inserted", "duplicates", "files")},
+        "unchanged": summary.unchanged,
+        **{
+            kind: [{"file": p.file, "line": p.line, "reason": p.reason} for p in found]
+            for kind, found in problems.items()
+        },
+    }
 
 
 def _report(summary: IngestSummary, *, quiet: bool, unit: str) -> None:

@@ -6,7 +6,6 @@ polars shapes the per-question result (``question_records.py``) and the summarie
 
 from __future__ import annotations
 
-import os
 from collections.abc import Collection, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -29,6 +28,7 @@ from ragfunnel.analyzer.funnel.sql import FunnelQuery
 from ragfunnel.analyzer.funnel.stage_source import stage_source
 from ragfunnel.analyzer.funnel.summary import failure_table, metric_table
 from ragfunnel.analyzer.store import Store
+from ragfunnel.analyzer.store.opening import StoreArg, takes_store
 
 __all__ = ["DEFAULT_K", "FunnelResult", "analyze", "case_tables"]
 
@@ -114,8 +114,9 @@ def _k_values(k: int | Sequence[int] | None) -> tuple[int, ...]:
     return tuple(sorted(set(values)))
 
 
+@takes_store("analysis")
 def analyze(
-    store: Store | str | os.PathLike[str],
+    store: StoreArg,
     cases: CaseSet | str | Path,
     *,
     run: str | Iterable[str] | None = None,
@@ -144,12 +145,7 @@ def analyze(
         StoreError: the store failed. InvalidArgument (a ValueError): a bad ``k``.
         UnknownRun (an InvalidArgument): a run id the store does not hold.
     """
-    if not isinstance(store, Store):
-        with Store.open_for_analysis(os.fspath(store)) as opened:
-            return analyze(
-                opened, cases, run=run, index_manifest=index_manifest, k=k, question=question,
-                faithfulness_threshold=faithfulness_threshold,
-            )  # fmt: skip
+    assert isinstance(store, Store)  # takes_store opened it
     case_set = cases if isinstance(cases, CaseSet) else load_cases(cases)
     k_values = _k_values(k)
     runs = _runs(run)

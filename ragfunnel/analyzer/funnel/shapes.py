@@ -9,7 +9,6 @@ shapes show drift (top scores falling, abstentions rising) before anyone labels 
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -22,6 +21,7 @@ from ragfunnel.analyzer.funnel.sql import FunnelQuery
 from ragfunnel.analyzer.funnel.stage_source import stage_source
 from ragfunnel.analyzer.intervals import bootstrap_mean, wilson
 from ragfunnel.analyzer.store import Store
+from ragfunnel.analyzer.store.opening import StoreArg, takes_store
 
 __all__ = ["Shapes", "shapes"]
 
@@ -124,8 +124,9 @@ def shape_summary(records: pl.DataFrame) -> pl.DataFrame:
     return pl.DataFrame(rows, schema=_SUMMARY_SCHEMA, orient="row")
 
 
+@takes_store("analysis")
 def shapes(
-    store: Store | str | os.PathLike[str],
+    store: StoreArg,
     *,
     run: str | Iterable[str] | None = None,
     question: str | None = None,
@@ -136,9 +137,7 @@ def shapes(
     ``run`` restricts to runs (an unknown one raises ``UnknownRun``), ``question`` to one trace
     question id.
     """
-    if not isinstance(store, Store):
-        with Store.open_for_analysis(os.fspath(store)) as opened:
-            return shapes(opened, run=run, question=question)
+    assert isinstance(store, Store)  # takes_store opened it
     runs = (run,) if isinstance(run, str) else tuple(run or ())
     keys = (question,) if question is not None else ()
     source = stage_source(store)

@@ -10,7 +10,6 @@ import glob
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ragfunnel.analyzer.errors import AnalyzerError
 from ragfunnel.analyzer.ingest import otlp
@@ -19,10 +18,9 @@ from ragfunnel.analyzer.ingest.ingest_log import FileRecord, IngestLog, ReadPlan
 from ragfunnel.analyzer.ingest.progress import Progress
 from ragfunnel.analyzer.ingest.summary import IngestError, IngestSummary, Skip
 from ragfunnel.analyzer.ingest.writer import writing
+from ragfunnel.analyzer.store import Store
+from ragfunnel.analyzer.store.opening import StoreArg, takes_store
 from ragfunnel.instrumentation.config import DEFAULT_TRACE_DIR  # where the file exporter writes
-
-if TYPE_CHECKING:
-    from ragfunnel.analyzer.store import Store
 
 __all__ = ["DEFAULT_TRACE_DIR", "expand_paths", "ingest_paths"]
 
@@ -64,15 +62,16 @@ def expand_paths(paths: Iterable[str | os.PathLike[str]]) -> tuple[list[Path], l
     return files, missing
 
 
+@takes_store("ingest")
 def ingest_paths(
-    store: Store,
+    store: StoreArg,
     paths: Iterable[str | os.PathLike[str]],
     *,
     strict: bool = False,
     progress: bool = False,
     rescan: bool = False,
 ) -> IngestSummary:
-    """Ingest trace files, folders (recursively) and globs into ``store``.
+    """Ingest trace files, folders (recursively) and globs into ``store`` (or a DSN or path).
 
     Files under a folder that do not start like JSON are passed over silently; files named
     explicitly must be trace files. With ``strict`` the first file with a problem stops the
@@ -84,6 +83,7 @@ def ingest_paths(
         IngestError: a PATH matched no file.
         StoreError: the store failed.
     """
+    assert isinstance(store, Store)  # takes_store opened it
     paths = list(paths)
     files, missing = expand_paths(paths)
     if missing:

@@ -16,19 +16,22 @@ from ragfunnel.analyzer.ingest import otlp
 from ragfunnel.analyzer.ingest.chunking import Loader
 from ragfunnel.analyzer.ingest.summary import IngestError, IngestSummary
 from ragfunnel.analyzer.ingest.writer import writing
+from ragfunnel.analyzer.store import Store
+from ragfunnel.analyzer.store.opening import StoreArg, takes_store
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace import ReadableSpan
 
-    from ragfunnel.analyzer.store import Store
 
 __all__ = ["ingest_lines", "ingest_spans", "spans_to_arrow"]
 
 
+@takes_store("ingest")
 def ingest_lines(
-    store: Store, lines: Iterable[bytes | str], *, source: str = "<memory>"
+    store: StoreArg, lines: Iterable[bytes | str], *, source: str = "<memory>"
 ) -> IngestSummary:
     """Ingest OTLP JSON lines (or a Jaeger / OTLP JSON document split into lines)."""
+    assert isinstance(store, Store)  # takes_store opened it
     summary = IngestSummary(files=1)
     with writing(store, summary) as writer:
         loader = Loader(writer, summary)
@@ -51,7 +54,8 @@ def _encode_sdk_spans(spans: Sequence[ReadableSpan]) -> bytes | None:
     return msgspec.json.encode(document) if document else None
 
 
-def ingest_spans(store: Store, spans: Sequence[ReadableSpan]) -> IngestSummary:
+@takes_store("ingest")
+def ingest_spans(store: StoreArg, spans: Sequence[ReadableSpan]) -> IngestSummary:
     """Ingest finished OpenTelemetry SDK spans (e.g. from an ``InMemorySpanExporter``)."""
     encoded = _encode_sdk_spans(spans)
     return ingest_lines(store, [encoded] if encoded else [], source="<spans>")

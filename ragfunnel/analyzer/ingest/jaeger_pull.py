@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from typing import TYPE_CHECKING
 
 import msgspec
 
@@ -18,16 +17,16 @@ from ragfunnel.analyzer.ingest.chunking import Loader
 from ragfunnel.analyzer.ingest.otlp_structs import decode_envelope
 from ragfunnel.analyzer.ingest.summary import IngestError, IngestSummary
 from ragfunnel.analyzer.ingest.writer import writing
+from ragfunnel.analyzer.store import Store
+from ragfunnel.analyzer.store.opening import StoreArg, takes_store
 from ragfunnel.instrumentation.redaction import redact_url, redact_urls, split_credentials
-
-if TYPE_CHECKING:
-    from ragfunnel.analyzer.store import Store
 
 __all__ = ["pull_from_jaeger"]
 
 
+@takes_store("ingest")
 def pull_from_jaeger(
-    store: Store,
+    store: StoreArg,
     url: str,
     service: str,
     since: str | timedelta,
@@ -43,6 +42,7 @@ def pull_from_jaeger(
     Raises:
         IngestError: a bad ``since``, or Jaeger could not be queried.
     """
+    assert isinstance(store, Store)  # takes_store opened it
     try:
         span = jaeger.parse_duration(since) if isinstance(since, str) else since
     except ValueError as exc:

@@ -16,7 +16,7 @@ import warnings
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import polars as pl
 
@@ -51,10 +51,9 @@ from ragfunnel.analyzer.judges.rows import verdict_row
 from ragfunnel.analyzer.judges.signals import signals
 from ragfunnel.analyzer.judges.stats import Estimate
 from ragfunnel.analyzer.judges.tiered import DEFAULT_SAMPLE_RATE, Screened, estimates
+from ragfunnel.analyzer.store import Store
+from ragfunnel.analyzer.store.opening import StoreArg, takes_store
 from ragfunnel.instrumentation.contract import question_hash
-
-if TYPE_CHECKING:
-    from ragfunnel.analyzer.store import Store
 
 __all__ = ["MAX_FAILED_SHARE", "POLICIES", "JudgeRun", "SameModelWarning", "judge_store"]
 
@@ -153,8 +152,9 @@ def _case_of(cases: CaseSet | None, key: str, question: str | None) -> Case | No
     return found
 
 
+@takes_store("write")
 def judge_store(
-    store: Store,
+    store: StoreArg,
     *,
     policy: str | Policy = "offline",
     runs: str | Iterable[str] | None = None,
@@ -172,7 +172,8 @@ def judge_store(
     """Judge every stored pipeline answer (of ``runs``) with ``policy``.
 
     Args:
-        store: the store holding ``otel_traces``; the verdicts go beside it.
+        store: the store holding ``otel_traces`` (or its DSN or path, opened for the call and
+            never created); the verdicts go beside it.
         policy: ``offline``, ``llm``, ``factcheck`` or ``tiered``, or a
             :class:`~ragfunnel.analyzer.judges.policies.Policy` (then ``sample_rate`` and
             ``seed`` are the policy's own).
@@ -196,6 +197,7 @@ def judge_store(
         JudgeError: an unknown policy, a missing endpoint, a bad ``sample_rate``, a bad chunk
             file.
     """
+    assert isinstance(store, Store)  # takes_store opened it
     chosen = (
         policy
         if isinstance(policy, Policy)

@@ -6,7 +6,8 @@
                                                           # create=True to make a new one
         migrate(store)                                        # the analyzer's own tables
 
-:mod:`.dsn` parses addresses, :mod:`.connection` holds the open :class:`Store`,
+:mod:`.dsn` parses addresses, :mod:`.connection` holds the open :class:`Store`, :mod:`.opening`
+lets public functions take a DSN or path for it,
 :mod:`.traces_table` the exporter's ``otel_traces`` layout, and :mod:`.migrations` every object
 the analyzer owns (docs/store.md and docs/deployment.md describe them). No SQL DDL lives
 outside this package.
@@ -15,13 +16,19 @@ outside this package.
 from ragfunnel.analyzer.store.connection import Store
 from ragfunnel.analyzer.store.dsn import DEFAULT_DSN, ENV_STORE, redact_dsn
 from ragfunnel.analyzer.store.errors import StoreError
+from ragfunnel.analyzer.store.migrations import Migration, migrate
+from ragfunnel.analyzer.store.opening import StoreArg, takes_store
 from ragfunnel.analyzer.store.traces_table import TRACES_COLUMNS
 
 __all__ = [
     "DEFAULT_DSN",
     "ENV_STORE",
     "TRACES_COLUMNS",
+    "Migration",
     "Store",
+    "StoreArg",
     "StoreError",
+    "migrate",
     "redact_dsn",
+    "takes_store",
 ]

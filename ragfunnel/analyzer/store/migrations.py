@@ -27,13 +27,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ragfunnel.analyzer.conventions import stage_select_sql
+from ragfunnel.analyzer.store.connection import Store
 from ragfunnel.analyzer.store.dsn import quote
+from ragfunnel.analyzer.store.opening import StoreArg, takes_store
 from ragfunnel.analyzer.store.part_format import COMPACT_PARTS
 from ragfunnel.analyzer.store.stage_table import STAGE_COLUMNS, STAGE_TABLE, VIEW_NAME
 from ragfunnel.analyzer.store.verdict_tables import CACHE_TABLE, VERDICTS_TABLE, verdict_tables_ddl
 
 if TYPE_CHECKING:
-    from ragfunnel.analyzer.store.connection import Store
     from ragfunnel.instrumentation.contract import Stage
 
 __all__ = [
@@ -206,7 +207,8 @@ def applied_markers(store: Store) -> set[str]:
     return set(found.column("object").to_pylist())
 
 
-def migrate(store: Store, *, revisions: Sequence[Revision] = REVISIONS) -> Migration:
+@takes_store("write")
+def migrate(store: StoreArg, *, revisions: Sequence[Revision] = REVISIONS) -> Migration:
     """Bring ``store`` to the latest of ``revisions`` (the analyzer's own by default).
 
     Creates the marker table if missing, then applies, in order, each revision whose marker is
@@ -216,6 +218,7 @@ def migrate(store: Store, *, revisions: Sequence[Revision] = REVISIONS) -> Migra
     Raises:
         StoreError: a statement failed (for instance, the user lacks CREATE TABLE rights).
     """
+    assert isinstance(store, Store)  # takes_store opened it (a DSN or path: never created)
     marker = _marker(store)
     done = applied_markers(store)
     before = applied_revision(store)
