@@ -30,7 +30,7 @@ import polars as pl
 import pyarrow as pa
 
 from ragfunnel.analyzer.funnel.analysis import DEFAULT_K, FunnelResult
-from ragfunnel.analyzer.funnel.first_failure import FIRST_FAILURES
+from ragfunnel.analyzer.funnel.records.first_failure import FIRST_FAILURES
 from ragfunnel.analyzer.funnel.summary import METRICS, failure_table, metric_table
 from ragfunnel.analyzer.report import build_report
 from ragfunnel.analyzer.report.exports import write_parquet

@@ -73,7 +73,7 @@ def analyze_command(
     """Attribute each question's failure to a funnel stage (see ANALYZE_HELP)."""
     from ragfunnel.analyzer.cases import load_cases
     from ragfunnel.analyzer.funnel import analyze, shapes
-    from ragfunnel.analyzer.funnel.text import shapes_text, summary_text
+    from ragfunnel.analyzer.report.funnel_text import shapes_text, summary_text
     from ragfunnel.analyzer.store import Store
 
     to_stdout = json_out is not None and str(json_out) == STDOUT

@@ -49,7 +49,7 @@ def funnel_command(
     """Print one question's funnel record (see FUNNEL_HELP)."""
     from ragfunnel.analyzer.cases import load_cases
     from ragfunnel.analyzer.funnel import analyze, shapes
-    from ragfunnel.analyzer.funnel.text import describe_record, describe_shape
+    from ragfunnel.analyzer.report.funnel_text import describe_record, describe_shape
     from ragfunnel.analyzer.store import Store
 
     with reported("funnel"):

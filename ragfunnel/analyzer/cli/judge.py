@@ -140,7 +140,7 @@ def judge_command(
 ) -> None:
     """Judge the stored answers and store the verdicts (see JUDGE_HELP)."""
     from ragfunnel.analyzer.cases import load_cases
-    from ragfunnel.analyzer.funnel.runs import check_runs
+    from ragfunnel.analyzer.funnel.read.runs import check_runs
     from ragfunnel.analyzer.judges.llm.endpoint import Endpoint
     from ragfunnel.analyzer.judges.run import SameModelWarning, judge_store
     from ragfunnel.analyzer.store import Store

@@ -47,7 +47,7 @@ def review_command(
     quiet: QuietOption = False,
 ) -> None:
     """Export a review sheet (see REVIEW_HELP)."""
-    from ragfunnel.analyzer.funnel.runs import check_runs
+    from ragfunnel.analyzer.funnel.read.runs import check_runs
     from ragfunnel.analyzer.judges.review import iso_week, review_sheet, write_sheet
     from ragfunnel.analyzer.store import Store
 

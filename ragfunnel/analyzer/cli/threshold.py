@@ -24,7 +24,7 @@ from ragfunnel.analyzer.cli.progress import progress_steps
 if TYPE_CHECKING:
     import polars as pl
 
-    from ragfunnel.analyzer.funnel.abstention import Abstention
+    from ragfunnel.analyzer.judges.abstention import Abstention
 
 THRESHOLD_HELP = """Abstention per run, and a sweep of the confidence threshold.
 
@@ -156,7 +156,7 @@ def threshold_command(
     """Analyse abstention and sweep the threshold (see THRESHOLD_HELP)."""
     from ragfunnel.analyzer.cases import load_cases
     from ragfunnel.analyzer.funnel import analyze
-    from ragfunnel.analyzer.funnel.abstention import abstention
+    from ragfunnel.analyzer.judges.abstention import abstention
     from ragfunnel.analyzer.store import Store
 
     if cost_ratio <= 0:
