@@ -9,7 +9,8 @@ real type (enums, categoricals, the ``evidence`` list of structs with per-retrie
 faithfulness, claims and answer correctness as the judges add them, first failures drawn
 with realistic shares and reasons in the exact texts the analyzer writes. The failure and
 metric tables come from the funnel's own ``failure_table`` and ``metric_table``. Timed: the
-report model (``build_report``), the HTML (``render_html`` and the write), each repeated;
+report model (the report workflow's last step, ``workflows.report_from_result``: what
+``ragfunnel report`` runs once the store is read), the HTML (``render_html`` and the write), each repeated;
 question texts come from a stand-in for the store (a question, an answer and five 1 kB chunks
 per question shown, as content capture records them); the baseline, timed in the same run, is writing the same records as Parquet — the cheapest
 way to hand every question on — so the ratio says what the report costs beyond an export.
@@ -30,12 +31,12 @@ import polars as pl
 import pyarrow as pa
 
 from ragfunnel.analyzer.funnel.analysis import DEFAULT_K, FunnelResult
-from ragfunnel.analyzer.funnel.first_failure import FIRST_FAILURES
+from ragfunnel.analyzer.funnel.records.first_failure import FIRST_FAILURES
 from ragfunnel.analyzer.funnel.summary import METRICS, failure_table, metric_table
-from ragfunnel.analyzer.report import build_report
-from ragfunnel.analyzer.report.exports import write_parquet
+from ragfunnel.analyzer.report import write_parquet
 from ragfunnel.analyzer.report.html import render_html
 from ragfunnel.analyzer.report.sources import QuestionTexts
+from ragfunnel.analyzer.workflows import ReportSources, report_from_result
 
 SEED = 20240601
 STAGES = ["ok", "ok_without_evidence", "ingestion", "search", "rerank", "cut", "generation",
@@ -249,9 +250,10 @@ def main() -> None:
     size = 0
     for _ in range(args.repeats):
         t0 = time.perf_counter()
-        report = build_report(
-            synthetic, texts=texts, jaeger_url="http://127.0.0.1:16686", top=20, sample=50
-        )
+        report = report_from_result(
+            synthetic, ReportSources(texts=texts), jaeger_url="http://127.0.0.1:16686", top=20,
+            sample=50,
+        )  # fmt: skip
         t1 = time.perf_counter()
         path = out / "report.html"
         path.write_text(render_html(report), encoding="utf-8")

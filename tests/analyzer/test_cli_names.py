@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from ragfunnel.analyzer.cli import app
 from ragfunnel.analyzer.funnel import analyze, shapes
-from ragfunnel.analyzer.funnel.runs import UnknownRun, held_runs
+from ragfunnel.analyzer.funnel.read.runs import UnknownRun, held_runs
 from ragfunnel.analyzer.store import Store, StoreError
 
 CASES = f"""\

@@ -24,7 +24,7 @@ from typer.testing import CliRunner
 
 from ragfunnel.analyzer.cli import app
 from ragfunnel.analyzer.funnel import analyze
-from ragfunnel.analyzer.funnel.runs import UnknownRun
+from ragfunnel.analyzer.funnel.read.runs import UnknownRun
 from ragfunnel.analyzer.ingest import MAX_VALUE_CHARS, ingest_paths
 from ragfunnel.analyzer.store import Store, StoreError
 

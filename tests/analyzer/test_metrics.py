@@ -19,7 +19,7 @@ from ragfunnel.analyzer.funnel import (
     reciprocal_rank,
 )
 from ragfunnel.analyzer.funnel.analysis import case_tables
-from ragfunnel.analyzer.funnel.metrics import question_metrics
+from ragfunnel.analyzer.funnel.records.metrics import question_metrics
 from ragfunnel.analyzer.intervals import bootstrap_mean, wilson
 
 REL = {"a", "b"}

@@ -28,7 +28,7 @@ from ragfunnel.analyzer.cases import CaseSet
 from ragfunnel.analyzer.cli import app
 from ragfunnel.analyzer.funnel import READ_TIME_NOTICE, FunnelResult, Shapes, analyze, shapes
 from ragfunnel.analyzer.funnel import analysis as analysis_module
-from ragfunnel.analyzer.funnel import session as session_module
+from ragfunnel.analyzer.funnel.read import session as session_module
 from ragfunnel.analyzer.store import Store, StoreError
 from ragfunnel.analyzer.store.inventory import inventory
 from ragfunnel.analyzer.store.stage_table import STAGE_TABLE

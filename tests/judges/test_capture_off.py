@@ -6,7 +6,7 @@ from __future__ import annotations
 from judge_pipeline import BOTH, CASES, WORKED_RANKING, ask
 
 from ragfunnel.analyzer.funnel import analyze
-from ragfunnel.analyzer.funnel.answer_checks import CAPTURE_FIX
+from ragfunnel.analyzer.funnel.records.answer_checks import CAPTURE_FIX
 from ragfunnel.analyzer.ingest import ingest_spans
 from ragfunnel.analyzer.judges.answers import ANSWER_TEXT_FIX
 from ragfunnel.analyzer.judges.run import judge_store

@@ -12,7 +12,7 @@ from ragfunnel.analyzer.cases.fact_text import (
     normalized,
     states_fact,
 )
-from ragfunnel.analyzer.funnel.answer_checks import judge_answers, prepare_cases
+from ragfunnel.analyzer.funnel.records.answer_checks import judge_answers, prepare_cases
 from ragfunnel.analyzer.judges.correctness import facts_correctness
 
 # (answer, fact, stated)

@@ -56,7 +56,7 @@ def test_a_policy_object_runs_as_its_name_does(store: Store) -> None:
 
 
 def test_the_claim_columns_are_defined_once() -> None:
-    from ragfunnel.analyzer.funnel.judged import CLAIM
+    from ragfunnel.analyzer.funnel.read.verdicts import CLAIM
     from ragfunnel.analyzer.store.verdict_tables import CLAIM_COLUMNS, VERDICT_COLUMNS
 
     assert [name for _, name in CLAIM_COLUMNS] == [n for n in CLAIM.to_schema() if n != "judge"]

@@ -1,6 +1,6 @@
 """One rule for facts: how a text is normalised, and when an answer states a fact.
 
-The funnel's facts check (``funnel/answer_checks.py``) and the judges' correctness
+The funnel's facts check (``funnel/records/answer_checks.py``) and the judges' correctness
 (``judges/correctness.py``) both use this module, so the two can never disagree on whether
 "HAUPTSTRASSE 5" states the fact "Hauptstraße 5". It sits with the cases, below both layers.
 

@@ -72,9 +72,10 @@ def analyze_command(
 ) -> None:
     """Attribute each question's failure to a funnel stage (see ANALYZE_HELP)."""
     from ragfunnel.analyzer.cases import load_cases
-    from ragfunnel.analyzer.funnel import analyze, shapes
-    from ragfunnel.analyzer.funnel.text import shapes_text, summary_text
+    from ragfunnel.analyzer.funnel import FunnelResult
+    from ragfunnel.analyzer.report import shapes_text, summary_text
     from ragfunnel.analyzer.store import Store
+    from ragfunnel.analyzer.workflows import analyze_store
 
     to_stdout = json_out is not None and str(json_out) == STDOUT
     quiet = quiet or to_stdout
@@ -90,16 +91,14 @@ def analyze_command(
                 "cases": str(cases) if cases is not None else None,
                 "runs": list(run or []),
             }
-            if case_set is None:
-                found = shapes(opened, run=run or None)
+            found = analyze_store(opened, case_set, runs=run, index_manifest=index_manifest, k=k)
+            if not isinstance(found, FunnelResult):
                 records, text = found.records, shapes_text(found, source=opened.dsn_redacted)
                 notices = found.notices
                 document = {**header, "questions": records.height,
                             "shapes": found.summary.to_dicts(), "notices": list(notices)}  # fmt: skip
             else:
-                result = analyze(
-                    opened, case_set, run=run or None, index_manifest=index_manifest, k=k or None
-                )
+                result = found
                 records = result.records
                 text = summary_text(result, source=opened.dsn_redacted)
                 notices = result.notices

@@ -14,8 +14,7 @@ from ragfunnel.analyzer.cli.options import QuietOption
 from ragfunnel.analyzer.cli.output import say
 
 if TYPE_CHECKING:
-    from ragfunnel.analyzer.judges.calibration import Calibration
-    from ragfunnel.analyzer.judges.stats import Estimate
+    from ragfunnel.analyzer.judges import Calibration, Estimate
 
 CALIBRATE_HELP = """Measure each judge's agreement with people, from a labelled review sheet.
 
@@ -44,7 +43,7 @@ def _interval(e: Estimate, percent: bool = False) -> str:
 
 def calibration_text(result: Calibration) -> str:
     """The calibration report, for the terminal."""
-    from ragfunnel.analyzer.judges.model import LABELS
+    from ragfunnel.analyzer.judges import LABELS
 
     lines = [f"{result.answers} labelled answers; claim split sensible: "
              f"{_interval(result.split_sensible, percent=True)}"]  # fmt: skip
@@ -70,7 +69,7 @@ def calibrate_command(
     quiet: QuietOption = False,
 ) -> None:
     """Report judge–human agreement (see CALIBRATE_HELP)."""
-    from ragfunnel.analyzer.judges.calibration import calibrate
+    from ragfunnel.analyzer.judges import calibrate
 
     with reported("calibrate"):
         result = calibrate(labels)

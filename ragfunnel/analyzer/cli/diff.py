@@ -1,6 +1,6 @@
 """``ragfunnel diff RUN_A RUN_B``: two runs compared on the cases both asked, pair by pair.
 
-A thin layer over ``report.diff.diff_runs``: it analyses both runs in one pass, prints the
+A thin layer over ``workflows.diff_from_store``: it analyses both runs in one pass, prints the
 transitions, McNemar's test, the metric deltas and the configuration changes, writes the JSON
 and HTML asked for, and with ``--fail-on-regression`` exits 3 naming each regression.
 """
@@ -34,7 +34,7 @@ from ragfunnel.analyzer.cli.report import (
     KOption,
     SummaryOption,
     TopOption,
-    analysed,
+    compared_runs,
 )
 
 __all__ = ["diff_command"]
@@ -81,10 +81,7 @@ def diff_command(
     quiet: QuietOption = False,
 ) -> None:
     """Compare two runs (see DIFF_HELP)."""
-    from ragfunnel.analyzer.report.diff import diff_runs
-    from ragfunnel.analyzer.report.exports import diff_summary
-    from ragfunnel.analyzer.report.html import write_html
-    from ragfunnel.analyzer.report.terminal import render_diff
+    from ragfunnel.analyzer.report import diff_summary, render_diff, write_html
 
     if cases is None:
         usage_error("diff", "--cases is required: runs are paired by case")
@@ -95,13 +92,11 @@ def diff_command(
         reported("diff", flags={**FLAGS, "run": "RUN_A, RUN_B"}),
         progress_steps(not quiet and not to_stdout) as step,
     ):
-        done = analysed(
-            store=store, cases=cases, runs=[run_a, run_b], index_manifest=index_manifest,
-            k=k, jaeger_url=jaeger, read_only=read_only, top=top, sample=0, step=step,
+        compared = compared_runs(
+            store=store, cases=cases, run_a=run_a, run_b=run_b, index_manifest=index_manifest,
+            k=k, jaeger_url=jaeger, read_only=read_only, top=top, step=step,
         )  # fmt: skip
-        step("pairing the runs")
-        snapshots = {r.run_id: r.config for r in done.report.runs}
-        diff = diff_runs(done.result, run_a, run_b, snapshots=snapshots)
+        done, diff = compared.reported, compared.diff
         written: list[Path] = []
         if html is not None:
             written.append(write_html(done.report, html, diff=diff))

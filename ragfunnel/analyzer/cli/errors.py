@@ -95,7 +95,7 @@ def reported(
 
 def notice_wording() -> Mapping[str, str]:
     """Library notices → the command line's wording of them (read when a notice is shown)."""
-    from ragfunnel.analyzer.funnel.stage_source import READ_TIME_NOTICE
+    from ragfunnel.analyzer.funnel import READ_TIME_NOTICE
 
     return {
         READ_TIME_NOTICE: "otel_traces was parsed at read time, as the store has no current "

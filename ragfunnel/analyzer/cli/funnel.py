@@ -48,22 +48,22 @@ def funnel_command(
 ) -> None:
     """Print one question's funnel record (see FUNNEL_HELP)."""
     from ragfunnel.analyzer.cases import load_cases
-    from ragfunnel.analyzer.funnel import analyze, shapes
-    from ragfunnel.analyzer.funnel.text import describe_record, describe_shape
+    from ragfunnel.analyzer.funnel import FunnelResult
+    from ragfunnel.analyzer.report import describe_record, describe_shape
     from ragfunnel.analyzer.store import Store
+    from ragfunnel.analyzer.workflows import question_funnel
 
     with reported("funnel"):
         case_set = load_cases(cases) if cases is not None else None
         with Store.open_for_analysis(store, read_only=read_only or None) as opened:
-            if case_set is None:
-                found = shapes(opened, run=run or None, question=question_id)
+            found = question_funnel(
+                opened, case_set, question_id, runs=run, index_manifest=index_manifest
+            )
+            if case_set is None or not isinstance(found, FunnelResult):
                 blocks = [describe_shape(r) for r in found.records.iter_rows(named=True)]
                 notices = found.notices
             else:
-                result = analyze(
-                    opened, case_set, run=run or None, index_manifest=index_manifest,
-                    question=question_id,
-                )  # fmt: skip
+                result = found
                 case = case_set.by_id(question_id)
                 text = case.question if case else ""
                 blocks = [

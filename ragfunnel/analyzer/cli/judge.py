@@ -25,7 +25,7 @@ from ragfunnel.analyzer.cli.output import STDOUT, iso, say, write_json, write_js
 from ragfunnel.analyzer.cli.progress import progress_bar
 
 if TYPE_CHECKING:
-    from ragfunnel.analyzer.judges.run import JudgeRun
+    from ragfunnel.analyzer.judges import JudgeRun
 
 JUDGE_HELP = """Rate each stored answer's claims against its prompt, and store the verdicts.
 
@@ -140,10 +140,9 @@ def judge_command(
 ) -> None:
     """Judge the stored answers and store the verdicts (see JUDGE_HELP)."""
     from ragfunnel.analyzer.cases import load_cases
-    from ragfunnel.analyzer.funnel.runs import check_runs
-    from ragfunnel.analyzer.judges.llm.endpoint import Endpoint
-    from ragfunnel.analyzer.judges.run import SameModelWarning, judge_store
+    from ragfunnel.analyzer.judges import Endpoint, SameModelWarning
     from ragfunnel.analyzer.store import Store
+    from ragfunnel.analyzer.workflows import judge_from_store
 
     flags = {"policy": "--policy", "model": "--judge-model", "sample_rate": "--sample-rate",
              "endpoint": "--otlp-endpoint"}  # fmt: skip
@@ -163,9 +162,8 @@ def judge_command(
         with Store.open(store, create=False) as opened, warnings.catch_warnings():
             # The warning is printed below, once, in the CLI's words.
             warnings.simplefilter("ignore", SameModelWarning)
-            check_runs(opened, run or ())
-            result = judge_store(
-                opened, policy=policy, runs=run or None, cases=case_set, endpoint=endpoint,
+            result = judge_from_store(
+                opened, policy=policy, runs=run, cases=case_set, endpoint=endpoint,
                 sample_rate=sample_rate, seed=seed, split=split, write=not dry_run,
                 chunk_texts=chunks, progress=step,
             )  # fmt: skip
@@ -222,7 +220,7 @@ def _pct(value: float) -> str:
 
 def textless_lines(result: JudgeRun) -> list[str]:
     """How many answers were not judged for lack of text, the fix, and the first few of them."""
-    from ragfunnel.analyzer.judges.answers import ANSWER_TEXT_FIX, CHUNK_TEXT_FIX
+    from ragfunnel.analyzer.judges import ANSWER_TEXT_FIX, CHUNK_TEXT_FIX
 
     lines = []
     if result.without_answer_text:

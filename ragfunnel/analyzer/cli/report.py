@@ -1,7 +1,7 @@
 """``ragfunnel report``: the diagnosis in the terminal, the HTML page, the exports, the CI gate.
 
 A thin layer: it opens the store read-only where it must (``Store.open_for_analysis``), runs
-the library (``funnel.analyze``, ``report.*``) with a progress line on stderr, writes what
+one workflow (``workflows.report_from_store``) with a progress line on stderr, writes what
 was asked, and exits 3 with one line per breached limit. It holds no statistic of its own.
 """
 
@@ -34,8 +34,17 @@ if TYPE_CHECKING:
     from ragfunnel.analyzer.cases import CaseSet
     from ragfunnel.analyzer.funnel import FunnelResult
     from ragfunnel.analyzer.report import Report
+    from ragfunnel.analyzer.workflows import Compared
 
-__all__ = ["GATE_EXIT", "Analysed", "JaegerOption", "analysed", "progress_steps", "report_command"]
+__all__ = [
+    "GATE_EXIT",
+    "Analysed",
+    "JaegerOption",
+    "analysed",
+    "compared_runs",
+    "progress_steps",
+    "report_command",
+]
 
 GATE_EXIT = 3
 """Exit status when a CI limit is breached (1 stays "bad input or an unreachable store")."""
@@ -133,7 +142,7 @@ def analysed(
 ) -> Analysed:
     """Analyse, read the runs' configurations and the shown questions' texts, build the report."""
     from ragfunnel.analyzer.cases import load_cases
-    from ragfunnel.analyzer.report.drilldown import check_jaeger_url
+    from ragfunnel.analyzer.report import check_jaeger_url
     from ragfunnel.analyzer.store import Store
     from ragfunnel.analyzer.workflows import report_from_store
 
@@ -146,6 +155,35 @@ def analysed(
             jaeger_url=jaeger_url, top=top, sample=sample, progress=step,
         )  # fmt: skip
     return Analysed(case_set, done.result, done.report)
+
+
+def compared_runs(
+    *,
+    store: str | None,
+    cases: Path,
+    run_a: str,
+    run_b: str,
+    index_manifest: Path | None,
+    k: Sequence[int] | None,
+    jaeger_url: str | None,
+    read_only: bool,
+    top: int,
+    step: Callable[[str], None],
+) -> Compared:
+    """Read the cases, open the store, and compare ``run_b`` with ``run_a`` (``ragfunnel diff``)."""
+    from ragfunnel.analyzer.cases import load_cases
+    from ragfunnel.analyzer.report import check_jaeger_url
+    from ragfunnel.analyzer.store import Store
+    from ragfunnel.analyzer.workflows import diff_from_store
+
+    step("reading the cases")
+    case_set = load_cases(cases)
+    check_jaeger_url(jaeger_url)
+    with Store.open_for_analysis(store, read_only=read_only or None) as opened:
+        return diff_from_store(
+            opened, case_set, run_a, run_b, index_manifest=index_manifest, k=k,
+            jaeger_url=jaeger_url, top=top, progress=step,
+        )  # fmt: skip
 
 
 def _print_json(data: dict[str, Any]) -> None:
@@ -173,9 +211,7 @@ def report_command(
     quiet: QuietOption = False,
 ) -> None:
     """Report on an analysis (see REPORT_HELP)."""
-    from ragfunnel.analyzer.report import render_report
-    from ragfunnel.analyzer.report.exports import summary
-    from ragfunnel.analyzer.report.gate import check_limits, parse_limits
+    from ragfunnel.analyzer.report import check_limits, parse_limits, render_report, summary
 
     if cases is None:
         usage_error("report", "--cases is required: a report attributes failures against the cases")
@@ -215,8 +251,7 @@ def _write_outputs(
     parquet_out: Path | None,
     breaches: Sequence[str],
 ) -> list[Path]:
-    from ragfunnel.analyzer.report.exports import write_jsonl, write_parquet, write_summary
-    from ragfunnel.analyzer.report.html import write_html
+    from ragfunnel.analyzer.report import write_html, write_jsonl, write_parquet, write_summary
 
     records, k = done.result.records, done.result.k
     written = []

@@ -47,15 +47,14 @@ def review_command(
     quiet: QuietOption = False,
 ) -> None:
     """Export a review sheet (see REVIEW_HELP)."""
-    from ragfunnel.analyzer.funnel.runs import check_runs
-    from ragfunnel.analyzer.judges.review import iso_week, review_sheet, write_sheet
+    from ragfunnel.analyzer.judges import iso_week, write_sheet
     from ragfunnel.analyzer.store import Store
+    from ragfunnel.analyzer.workflows import review_from_store
 
     if csv_out is None and jsonl_out is None:
         usage_error("review", "give --csv and/or --jsonl: where to write the sheet")
     with reported("review"), Store.open_for_analysis(store, read_only=True) as opened:
-        check_runs(opened, run or ())
-        sheet = review_sheet(opened, n=n, week=week, runs=run or ())
+        sheet = review_from_store(opened, n=n, week=week, runs=run or ())
     if not sheet:
         fail("review", "no judged answers in the store: run `ragfunnel judge` first")
     try:

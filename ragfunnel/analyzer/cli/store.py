@@ -13,8 +13,7 @@ from ragfunnel.analyzer.cli.options import JsonOption, QuietOption, StoreOption
 from ragfunnel.analyzer.cli.output import STDOUT, iso, say, write_json
 
 if TYPE_CHECKING:
-    from ragfunnel.analyzer.store.inventory import StoreInventory
-    from ragfunnel.analyzer.store.stage_repair import StageCheck
+    from ragfunnel.analyzer.workflows import StageCheck, StoreInventory
 
 STORE_HELP = """Prepare a store for the analyzer, or see what it holds.
 
@@ -58,12 +57,11 @@ app.add_typer(store_app, name="store")
 def migrate_command(*, store: StoreOption = None, quiet: QuietOption = False) -> None:
     """Bring the store to the current revision (see MIGRATE_HELP)."""
     from ragfunnel.analyzer.store import Store
-    from ragfunnel.analyzer.store.migrations import migrate
-    from ragfunnel.analyzer.store.stage_repair import repair_stage
+    from ragfunnel.analyzer.workflows import migrate_store
 
     with reported("store migrate"), Store.open(store, create=False) as opened:
-        done = migrate(opened)
-        repaired = repair_stage(opened)
+        migrated = migrate_store(opened)
+    done, repaired = migrated.migration, migrated.repair
     if repaired is not None and not repaired.consistent:
         say(
             f"stage table repaired: {repaired.missing:,} missing stage spans parsed, "
@@ -84,12 +82,11 @@ def info_command(
 ) -> None:
     """Print what the store holds (see INFO_HELP)."""
     from ragfunnel.analyzer.store import Store
-    from ragfunnel.analyzer.store.inventory import inventory
-    from ragfunnel.analyzer.store.stage_repair import check_stage
+    from ragfunnel.analyzer.workflows import store_info
 
     with reported("store info"), Store.open(store, read_only=True) as opened:
-        found = inventory(opened)
-        check = check_stage(opened)
+        info = store_info(opened)
+    found, check = info.inventory, info.stage
     quiet = quiet or (json_out is not None and str(json_out) == STDOUT)
     say(info_text(found, check), quiet=quiet)
     if json_out is not None and write_json(info_document(found, check), json_out, "store info"):

@@ -24,7 +24,7 @@ from ragfunnel.analyzer.cli.progress import progress_steps
 if TYPE_CHECKING:
     import polars as pl
 
-    from ragfunnel.analyzer.funnel.abstention import Abstention
+    from ragfunnel.analyzer.judges import Abstention
 
 THRESHOLD_HELP = """Abstention per run, and a sweep of the confidence threshold.
 
@@ -155,9 +155,8 @@ def threshold_command(
 ) -> None:
     """Analyse abstention and sweep the threshold (see THRESHOLD_HELP)."""
     from ragfunnel.analyzer.cases import load_cases
-    from ragfunnel.analyzer.funnel import analyze
-    from ragfunnel.analyzer.funnel.abstention import abstention
     from ragfunnel.analyzer.store import Store
+    from ragfunnel.analyzer.workflows import thresholds_from_store
 
     if cost_ratio <= 0:
         usage_error("threshold", "--cost-ratio must be positive")
@@ -170,11 +169,11 @@ def threshold_command(
         step("reading the cases")
         case_set = load_cases(cases)
         with Store.open_for_analysis(store, read_only=read_only or None) as opened:
-            step("rebuilding every question's funnel")
-            analysis = analyze(opened, case_set, run=run or None)
-        step("sweeping the threshold")
-        result = abstention(analysis.records, cost_ratio=cost_ratio)
-    show_notices("threshold", analysis.notices)
+            found = thresholds_from_store(
+                opened, case_set, runs=run, cost_ratio=cost_ratio, progress=step
+            )
+        result = found.abstention
+    show_notices("threshold", found.notices)
     say(threshold_text(result), quiet=quiet)
     if json_out is not None:
         document = {

@@ -12,12 +12,26 @@
 from the stored spans, attributes each failure to the first stage that lost the evidence, and
 computes ID-based metrics with confidence intervals; :func:`shapes` summarises live traffic
 that has no cases. docs/funnel.md states every rule and convention.
+
+The package reads, then builds, then sums up, each layer importing only the ones below it
+(import-linter checks the arrows):
+
+- ``read/``: the store side — where stage rows come from (``source``), one analysis's temporary
+  tables and queries (``session``), the SQL they run (``sql/``), the judges' verdicts, the run
+  check and the index truth;
+- ``records/``: the per-question records, built batch by batch as an ordered list of named
+  steps (``records.pipeline.STEPS``), from pure polars transformations;
+- ``summary`` (per-run counts and metrics with intervals), then ``analysis`` (:func:`analyze`)
+  and ``shapes`` (:func:`shapes`) on top.
+
+Store functions are not re-exported here: the views are ``ragfunnel.analyzer.store.migrate``'s.
 """
 
 from ragfunnel.analyzer.funnel.analysis import DEFAULT_K, FunnelResult, analyze
-from ragfunnel.analyzer.funnel.first_failure import FIRST_FAILURES
-from ragfunnel.analyzer.funnel.index_truth import ManifestError, load_manifest
-from ragfunnel.analyzer.funnel.metrics import (
+from ragfunnel.analyzer.funnel.read.index_truth import ManifestError, load_manifest
+from ragfunnel.analyzer.funnel.read.source import READ_TIME_NOTICE
+from ragfunnel.analyzer.funnel.records.first_failure import FIRST_FAILURES
+from ragfunnel.analyzer.funnel.records.metrics import (
     MetricValue,
     average_precision,
     context_precision,
@@ -26,9 +40,6 @@ from ragfunnel.analyzer.funnel.metrics import (
     reciprocal_rank,
 )
 from ragfunnel.analyzer.funnel.shapes import Shapes, shapes
-from ragfunnel.analyzer.funnel.stage_source import READ_TIME_NOTICE
-from ragfunnel.analyzer.store.migrations import migrate as ensure_views
-from ragfunnel.analyzer.store.migrations import view_ddl
 
 __all__ = [
     "DEFAULT_K",
@@ -42,10 +53,8 @@ __all__ = [
     "average_precision",
     "context_precision",
     "context_recall",
-    "ensure_views",
     "hit_rate",
     "load_manifest",
     "reciprocal_rank",
     "shapes",
-    "view_ddl",
 ]

@@ -1,7 +1,8 @@
 """``analyze``: rebuild every question's funnel from the store and attribute its first failure.
 
-The heavy part runs in ClickHouse (one aggregation over the typed stage table, see ``sql.py``);
-polars shapes the per-question result (``question_records.py``) and the summaries (``summary.py``).
+The heavy part runs in ClickHouse (one aggregation over the typed stage table, see ``read/sql/``);
+polars shapes the per-question records (``records/pipeline.py``, step by step) and the
+summaries (``summary.py``). The store side is ``read/``.
 """
 
 from __future__ import annotations
@@ -17,15 +18,15 @@ import polars as pl
 
 from ragfunnel.analyzer.cases import CaseSet, load_cases
 from ragfunnel.analyzer.errors import InvalidArgument
-from ragfunnel.analyzer.funnel.answer_checks import prepare_cases
-from ragfunnel.analyzer.funnel.evidence_tree import node_table
-from ragfunnel.analyzer.funnel.index_truth import IndexTruth, load_manifest
-from ragfunnel.analyzer.funnel.judged import DEFAULT_FAITHFULNESS_THRESHOLD, read_judged
-from ragfunnel.analyzer.funnel.question_records import build_batch, finish, with_normalized_answers
-from ragfunnel.analyzer.funnel.runs import check_runs
-from ragfunnel.analyzer.funnel.session import Session, SideData
-from ragfunnel.analyzer.funnel.sql import FunnelQuery
-from ragfunnel.analyzer.funnel.stage_source import stage_source
+from ragfunnel.analyzer.funnel.read.index_truth import IndexTruth, load_manifest
+from ragfunnel.analyzer.funnel.read.runs import check_runs
+from ragfunnel.analyzer.funnel.read.session import Session, SideData
+from ragfunnel.analyzer.funnel.read.source import stage_source
+from ragfunnel.analyzer.funnel.read.sql import FunnelQuery
+from ragfunnel.analyzer.funnel.read.verdicts import DEFAULT_FAITHFULNESS_THRESHOLD, read_verdicts
+from ragfunnel.analyzer.funnel.records.answer_checks import prepare_cases
+from ragfunnel.analyzer.funnel.records.evidence_tree import node_table
+from ragfunnel.analyzer.funnel.records.pipeline import build_batch, finish, with_normalized_answers
 from ragfunnel.analyzer.funnel.summary import failure_table, metric_table
 from ragfunnel.analyzer.store import Store
 from ragfunnel.analyzer.store.opening import StoreArg, takes_store
@@ -162,7 +163,7 @@ def analyze(
         )
     source = stage_source(store)
     check_runs(store, runs, source)
-    judged = read_judged(store, runs)
+    verdicts = read_verdicts(store, runs)
     with Session(store, source) as session:
         session.load_cases(frame)
         found = session.discover(case_set, runs)
@@ -210,7 +211,7 @@ def analyze(
                         raw, frame, nodes, truth=truth, conflict_chunks=chunks, side=side,
                         items=items, k_values=k_values,
                         fetch_scores=partial(session.item_scores, batch),
-                        repeats=repeats, judged=judged,
+                        repeats=repeats, verdicts=verdicts,
                         faithfulness_threshold=faithfulness_threshold,
                     )
                 )  # fmt: skip

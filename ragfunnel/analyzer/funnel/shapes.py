@@ -14,11 +14,11 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from ragfunnel.analyzer.funnel.decision_table import prompt_and_k
-from ragfunnel.analyzer.funnel.runs import check_runs
-from ragfunnel.analyzer.funnel.session import Session, SideData
-from ragfunnel.analyzer.funnel.sql import FunnelQuery
-from ragfunnel.analyzer.funnel.stage_source import stage_source
+from ragfunnel.analyzer.funnel.read.runs import check_runs
+from ragfunnel.analyzer.funnel.read.session import Session, SideData
+from ragfunnel.analyzer.funnel.read.source import stage_source
+from ragfunnel.analyzer.funnel.read.sql import FunnelQuery
+from ragfunnel.analyzer.funnel.records.decision_table import prompt_and_k
 from ragfunnel.analyzer.intervals import bootstrap_mean, wilson
 from ragfunnel.analyzer.store import Store
 from ragfunnel.analyzer.store.opening import StoreArg, takes_store
@@ -60,7 +60,7 @@ def _missing() -> pl.Expr:
 
 def shape_records(raw: pl.DataFrame, side: SideData) -> pl.DataFrame:
     """Per-instance shapes from a case-less funnel query and its side data."""
-    f = prompt_and_k(raw)
+    instances = prompt_and_k(raw)
     stages = pl.concat_list(
         [
             pl.when(pl.col(flag)).then(pl.lit(name))
@@ -72,11 +72,11 @@ def shape_records(raw: pl.DataFrame, side: SideData) -> pl.DataFrame:
         failed_stages = side.errors.group_by("inst_key").agg(
             pl.col("stage").unique().sort().alias("failed_stages")
         )
-        f = f.join(failed_stages, on="inst_key", how="left")
+        instances = instances.join(failed_stages, on="inst_key", how="left")
     else:
-        f = f.with_columns(failed_stages=pl.lit(None, dtype=pl.List(pl.String)))
+        instances = instances.with_columns(failed_stages=pl.lit(None, dtype=pl.List(pl.String)))
     failed = pl.col("failed_stages").fill_null(pl.lit([], dtype=pl.List(pl.String)))
-    return f.sort("run_id", "started_ns").select(
+    return instances.sort("run_id", "started_ns").select(
         "trace_id",
         "question_key",
         "run_id",

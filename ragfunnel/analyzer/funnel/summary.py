@@ -14,7 +14,7 @@ from typing import Any
 
 import polars as pl
 
-from ragfunnel.analyzer.funnel.first_failure import FIRST_FAILURES
+from ragfunnel.analyzer.funnel.records.first_failure import FIRST_FAILURES
 from ragfunnel.analyzer.intervals import (
     EXACT_SIZE_LIMIT,
     bootstrap_mean,

@@ -19,7 +19,10 @@ context)``); the judges that call a model live in ``llm/`` with their prompts; t
 objects (``policies.py``); a verdict row is built in one place (``rows.py``).
 """
 
+from ragfunnel.analyzer.judges.abstention import Abstention, abstention
+from ragfunnel.analyzer.judges.answers import ANSWER_TEXT_FIX, CHUNK_TEXT_FIX
 from ragfunnel.analyzer.judges.cache import MemoryCache, StoreCache, VerdictCache
+from ragfunnel.analyzer.judges.calibration import Calibration, calibrate
 from ragfunnel.analyzer.judges.claims import ClaimSplit, is_refusal, split_claims
 from ragfunnel.analyzer.judges.llm import JudgeInput, LLMJudge
 from ragfunnel.analyzer.judges.llm.endpoint import Endpoint, Usage
@@ -43,17 +46,24 @@ from ragfunnel.analyzer.judges.policies import (
     policy_named,
 )
 from ragfunnel.analyzer.judges.protocol import BatchJudge, Judge
+from ragfunnel.analyzer.judges.review import iso_week, review_sheet, write_sheet
 from ragfunnel.analyzer.judges.run import JudgeRun, SameModelWarning, judge_store
+from ragfunnel.analyzer.judges.stats import Estimate
 
 __all__ = [
+    "ANSWER_TEXT_FIX",
+    "CHUNK_TEXT_FIX",
     "LABELS",
     "POLICIES",
+    "Abstention",
     "AnswerVerdict",
     "BatchJudge",
+    "Calibration",
     "Chunk",
     "ClaimSplit",
     "ClaimVerdict",
     "Endpoint",
+    "Estimate",
     "FactCheckJudge",
     "FactCheckPolicy",
     "Judge",
@@ -71,10 +81,15 @@ __all__ = [
     "TieredPolicy",
     "Usage",
     "VerdictCache",
+    "abstention",
     "as_chunks",
+    "calibrate",
     "is_refusal",
+    "iso_week",
     "judge_claim",
     "judge_store",
     "policy_named",
+    "review_sheet",
     "split_claims",
+    "write_sheet",
 ]

@@ -1,7 +1,7 @@
 """The verdict row, built in one place from one answer and its verdict.
 
 Its columns are the verdicts table's (``store/verdict_tables.py``: ``VERDICT_COLUMNS``), which
-``tables.py`` writes and reads and the funnel reads (``funnel/judged.py``); this module is the
+``tables.py`` writes and reads and the funnel reads (``funnel/read/verdicts.py``); this module is the
 only place that fills them.
 """
 

@@ -6,11 +6,30 @@
     print(report_text(report))
 
 docs/report.md is the contract: what each section says, the export schemas, the CI limits.
+Besides the report: the comparison of two runs (``diff_runs``), the CI gate, the exports and the
+terminal texts of an analysis (``summary_text``, ``describe_record`` …, from ``funnel_text``).
 """
 
 from ragfunnel.analyzer.report.build import build_report
+from ragfunnel.analyzer.report.diff import RunDiff, diff_runs
+from ragfunnel.analyzer.report.drilldown import check_jaeger_url
 from ragfunnel.analyzer.report.errors import ReportError
+from ragfunnel.analyzer.report.exports import (
+    diff_summary,
+    summary,
+    write_jsonl,
+    write_parquet,
+    write_summary,
+)
 from ragfunnel.analyzer.report.frames import report_frame
+from ragfunnel.analyzer.report.funnel_text import (
+    describe_record,
+    describe_shape,
+    shapes_text,
+    summary_text,
+)
+from ragfunnel.analyzer.report.gate import check_limits, parse_limits
+from ragfunnel.analyzer.report.html import write_html
 from ragfunnel.analyzer.report.model import Report, RunReport, to_jsonable
 from ragfunnel.analyzer.report.sources import (
     QuestionTexts,
@@ -18,19 +37,35 @@ from ragfunnel.analyzer.report.sources import (
     question_texts,
     textless_documents,
 )
-from ragfunnel.analyzer.report.terminal import render_report, report_text
+from ragfunnel.analyzer.report.terminal import render_diff, render_report, report_text
 
 __all__ = [
     "QuestionTexts",
     "Report",
     "ReportError",
+    "RunDiff",
     "RunReport",
     "build_report",
+    "check_jaeger_url",
+    "check_limits",
+    "describe_record",
+    "describe_shape",
+    "diff_runs",
+    "diff_summary",
+    "parse_limits",
     "pipeline_snapshots",
     "question_texts",
+    "render_diff",
     "render_report",
     "report_frame",
     "report_text",
+    "shapes_text",
+    "summary",
+    "summary_text",
     "textless_documents",
     "to_jsonable",
+    "write_html",
+    "write_jsonl",
+    "write_parquet",
+    "write_summary",
 ]

@@ -17,7 +17,7 @@ import polars as pl
 
 from ragfunnel.analyzer.cases import CaseSet
 from ragfunnel.analyzer.funnel.analysis import FunnelResult
-from ragfunnel.analyzer.funnel.answer_checks import NO_ANSWER_TEXT
+from ragfunnel.analyzer.funnel.records.answer_checks import NO_ANSWER_TEXT
 from ragfunnel.analyzer.intervals import bootstrap_mean
 from ragfunnel.analyzer.report.distributions import (
     abstention,

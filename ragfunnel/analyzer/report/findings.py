@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 
-from ragfunnel.analyzer.funnel.answer_checks import CAPTURE_FIX
+from ragfunnel.analyzer.funnel.records.answer_checks import CAPTURE_FIX
 from ragfunnel.analyzer.report import wording
 from ragfunnel.analyzer.report.model import FAILED_STAGES, UPSTREAM, Finding
 

@@ -12,7 +12,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from ragfunnel.analyzer.funnel.first_failure import FIRST_FAILURES
+from ragfunnel.analyzer.funnel.records.first_failure import FIRST_FAILURES
 from ragfunnel.analyzer.funnel.summary import METRICS
 from ragfunnel.analyzer.report import wording
 from ragfunnel.analyzer.report.errors import ReportError

@@ -1,6 +1,6 @@
 """The decision table of docs/funnel.md §3–4, vectorised over every (question instance, evidence item).
 
-Input: one row per question instance from the funnel query (``sql.py``) joined to its case.
+Input: one row per question instance from the funnel query (``read/sql/instances.py``) joined to its case.
 Item j of a case (its j-th distinct evidence id) lives in *slot* j: columns ``cand_{j}``,
 ``rr_out_{j}``, ``gen_{j}`` ... hold its 1-based position at each stage, ``code_{j}`` where the
 funnel first dropped it. Working slot by slot keeps every rule a column expression over a
@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from ragfunnel.analyzer.funnel.columns import (
+from ragfunnel.analyzer.funnel.read.columns import (
     META_FIELDS,
     POSITION_CAP,
     meta_field,

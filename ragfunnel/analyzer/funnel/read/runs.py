@@ -12,7 +12,7 @@ import difflib
 from collections.abc import Iterable
 
 from ragfunnel.analyzer.errors import InvalidArgument
-from ragfunnel.analyzer.funnel.stage_source import StageSource, stage_source
+from ragfunnel.analyzer.funnel.read.source import StageSource, stage_source
 from ragfunnel.analyzer.store import Store
 
 __all__ = ["SHOWN_RUNS", "UnknownRun", "check_runs", "held_runs", "unknown_runs_message"]

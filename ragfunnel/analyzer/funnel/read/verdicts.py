@@ -33,14 +33,11 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CLAIM",
+    "DECIDING_VERDICT_COLUMNS",
     "DEFAULT_FAITHFULNESS_THRESHOLD",
-    "JUDGED_COLUMNS",
     "no_verdicts",
-    "read_judged",
+    "read_verdicts",
 ]
-
-VERDICT_COLUMNS = ("faithfulness", "claims", "answer_correctness", "correctness_reason")
-"""The record columns the verdicts bring (null, or an empty claim list, when not judged)."""
 
 DEFAULT_FAITHFULNESS_THRESHOLD = 0.85
 """Below this faithfulness an answer's generation is the thing to fix (a setting of analyze)."""
@@ -55,7 +52,7 @@ CLAIM = pl.Struct(
         "judge": pl.String,
     }
 )
-JUDGED_COLUMNS: dict[str, pl.DataType] = {
+DECIDING_VERDICT_COLUMNS: dict[str, pl.DataType] = {
     "trace_id": pl.String(),
     "question_key": pl.String(),
     "faithfulness": pl.Float64(),
@@ -71,10 +68,10 @@ JUDGED_COLUMNS: dict[str, pl.DataType] = {
 
 def no_verdicts() -> pl.DataFrame:
     """An empty verdict frame (nothing judged)."""
-    return pl.DataFrame(schema=JUDGED_COLUMNS)
+    return pl.DataFrame(schema=DECIDING_VERDICT_COLUMNS)
 
 
-def read_judged(store: Store, runs: Sequence[str] = ()) -> pl.DataFrame:
+def read_verdicts(store: Store, runs: Sequence[str] = ()) -> pl.DataFrame:
     """The deciding verdict of each judged pipeline answer (see the module docstring)."""
     if not verdicts_ready(store):
         return no_verdicts()
@@ -96,7 +93,7 @@ def read_judged(store: Store, runs: Sequence[str] = ()) -> pl.DataFrame:
     fields = [name for _, name in CLAIM_COLUMNS]
     names = ["judge", "abstained", "faithfulness", *fields, "correctness", "reason"]
     v = raw.get_column("v").struct.rename_fields(names).struct.unnest()
-    f = pl.concat(
+    rows = pl.concat(
         [
             raw.select(
                 pl.col("TraceId").alias("trace_id"), pl.col("QuestionKey").alias("question_key")
@@ -105,7 +102,9 @@ def read_judged(store: Store, runs: Sequence[str] = ()) -> pl.DataFrame:
         ],
         how="horizontal",
     ).with_row_index("_row")
-    long = f.select("_row", "judge", *fields).explode(*fields).filter(pl.col("text").is_not_null())
+    long = (
+        rows.select("_row", "judge", *fields).explode(*fields).filter(pl.col("text").is_not_null())
+    )
     claims = long.group_by("_row", maintain_order=True).agg(
         pl.struct(*CLAIM.to_schema()).alias("claims"),
         # The claim to quote: the first unsupported one, else the first partial or uncertain one.
@@ -115,7 +114,7 @@ def read_judged(store: Store, runs: Sequence[str] = ()) -> pl.DataFrame:
         ((pl.col("label") == UNCERTAIN)
          | ((pl.col("label") == PARTIAL) & (pl.col("judge") == OFFLINE_JUDGE))).sum().alias("doubts"),
     )  # fmt: skip
-    out = f.join(claims, on="_row", how="left").select(
+    out = rows.join(claims, on="_row", how="left").select(
         "trace_id",
         "question_key",
         pl.when(pl.col("abstained") > 0).then(None).otherwise(pl.col("faithfulness"))
@@ -128,4 +127,4 @@ def read_judged(store: Store, runs: Sequence[str] = ()) -> pl.DataFrame:
         "worst_verdict",
         pl.col("doubts").fill_null(0),
     )  # fmt: skip
-    return out.cast(pl.Schema(JUDGED_COLUMNS))
+    return out.cast(pl.Schema(DECIDING_VERDICT_COLUMNS))

@@ -27,10 +27,10 @@ import polars as pl
 import pyarrow as pa
 
 from ragfunnel.analyzer.cases import CaseSet
-from ragfunnel.analyzer.funnel import sql
-from ragfunnel.analyzer.funnel.columns import meta_field
-from ragfunnel.analyzer.funnel.index_truth import IndexTruth
-from ragfunnel.analyzer.funnel.stage_source import StageSource
+from ragfunnel.analyzer.funnel.read import sql
+from ragfunnel.analyzer.funnel.read.columns import meta_field
+from ragfunnel.analyzer.funnel.read.index_truth import IndexTruth
+from ragfunnel.analyzer.funnel.read.source import StageSource
 from ragfunnel.analyzer.store import Store, StoreError
 from ragfunnel.analyzer.store.stage_table import BUCKETS, STAGE_COLUMNS
 from ragfunnel.instrumentation.contract import question_hash

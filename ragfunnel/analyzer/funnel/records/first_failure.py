@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from ragfunnel.analyzer.funnel.decision_table import PROMPT, STAGES, number_text
+from ragfunnel.analyzer.funnel.records.decision_table import PROMPT, STAGES, number_text
 
 __all__ = ["FIRST_FAILURES", "oracle_note", "question_verdicts"]
 
@@ -114,7 +114,7 @@ def question_verdicts(frame: pl.DataFrame, faithfulness_threshold: float = 0.85)
     none) and ``gen_error_msg``. A judged answer with an unsupported claim, or with faithfulness
     below ``faithfulness_threshold``, fails at generation with the claim quoted.
     """
-    f = frame.with_columns(missing=_missing())
+    instances = frame.with_columns(missing=_missing())
     incomplete = pl.col("missing").list.len() > 0
     known = pl.col("answer_correctness").is_not_null()
     correct = (
@@ -214,7 +214,7 @@ def question_verdicts(frame: pl.DataFrame, faithfulness_threshold: float = 0.85)
         .then(faithful_why)
         .otherwise(pl.col("answer_reason"))
     )
-    return f.with_columns(
+    return instances.with_columns(
         first_failure=first,
         failure_reason=reason,
         failure_item=pl.when(pl.col("root_code") < PROMPT).then(pl.col("failure_item")),

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 import polars as pl
 
 from ragfunnel.analyzer.cases import AllOf, Evidence, Leaf
-from ragfunnel.analyzer.funnel.columns import slot
-from ragfunnel.analyzer.funnel.evidence_tree import evaluate
+from ragfunnel.analyzer.funnel.read.columns import slot
+from ragfunnel.analyzer.funnel.records.evidence_tree import evaluate
 
 __all__ = [
     "MetricValue",

@@ -8,7 +8,7 @@ word (``{stage}_pk{w}`` for the output list, ``{stage}_in_pk{w}`` for the input 
 a case then lives in *slot* j of the polars frames: ``cand_{j}``, ``code_{j}``, ``in_index_{j}``
 ... (:func:`slot`).
 
-``sql.py`` packs with the SQL builders here, the polars modules unpack with the expressions
+``read/sql/`` packs with the SQL builders here, the polars modules unpack with the expressions
 here; no other module spells a column-name pattern, a shift or a multiplier. Nothing here
 touches a store.
 """

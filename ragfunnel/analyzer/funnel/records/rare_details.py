@@ -1,4 +1,4 @@
-"""Merge the side queries' details into the per-instance rows of a batch.
+"""The rare details (the side queries', ``read/sql/side_queries.py``) merged into a batch's rows.
 
 Error messages, self-consistency samples, oracle answers, low-confidence tokens, conflicting
 sources and per-retriever ranks are rare: the funnel query leaves them out and ``Session``
@@ -10,20 +10,27 @@ from __future__ import annotations
 
 import polars as pl
 
-from ragfunnel.analyzer.funnel.answer_checks import judge_answers, normalize_texts
-from ragfunnel.analyzer.funnel.columns import STAGE_PREFIXES, stage_column, unpack_position
-from ragfunnel.analyzer.funnel.session import SideData
+from ragfunnel.analyzer.funnel.read.columns import STAGE_PREFIXES, stage_column, unpack_position
+from ragfunnel.analyzer.funnel.read.session import SideData
+from ragfunnel.analyzer.funnel.records.answer_checks import judge_answers, normalize_texts
 
-__all__ = ["conflicts", "details", "errors", "retriever_names", "retriever_ranks", "samples"]
+__all__ = [
+    "conflicts",
+    "error_messages",
+    "oracle_and_low_confidence",
+    "retriever_names",
+    "retriever_ranks",
+    "samples",
+]
 
 _STRINGS = pl.List(pl.String)
 RANKS = pl.List(pl.Struct({"retriever": pl.String, "rank": pl.Int64}))
 
 
-def errors(f: pl.DataFrame, errors: pl.DataFrame | None) -> pl.DataFrame:
+def error_messages(instances: pl.DataFrame, errors: pl.DataFrame | None) -> pl.DataFrame:
     """``{stage}_error_msg`` for a chosen span that failed, and ``errors_text``."""
     if errors is None:
-        return f.with_columns(
+        return instances.with_columns(
             *(
                 pl.lit(None, pl.String).alias(stage_column(p, "error_msg"))
                 for p in STAGE_PREFIXES.values()
@@ -37,33 +44,35 @@ def errors(f: pl.DataFrame, errors: pl.DataFrame | None) -> pl.DataFrame:
         messages = last.filter(pl.col("stage") == stage).select(
             "inst_key", pl.col("message").alias(message)
         )
-        f = f.join(messages, on="inst_key", how="left").with_columns(
+        instances = instances.join(messages, on="inst_key", how="left").with_columns(
             pl.when(pl.col(stage_column(prefix, "error")) > 0).then(pl.col(message))
         )
     listed = errors.group_by("inst_key").agg(
         (pl.col("stage") + ": " + pl.col("message")).alias("errors_text")
     )
-    return f.join(listed, on="inst_key", how="left").with_columns(
+    return instances.join(listed, on="inst_key", how="left").with_columns(
         pl.col("errors_text").fill_null(pl.lit([], dtype=_STRINGS))
     )
 
 
-def samples(f: pl.DataFrame, samples: pl.DataFrame | None, cases: pl.DataFrame) -> pl.DataFrame:
+def samples(
+    instances: pl.DataFrame, samples: pl.DataFrame | None, cases: pl.DataFrame
+) -> pl.DataFrame:
     """The lowest-numbered sample is the answer; disagreeing samples raise a flag."""
     if samples is None:
-        return f.with_columns(sample_disagreement=pl.lit(None, dtype=pl.Boolean))
+        return instances.with_columns(sample_disagreement=pl.lit(None, dtype=pl.Boolean))
     rows = (
-        samples.join(f.select("inst_key", "case_idx"), on="inst_key")
+        samples.join(instances.select("inst_key", "case_idx"), on="inst_key")
         .sort("inst_key", "sample_index", "ts")
         .group_by("inst_key", "sample_index", maintain_order=True)
         .last()
         .with_row_index("row")
         .with_columns(pl.col("has_answer") > 0)
     )
-    judged = rows.join(judge_answers(rows, cases), on="row")
-    judged = judged.with_columns(normalize_texts(judged.get_column("answer")).alias("norm"))
+    checked = rows.join(judge_answers(rows, cases), on="row")
+    checked = checked.with_columns(normalize_texts(checked.get_column("answer")).alias("norm"))
     decided = pl.col("verdict").filter(pl.col("verdict") != "unknown")
-    per = judged.group_by("inst_key").agg(
+    per = checked.group_by("inst_key").agg(
         samples_n=pl.len(),
         primary_answer=pl.col("answer").first(),
         primary_has=pl.col("has_answer").first(),
@@ -78,7 +87,7 @@ def samples(f: pl.DataFrame, samples: pl.DataFrame | None, cases: pl.DataFrame) 
     )
     has = pl.col("samples_n").is_not_null()
     return (
-        f.join(per, on="inst_key", how="left")
+        instances.join(per, on="inst_key", how="left")
         .with_columns(
             gen_answer=pl.when(has).then(pl.col("primary_answer")).otherwise(pl.col("gen_answer")),
             gen_has_answer=pl.when(has)
@@ -105,30 +114,32 @@ def samples(f: pl.DataFrame, samples: pl.DataFrame | None, cases: pl.DataFrame) 
     )
 
 
-def details(f: pl.DataFrame, side: SideData) -> pl.DataFrame:
+def oracle_and_low_confidence(instances: pl.DataFrame, side: SideData) -> pl.DataFrame:
     """Add the oracle answer columns and ``low_confidence_tokens`` (empty when none)."""
     if side.oracle is not None:
-        f = f.join(side.oracle, on="inst_key", how="left")
+        instances = instances.join(side.oracle, on="inst_key", how="left")
     else:
-        f = f.with_columns(
+        instances = instances.with_columns(
             oracle_has_answer=pl.lit(None, pl.UInt8),
             oracle_answer=pl.lit(None, pl.String),
             oracle_error=pl.lit(None, pl.UInt8),
         )
     if side.low_confidence is not None:
-        f = f.join(side.low_confidence, on="inst_key", how="left")
+        instances = instances.join(side.low_confidence, on="inst_key", how="left")
     else:
-        f = f.with_columns(low_confidence_tokens=pl.lit(None, _STRINGS))
-    return f.with_columns(pl.col("low_confidence_tokens").fill_null(pl.lit([], dtype=_STRINGS)))
+        instances = instances.with_columns(low_confidence_tokens=pl.lit(None, _STRINGS))
+    return instances.with_columns(
+        pl.col("low_confidence_tokens").fill_null(pl.lit([], dtype=_STRINGS))
+    )
 
 
-def conflicts(f: pl.DataFrame, chunks: pl.DataFrame) -> pl.DataFrame:
+def conflicts(instances: pl.DataFrame, chunks: pl.DataFrame) -> pl.DataFrame:
     """Documents two of whose ingestions both reached the prompt."""
-    if chunks.is_empty() or "gen_conflicts" not in f.columns:
-        return f.with_columns(conflicting_documents=pl.lit([], dtype=_STRINGS))
+    if chunks.is_empty() or "gen_conflicts" not in instances.columns:
+        return instances.with_columns(conflicting_documents=pl.lit([], dtype=_STRINGS))
     prompt = pl.when(pl.col("prompt_source") == "generate").then(pl.col("gen_conflicts"))
     found = (
-        f.select("inst", prompt.otherwise(pl.col("cut_conflicts")).alias("hash"))
+        instances.select("inst", prompt.otherwise(pl.col("cut_conflicts")).alias("hash"))
         .explode("hash")
         .drop_nulls("hash")
         .join(chunks, on="hash")
@@ -138,22 +149,22 @@ def conflicts(f: pl.DataFrame, chunks: pl.DataFrame) -> pl.DataFrame:
         .group_by("inst")
         .agg(pl.col("document").sort().alias("conflicting_documents"))
     )
-    return f.join(found, on="inst", how="left").with_columns(
+    return instances.join(found, on="inst", how="left").with_columns(
         pl.col("conflicting_documents").fill_null(pl.lit([], dtype=_STRINGS))
     )
 
 
 def retriever_ranks(
-    long: pl.DataFrame, f: pl.DataFrame, side: SideData, items: int
+    item_rows: pl.DataFrame, instances: pl.DataFrame, side: SideData, items: int
 ) -> pl.DataFrame:
-    """Add ``retriever_ranks`` to the long items.
+    """Add ``retriever_ranks`` to the item rows.
 
     Each individual retriever's rank of the item (null when it did not return it); empty
     without fusion.
     """
     if side.retrievers is None or not items:
-        return long.with_columns(retriever_ranks=pl.lit([], dtype=RANKS))
-    spans = side.retrievers.join(f.select("inst_key", "inst"), on="inst_key")
+        return item_rows.with_columns(retriever_ranks=pl.lit([], dtype=RANKS))
+    spans = side.retrievers.join(instances.select("inst_key", "inst"), on="inst_key")
     ranks = (
         pl.concat(
             spans.select(
@@ -168,28 +179,30 @@ def retriever_ranks(
         .agg(pl.struct("retriever", "rank").sort_by("retriever").alias("rr"))
     )
     return (
-        long.join(ranks, on=["inst", "j"], how="left")
+        item_rows.join(ranks, on=["inst", "j"], how="left")
         .with_columns(retriever_ranks=pl.col("rr").fill_null(pl.lit([], dtype=RANKS)))
         .drop("rr")
     )
 
 
-def retriever_names(f: pl.DataFrame, side: SideData) -> pl.DataFrame:
+def retriever_names(instances: pl.DataFrame, side: SideData) -> pl.DataFrame:
     """Add ``retriever_spans`` and ``retriever_names``.
 
     The individual retrieve spans, and how many names they carry: more spans than names
     means a retriever was retried.
     """
-    f = f.with_columns(retriever_spans=pl.col("cand_n_spans") - pl.col("fusion_n_spans"))
+    instances = instances.with_columns(
+        retriever_spans=pl.col("cand_n_spans") - pl.col("fusion_n_spans")
+    )
     if side.retrievers is None:
         # Without fusion the names are only known to be one or several; with several, say
         # nothing about retries.
-        return f.with_columns(
+        return instances.with_columns(
             retriever_names=pl.when(pl.col("several_retrievers") > 0)
             .then(pl.col("retriever_spans"))
             .otherwise(1)
         )
     counts = side.retrievers.group_by("inst_key").agg(pl.len().alias("retriever_names"))
-    return f.join(counts, on="inst_key", how="left").with_columns(
+    return instances.join(counts, on="inst_key", how="left").with_columns(
         pl.col("retriever_names").fill_null(1)
     )

@@ -1,0 +1,48 @@
+"""The funnel's SQL, by job: the query shape, the funnel pass, the side queries, the cases.
+
+``query`` (:class:`FunnelQuery` and the SELECT every stage-table query is built on),
+``instances`` (the per-instance funnel aggregation, roots, scores), ``side_queries`` (rare
+details) and ``cases`` (matching, discovery, index truth). ``Session`` runs them all.
+"""
+
+from ragfunnel.analyzer.funnel.read.sql.cases import (
+    discovery_sql,
+    index_truth_sql,
+    ingest_versions_sql,
+    match_sql,
+    multi_ingested_sql,
+)
+from ragfunnel.analyzer.funnel.read.sql.instances import (
+    funnel_sql,
+    instance_ids_sql,
+    roots_sql,
+    score_columns,
+    scores_sql,
+)
+from ragfunnel.analyzer.funnel.read.sql.query import FunnelQuery
+from ragfunnel.analyzer.funnel.read.sql.side_queries import (
+    errors_sql,
+    low_confidence_sql,
+    oracle_sql,
+    retrievers_sql,
+    samples_sql,
+)
+
+__all__ = [
+    "FunnelQuery",
+    "discovery_sql",
+    "errors_sql",
+    "funnel_sql",
+    "index_truth_sql",
+    "ingest_versions_sql",
+    "instance_ids_sql",
+    "low_confidence_sql",
+    "match_sql",
+    "multi_ingested_sql",
+    "oracle_sql",
+    "retrievers_sql",
+    "roots_sql",
+    "samples_sql",
+    "score_columns",
+    "scores_sql",
+]

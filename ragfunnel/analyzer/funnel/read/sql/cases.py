@@ -1,0 +1,86 @@
+"""The SQL of matching traces to cases and of the index truth, before any funnel pass.
+
+The match table (question-key hash → case and item hashes) the funnel joins on, discovery of
+question keys that are no case id, which expected items each index version holds, and the
+documents ingested more than once (candidates for conflicting sources). Case data reaches SQL
+only through per-analysis temporary tables filled with Arrow inserts.
+"""
+
+from __future__ import annotations
+
+from ragfunnel.analyzer.funnel.read.columns import item_hash
+
+__all__ = [
+    "discovery_sql",
+    "index_truth_sql",
+    "ingest_versions_sql",
+    "match_sql",
+    "multi_ingested_sql",
+]
+
+
+def match_sql(keys_table: str, items_table: str, items: int) -> tuple[str, str]:
+    """The columns of the match table, and the SELECT that fills it.
+
+    The match table is a temporary ``Join(ALL, INNER, key_hash)`` table, filled once (ids
+    already hashed) and joined by every batch of the funnel query without being rebuilt.
+    """
+    columns = ", ".join(
+        ["key_hash UInt64", "case_idx UInt32", *(f"{item_hash(j)} UInt64" for j in range(items))]
+    )
+    hashed = "".join(
+        f", cityHash64(c.items[{j + 1}]) * (length(c.items) > {j})" for j in range(items)
+    )
+    select = (
+        f"SELECT cityHash64(k.key), k.case_idx{hashed} FROM {keys_table} AS k "
+        f"INNER JOIN {items_table} AS c ON k.case_idx = c.case_idx"
+    )
+    return columns, select
+
+
+def discovery_sql(stage_table: str, keys_table: str, *, runs: bool) -> str:
+    """Question keys that match no case id.
+
+    Their question hash (or, for foreign traces, the root's input text, else a retriever's
+    query) decides the case in Python.
+    """
+    run_filter = " AND RunId IN {runs:Array(String)}" if runs else ""
+    rows = f"(Stage = 'question'{run_filter}" + (
+        ")" if runs else " OR (Source != 'ragfunnel' AND QuestionText != ''))"
+    )
+    # The root's text first, then the earliest; a question span before a retriever's query.
+    order = "(Stage != 'question', Timestamp)"
+    return (
+        f"SELECT QuestionKey AS key, any(Source) AS source, "
+        f"argMax(QuestionHash, Timestamp) AS question_hash, "
+        f"argMin(QuestionText, {order}) AS text, argMin(QuestionMime, {order}) AS mime, "
+        f"uniqExact(InstanceKey) AS instances "
+        f"FROM {stage_table} WHERE {rows} "
+        f"AND QuestionKey NOT IN (SELECT key FROM {keys_table}) GROUP BY QuestionKey"
+    )
+
+
+def index_truth_sql(stage_table: str, items_table: str) -> str:
+    """Which expected items each index version holds, according to successful ingest spans."""
+    wanted = f"(SELECT arrayJoin(items) FROM {items_table})"
+    return (
+        f"SELECT DISTINCT IndexVersion AS version, id FROM {stage_table} ARRAY JOIN Ids AS id "
+        f"WHERE Stage = 'ingest' AND StatusCode != 'Error' AND id IN {wanted} "
+        f"UNION ALL SELECT DISTINCT IndexVersion AS version, DocumentId AS id FROM {stage_table} "
+        f"WHERE Stage = 'ingest' AND StatusCode != 'Error' AND empty(Ids) "
+        f"AND DocumentId IN {wanted}"
+    )
+
+
+def ingest_versions_sql(stage_table: str) -> str:
+    """Every index version that has ingest spans."""
+    return f"SELECT DISTINCT IndexVersion AS version FROM {stage_table} WHERE Stage = 'ingest'"
+
+
+def multi_ingested_sql(stage_table: str) -> str:
+    """Documents ingested more than once with different chunk ids (candidates for conflicts)."""
+    return (
+        f"SELECT DocumentId AS document, groupArray((IndexVersion, Timestamp, Ids, IdHashes)) AS ingestions "
+        f"FROM {stage_table} WHERE Stage = 'ingest' AND StatusCode != 'Error' "
+        f"AND DocumentId != '' GROUP BY DocumentId HAVING uniqExact(Ids) > 1"
+    )

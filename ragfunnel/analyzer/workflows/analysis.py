@@ -1,0 +1,89 @@
+"""Analyse a store: every question's funnel, one question's, and the abstention sweep.
+
+Without cases, live traffic is summarised by funnel shape instead.
+
+Each function is the sequence one command runs, taking an open ``Store`` and returning library
+objects; the CLI renders them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ragfunnel.analyzer import funnel
+from ragfunnel.analyzer.judges.abstention import Abstention, abstention
+
+if TYPE_CHECKING:
+    from ragfunnel.analyzer.cases import CaseSet
+    from ragfunnel.analyzer.funnel import FunnelResult, Shapes
+    from ragfunnel.analyzer.store import Store
+
+__all__ = ["Thresholds", "analyze_store", "question_funnel", "thresholds_from_store"]
+
+
+def _quiet(_: str) -> None:
+    return None
+
+
+def analyze_store(
+    store: Store,
+    cases: CaseSet | None,
+    *,
+    runs: Sequence[str] | None = None,
+    index_manifest: Path | None = None,
+    k: Sequence[int] | None = None,
+) -> FunnelResult | Shapes:
+    """With cases, every question's funnel against them; without, live traffic by shape."""
+    # Looked up on the package at each call, so a caller (or a test) sees funnel.analyze as it is.
+    if cases is None:
+        return funnel.shapes(store, run=list(runs) if runs else None)
+    return funnel.analyze(
+        store, cases, run=list(runs) if runs else None, index_manifest=index_manifest,
+        k=list(k) if k else None,
+    )  # fmt: skip
+
+
+def question_funnel(
+    store: Store,
+    cases: CaseSet | None,
+    question_id: str,
+    *,
+    runs: Sequence[str] | None = None,
+    index_manifest: Path | None = None,
+) -> FunnelResult | Shapes:
+    """One question's records: a case id against the cases, or a trace question id's shape."""
+    if cases is None:
+        return funnel.shapes(store, run=list(runs) if runs else None, question=question_id)
+    return funnel.analyze(
+        store, cases, run=list(runs) if runs else None, index_manifest=index_manifest,
+        question=question_id,
+    )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """The abstention analysis of a store's records, and the analysis's notices."""
+
+    abstention: Abstention
+    notices: tuple[str, ...]
+
+
+def thresholds_from_store(
+    store: Store,
+    cases: CaseSet,
+    *,
+    runs: Sequence[str] | None = None,
+    cost_ratio: float = 1.0,
+    progress: Callable[[str], None] = _quiet,
+) -> Thresholds:
+    """Analyse ``store`` against ``cases``, then sweep the abstention threshold over the records.
+
+    ``progress`` is told each step's name before it starts.
+    """
+    progress("rebuilding every question's funnel")
+    result = funnel.analyze(store, cases, run=list(runs) if runs else None)
+    progress("sweeping the threshold")
+    return Thresholds(abstention(result.records, cost_ratio=cost_ratio), result.notices)

@@ -1,0 +1,173 @@
+"""Analyse a store, then report on it; and compare two runs of it.
+
+One home for "analyse, read what the report needs while the store is open, build the report",
+so that ``ragfunnel report``, ``ragfunnel diff``, ``ragfunnel demo`` and ``bench/report.py``
+cannot drift apart (the demo's page once left out the documents ingested without text).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ragfunnel.analyzer import funnel
+from ragfunnel.analyzer.report import (
+    Report,
+    ReportError,
+    build_report,
+    pipeline_snapshots,
+    question_texts,
+    textless_documents,
+)
+from ragfunnel.analyzer.report.diff import RunDiff, diff_runs
+from ragfunnel.analyzer.store import Store, StoreArg, takes_store
+
+if TYPE_CHECKING:
+    from ragfunnel.analyzer.cases import CaseSet
+    from ragfunnel.analyzer.funnel import FunnelResult
+    from ragfunnel.analyzer.report.build import TextFetcher
+
+__all__ = [
+    "Compared",
+    "ReportSources",
+    "Reported",
+    "diff_from_store",
+    "report_from_result",
+    "report_from_store",
+    "report_sources",
+]
+
+
+@dataclass(frozen=True)
+class Reported:
+    """An analysis and the report built from it, with the run configurations it read."""
+
+    result: FunnelResult
+    report: Report
+    snapshots: dict[str, dict[str, Any]]
+
+
+def _quiet(_: str) -> None:
+    return None
+
+
+@takes_store("analysis")
+def report_from_store(
+    store: StoreArg,
+    cases: CaseSet,
+    *,
+    runs: Sequence[str] | None = None,
+    index_manifest: Path | None = None,
+    k: Sequence[int] | None = None,
+    jaeger_url: str | None = None,
+    top: int = 20,
+    sample: int = 50,
+    progress: Callable[[str], None] = _quiet,
+) -> Reported:
+    """Analyse ``store`` against ``cases`` and build the report of every run analysed.
+
+    ``store`` may be a DSN or path, opened for the call (never created). ``progress`` is told
+    each step's name before it starts (the CLI's progress line).
+    """
+    assert isinstance(store, Store)  # takes_store opened it
+    progress("rebuilding every question's funnel")
+    result = funnel.analyze(
+        store, cases, run=list(runs) if runs else None, index_manifest=index_manifest,
+        k=list(k) if k else None,
+    )  # fmt: skip
+    progress("reading the runs' configurations")
+    sources = report_sources(store, result)
+    report = report_from_result(
+        result, sources, cases=cases, jaeger_url=jaeger_url, top=top, sample=sample,
+        progress=progress,
+    )  # fmt: skip
+    return Reported(result, report, dict(sources.snapshots or {}))
+
+
+@dataclass(frozen=True)
+class ReportSources:
+    """What a report reads from the store besides the analysis, read while it is open.
+
+    Attributes:
+        snapshots: each run's configuration (``ragfunnel.pipeline.*``), by run id.
+        texts: the question, answer and chunk texts of the questions shown.
+        textless: documents ingested without text, by index version.
+        store: the store's redacted DSN, named on the page.
+    """
+
+    snapshots: Mapping[str, dict[str, Any]] | None = None
+    texts: TextFetcher | None = None
+    textless: Mapping[str, Sequence[str]] | None = None
+    store: str | None = None
+
+
+def report_sources(store: Store, result: FunnelResult) -> ReportSources:
+    """Read what the report of ``result`` needs from ``store`` (runs' configurations, texts)."""
+    run_ids = [str(r) for r in result.records.get_column("run_id").unique().drop_nulls().sort()]
+    snapshots = pipeline_snapshots(store, run_ids)
+    versions = result.records.get_column("index_version").unique().drop_nulls()
+    textless = textless_documents(store, (str(v) for v in versions))
+    return ReportSources(
+        snapshots, partial(question_texts, store), textless, store=store.dsn_redacted
+    )
+
+
+def report_from_result(
+    result: FunnelResult,
+    sources: ReportSources,
+    *,
+    cases: CaseSet | None = None,
+    jaeger_url: str | None = None,
+    top: int = 20,
+    sample: int = 50,
+    progress: Callable[[str], None] = _quiet,
+) -> Report:
+    """The report of an analysis, from what :func:`report_sources` read.
+
+    The last step of :func:`report_from_store`; ``bench/report.py`` times it on a synthetic
+    analysis.
+    """
+    return build_report(
+        result, cases=cases, snapshots=sources.snapshots, texts=sources.texts,
+        textless=sources.textless, store=sources.store, jaeger_url=jaeger_url, top=top,
+        sample=sample, progress=progress,
+    )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Compared:
+    """Two runs analysed in one pass, the report of both, and run B compared with run A."""
+
+    reported: Reported
+    diff: RunDiff
+
+
+def diff_from_store(
+    store: Store,
+    cases: CaseSet,
+    run_a: str,
+    run_b: str,
+    *,
+    index_manifest: Path | None = None,
+    k: Sequence[int] | None = None,
+    jaeger_url: str | None = None,
+    top: int = 20,
+    progress: Callable[[str], None] = _quiet,
+) -> Compared:
+    """Analyse runs ``run_a`` and ``run_b`` of ``store`` and compare them pair by pair.
+
+    Raises:
+        ReportError: a run with no pipeline questions (``report.diff.diff_runs``).
+    """
+    if run_a == run_b:
+        raise ReportError(f"RUN_A and RUN_B are both {run_a!r}: give two different runs")
+    done = report_from_store(
+        store, cases, runs=[run_a, run_b], index_manifest=index_manifest, k=k,
+        jaeger_url=jaeger_url, top=top, sample=0, progress=progress,
+    )  # fmt: skip
+    progress("pairing the runs")
+    snapshots = {r.run_id: r.config for r in done.report.runs}
+    return Compared(done, diff_runs(done.result, run_a, run_b, snapshots=snapshots))
