@@ -18,7 +18,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from ragfunnel.analyzer.judges.lexicon import NEGATIONS, STOPWORDS, fold
+from ragfunnel.analyzer.judges.lexicon import MONTHS, NEGATIONS, STOPWORDS, fold
 from ragfunnel.analyzer.judges.offline.hard import FactCheck, check_facts, missing_qualifiers
 from ragfunnel.analyzer.judges.offline.index import ContextIndex
 from ragfunnel.analyzer.judges.offline.words import META, lead_in_end, stem
@@ -47,6 +47,10 @@ _SOFT_FLOOR = 0.2
 _NAME = re.compile(r"(?<![\w-])(?:[A-ZÄÖÜ]{2,}[a-zäöü]?|[A-ZÄÖÜ][\w'-]+)")
 _TOKEN = re.compile(r"[^\W_]+")
 _NEAR = 4
+_WEEKDAYS = frozenset(
+    "monday tuesday wednesday thursday friday saturday sunday montag dienstag mittwoch "
+    "donnerstag freitag samstag sonntag".split()
+)
 _TOP = 3
 _MAX_POSITIONS = 64
 _STRONG_WINDOW = 0.75
@@ -103,25 +107,53 @@ class Evidence:
         return [*out, self.negation] if self.negation else out
 
 
-def _names(claim: str, german: bool) -> list[str]:
-    """Capitalised words after the first (English), and acronyms: folded, once each."""
-    out: dict[str, None] = {}
+def _names(claim: str, german: bool) -> list[list[str]]:
+    """The claim's names, folded, grouped by phrase (``United States`` is one).
+
+    A name is a capitalised word after the first word (English) or an acronym; months and
+    weekdays are dates, not names. Adjacent names form one phrase.
+    """
+    phrases: list[list[str]] = []
+    last_end = -2
+    first = True
     for m in _NAME.finditer(claim):
         word = m.group(0)
         acronym = word[:2].isupper()
-        if m.start() == 0 and not acronym:
-            continue
+        if first and not claim[: m.start()].strip(" \t\"'“„‘(["):
+            first = False
+            if not acronym:
+                last_end = m.end()
+                continue
+        first = False
         if german and not acronym:
             continue  # German capitalises every noun.
         folded = fold(word).strip("'-")
         if (
-            folded not in STOPWORDS
-            and folded not in META
-            and folded not in NEGATIONS
-            and folded.isalpha()
+            folded in STOPWORDS
+            or folded in META
+            or folded in NEGATIONS
+            or folded in MONTHS
+            or folded in _WEEKDAYS
+            or not folded.isalpha()
         ):
-            out.setdefault(folded, None)
-    return list(out)
+            last_end = -2
+            continue
+        if phrases and claim[last_end : m.start()].strip() == "" and last_end >= 0:
+            if folded not in phrases[-1]:
+                phrases[-1].append(folded)
+        elif not any(folded in p for p in phrases):
+            phrases.append([folded])
+        last_end = m.end()
+    return phrases
+
+
+def _name_missing(name: str, in_facts: str, index: ContextIndex) -> bool:
+    """A name is missing when neither the facts nor the context hold it."""
+    return (
+        name not in in_facts
+        and name not in index.tokens
+        and _sentences_of(name, stem(name, index.german), index) is None
+    )
 
 
 def _sentences_of(word: str, root: str, index: ContextIndex) -> set[int] | None:
@@ -224,11 +256,11 @@ def align(claim: str, index: ContextIndex) -> Evidence:
 
     in_facts = " ".join(fold(w) for _, w in claim_facts)
     names = [
-        m for m in _names(content, german)
-        if m not in in_facts
-        and m not in index.tokens
-        and _sentences_of(m, stem(m, german), index) is None
-    ]  # fmt: skip
+        m
+        for phrase in _names(content, german)
+        if all(_name_missing(n, in_facts, index) for n in phrase)
+        for m in phrase
+    ]
     checked = check_facts(claim_facts, index, window)
     strong, _ = missing_qualifiers(qualifiers(folded), index)
     negation = _negation(folded, roots, index, window, coverage)
