@@ -48,8 +48,22 @@ _NAME = re.compile(r"(?<![\w-])(?:[A-ZÄÖÜ]{2,}[a-zäöü]?|[A-ZÄÖÜ][\w'-]+
 _TOKEN = re.compile(r"[^\W_]+")
 _NEAR = 4
 _WEEKDAYS = frozenset(
-    "monday tuesday wednesday thursday friday saturday sunday montag dienstag mittwoch "
-    "donnerstag freitag samstag sonntag".split()
+    [
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+        "montag",
+        "dienstag",
+        "mittwoch",
+        "donnerstag",
+        "freitag",
+        "samstag",
+        "sonntag",
+    ]
 )
 _TOP = 3
 _MAX_POSITIONS = 64
