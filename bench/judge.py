@@ -15,6 +15,9 @@ Quality, on public labelled sets extracted by bench/judge_data.py (not shipped; 
 - CLIFF test cut (Liyan06/AggreFact): summary level, a summary's score being the judge's
   faithfulness and its mean and lowest claim confidence, the baseline's its mean word share.
 
+The judge is measured twice when ``ragfunnel[paraphrase]`` is installed: with the paraphrase
+embedding (``judge``) and without it (``judge-plain``, the default install).
+
 For each: the AUROC of the judge's confidence and of the baseline, the balanced accuracy of
 "supported" vs the rest, the precision of ``unsupported`` and the share of supported claims the
 judge left ``uncertain`` or ``unsupported``, each with its count. Also the project's own
@@ -40,6 +43,7 @@ from ragfunnel.analyzer.judges.claims import split_claims
 from ragfunnel.analyzer.judges.lexicon import STOPWORDS, fold
 from ragfunnel.analyzer.judges.model import SUPPORTED, UNSUPPORTED, ClaimVerdict
 from ragfunnel.analyzer.judges.offline import OfflineJudge, judge_claim
+from ragfunnel.analyzer.judges.offline.embed import load
 
 SHIPPED = Path(__file__).parents[1] / "ragfunnel/analyzer/judges/data/claims_labelled.jsonl"
 DATA = Path(os.environ.get("RAGFUNNEL_JUDGE_DATA", "/work/judge-data"))
@@ -203,17 +207,30 @@ def agreement(verdicts: list[ClaimVerdict], base: list[float], labels: list[bool
     )
 
 
+VARIANTS: dict[str, bool] = {"plain": False}
+"""The judge variants measured: name -> paraphrase embedding on (set in main)."""
+
+
 def claim_set(rows: list[dict[str, Any]], keep: Any = None) -> str:
     rows = [r for r in rows if keep is None or keep(r)]
     labels = [r["label"] == "supported" for r in rows]
-    verdicts = [judge_claim(r["claim"], [("e", r["evidence"])]) for r in rows]
     base = [word_share(r["claim"], r["evidence"]) for r in rows]
-    return f"{len(rows)} claims, {sum(labels)} supported: " + agreement(verdicts, base, labels)
+    out = [f"{len(rows)} claims, {sum(labels)} supported:"]
+    for name, paraphrase in VARIANTS.items():
+        verdicts = [judge_claim(r["claim"], [("e", r["evidence"])], paraphrase) for r in rows]
+        out.append(f"  [{name}] " + agreement(verdicts, base, labels))
+    return "\n".join(out)
 
 
 def summary_set(rows: list[dict[str, Any]]) -> str:
+    return "\n".join(
+        f"  [{name}] " + _summary_set(rows, paraphrase) for name, paraphrase in VARIANTS.items()
+    )
+
+
+def _summary_set(rows: list[dict[str, Any]], paraphrase: bool) -> str:
     labels = [r["label"] == "supported" for r in rows]
-    judge = OfflineJudge()
+    judge = OfflineJudge(paraphrase)
     faith, mean, low, base = [], [], [], []
     for r in rows:
         verdict = judge.judge(r["summary"], [("e", r["evidence"])])
@@ -254,20 +271,27 @@ def main() -> None:
     parser.add_argument("--answers", type=int, default=400)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--no-quality", action="store_true", help="speed only")
+    parser.add_argument("--no-paraphrase", action="store_true",
+                        help="measure the judge without the paraphrase embedding only")  # fmt: skip
     args = parser.parse_args()
-    judge = OfflineJudge()
+    if not args.no_paraphrase and load() is not None:
+        VARIANTS.clear()
+        VARIANTS.update({"paraphrase": True, "plain": False})
     print(f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
-          f"Python {platform.python_version()}")  # fmt: skip
-    runs: dict[str, list[float]] = {"offline": [], "naive": []}
+          f"Python {platform.python_version()}; judge variants {list(VARIANTS)}")  # fmt: skip
+    judges = {name: OfflineJudge(paraphrase).judge for name, paraphrase in VARIANTS.items()}
+    runs: dict[str, list[float]] = {name: [] for name in [*judges, "naive"]}
     for repeat in range(args.repeats):
         items = workload(args.answers, seed=repeat)
-        runs["offline"].append(claims_per_second(items, judge.judge))
+        for name, fn in judges.items():
+            runs[name].append(claims_per_second(items, fn))
         runs["naive"].append(claims_per_second(items, naive_answer))
-    offline, naive = statistics.median(runs["offline"]), statistics.median(runs["naive"])
     words = statistics.mean(len(" ".join(t for _, t in c).split()) for _, c in workload(50, 99))
-    print(f"speed ({words:,.0f}-word contexts, 5 claims an answer, one core): offline judge "
-          f"{offline:,.0f} claims/s, naive word share {naive:,.0f} claims/s; "
-          f"runs {[round(r) for r in runs['offline']]}")  # fmt: skip
+    speeds = ", ".join(
+        f"{name} {statistics.median(r):,.0f} claims/s (runs {[round(x) for x in r]})"
+        for name, r in runs.items()
+    )
+    print(f"speed ({words:,.0f}-word contexts, 5 claims an answer, one core): {speeds}")
     if not args.no_quality:
         quality(args.data)
 

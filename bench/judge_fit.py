@@ -11,9 +11,11 @@ The data comes from bench/judge_data.py (``--data``, default ``$RAGFUNNEL_JUDGE_
 Each set weighs the same in the fit, whatever its size. The measured sets (bench/judge.py) are
 the others: WiCE test, QAGS XSum and the CLIFF ``test`` cut.
 
-Prints the intercept, the coefficients, the two thresholds and the hard findings' factor as Python constants for
-``ragfunnel/analyzer/judges/offline/score.py``, and the precision of each hard check on the
-fitting data (a hard check makes a claim unsupported by itself, so it must be precise):
+Fits two models, each printed as a ``Model(...)`` constant for
+``ragfunnel/analyzer/judges/offline/score.py``: ``PLAIN`` over ``align.FEATURES`` and, when
+``ragfunnel[paraphrase]`` is installed, ``PARAPHRASE`` over those and
+``align.PARAPHRASE_FEATURES``. Also prints the precision of each hard check on the fitting
+data (a hard check makes a claim unsupported by itself, so it must be precise):
 
     python bench/judge_fit.py [--data DIR]
 """
@@ -30,15 +32,23 @@ import numpy as np
 from sklearn.linear_model import LogisticRegression
 
 from ragfunnel.analyzer.judges.model import Chunk
-from ragfunnel.analyzer.judges.offline.align import FEATURES, Evidence, align
+from ragfunnel.analyzer.judges.offline.align import (
+    FEATURES,
+    FOUND_AT,
+    PARAPHRASE_FEATURES,
+    Evidence,
+    align,
+)
+from ragfunnel.analyzer.judges.offline.embed import load
 from ragfunnel.analyzer.judges.offline.index import ContextIndex
 
 DATA = Path(os.environ.get("RAGFUNNEL_JUDGE_DATA", "/work/judge-data"))
 REGULARISATION = 0.3
 """scikit-learn's C: the inverse strength of the L2 penalty."""
-SUPPORTED_RECALL = 0.85
-"""The share of supported claims (on the fitting data, each set weighing the same) that must
-score at least SUPPORTED_AT."""
+SUPPORTED_RECALL = 0.95
+"""Of the supported claims that neither a hard finding nor a gate (a missing name, less than
+``FOUND_AT`` of the claim found) holds back, the share the judge must call supported on *every*
+fitting set: fixes ``supported_at``."""
 UNSUPPORTED_PRECISION = 0.9
 """The precision of "unsupported" by score alone (sets weighing the same) that fixes
 UNSUPPORTED_BELOW."""
@@ -61,43 +71,40 @@ def read(path: Path) -> list[dict[str, Any]]:
     return rows
 
 
-def measure(pairs: list[tuple[str, str]]) -> list[Evidence]:
-    """Each (claim, evidence) aligned; an evidence text is indexed once."""
+def measure(pairs: list[tuple[str, str]], paraphrase: bool) -> list[Evidence]:
+    """Each (claim, evidence) aligned, with the embedding or not; each evidence indexed once."""
     indexes: dict[str, ContextIndex] = {}
     out = []
     for claim, evidence in pairs:
         index = indexes.get(evidence)
         if index is None:
-            index = indexes[evidence] = ContextIndex.of([Chunk("e", evidence)])
+            index = indexes[evidence] = ContextIndex.of([Chunk("e", evidence)], paraphrase)
         out.append(align(claim, index))
     return out
 
 
-def fitting_sets(data: Path) -> dict[str, tuple[list[Evidence], list[bool]]]:
+def fitting_sets(data: Path, paraphrase: bool) -> dict[str, tuple[list[Evidence], list[bool]]]:
     """The three fitting sets: evidence per claim and whether it is supported."""
     sets = {}
     for name in ("wice-dev", "qags-cnndm"):
         rows = read(data / f"{name}.jsonl")
         sets[name] = (
-            measure([(r["claim"], r["evidence"]) for r in rows]),
+            measure([(r["claim"], r["evidence"]) for r in rows], paraphrase),
             [r["label"] == "supported" for r in rows],
         )
     cliff = [r for r in read(data / "aggrefact-cliff.jsonl") if r["cut"] == "val"]
     sets["cliff-val"] = (
-        measure([(r["summary"], r["evidence"]) for r in cliff]),
+        measure([(r["summary"], r["evidence"]) for r in cliff], paraphrase),
         [r["label"] == "supported" for r in cliff],
     )
     return sets
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=DATA)
-    args = parser.parse_args()
-    sets = fitting_sets(args.data)
+def fit(sets: dict[str, tuple[list[Evidence], list[bool]]], width: int, name: str) -> None:
+    """Fit one model over the first ``width`` features and print it as a constant."""
     xs, ys, ws = [], [], []
     for evidence, labels in sets.values():
-        xs.append(np.array([e.values for e in evidence]))
+        xs.append(np.array([e.values[:width] for e in evidence]))
         ys.append(np.array(labels, dtype=int))
         ws.append(np.full(len(labels), 1000 / len(labels)))
     x, y, w = np.vstack(xs), np.concatenate(ys), np.concatenate(ws)
@@ -105,16 +112,19 @@ def main() -> None:
     p = model.predict_proba(x)[:, 1]
     hard = np.array([bool(e.hard) for evidence, _ in sets.values() for e in evidence])
     soft = ~hard
+    found = np.array([e.found >= FOUND_AT for evidence, _ in sets.values() for e in evidence])
+    named = np.array([not e.names for evidence, _ in sets.values() for e in evidence])
+    eligible = soft & found & named
     group = np.concatenate([np.full(len(lab), k) for k, (_, lab) in enumerate(sets.values())])
     grid = np.linspace(0.01, 0.99, 393)
 
     def recall(t: float) -> float:
-        """The supported claims (without a hard finding) scoring at least t, sets averaged."""
-        return float(np.mean([
-            (p[(group == k) & (y == 1) & soft] >= t).mean() for k in range(len(sets))
-        ]))  # fmt: skip
+        """The lowest share, over the sets, of eligible supported claims scoring at least t."""
+        return float(min(
+            (p >= t)[eligible & (group == k) & (y == 1)].mean() for k in range(len(sets))
+        ))  # fmt: skip
 
-    supported_at = max(t for t in grid if recall(t) >= SUPPORTED_RECALL)
+    supported_at = max((t for t in grid if recall(t) >= SUPPORTED_RECALL), default=grid[0])
     below = 0.0
     for t in grid[grid < supported_at]:
         chosen = soft & (p < t)
@@ -125,12 +135,34 @@ def main() -> None:
     # A hard finding makes a claim unsupported whatever its score; its confidence is the score
     # scaled so that, on the fitting data, it matches how often such claims were supported.
     hard_factor = float(np.average(y[hard], weights=w[hard]) / np.average(p[hard], weights=w[hard]))
-    print(f"INTERCEPT = {model.intercept_[0]:.4f}")
-    coefficients = ", ".join(f"{c:.4f}" for c in model.coef_[0])
-    print(f"COEFFICIENTS = ({coefficients})  # {', '.join(FEATURES)}")
-    print(f"SUPPORTED_AT = {supported_at:.3f}")
-    print(f"UNSUPPORTED_BELOW = {below:.3f}")
-    print(f"HARD_FACTOR = {min(1.0, hard_factor):.3f}")
+    names = (*FEATURES, *PARAPHRASE_FEATURES)[:width]
+    print(f"{name} = Model(")
+    print(f"    intercept={model.intercept_[0]:.4f},")
+    print("    coefficients=(")
+    for c, feature in zip(model.coef_[0], names, strict=True):
+        print(f"        {c:.4f},  # {feature}")
+    print("    ),")
+    print(f"    supported_at={supported_at:.3f},")
+    print(f"    unsupported_below={below:.3f},")
+    print(f"    hard_factor={min(1.0, hard_factor):.3f},")
+    print(")")
+    for k, set_name in enumerate(sets):
+        mine = group == k
+        said = eligible & (p >= supported_at) & mine
+        print(f"#   {set_name}: supported claims called supported "
+              f"{said[y == 1].sum() / (mine & (y == 1)).sum():.3f}")  # fmt: skip
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=DATA)
+    args = parser.parse_args()
+    sets = fitting_sets(args.data, paraphrase=False)
+    fit(sets, len(FEATURES), "PLAIN")
+    if load() is not None:
+        fit(fitting_sets(args.data, True), len(FEATURES) + len(PARAPHRASE_FEATURES), "PARAPHRASE")
+    else:
+        print("# ragfunnel[paraphrase] is not installed: PARAPHRASE not fitted")
     for name, (evidence, labels) in sets.items():
         fired = [lab for e, lab in zip(evidence, labels, strict=True) if e.hard]
         wrong = sum(fired)

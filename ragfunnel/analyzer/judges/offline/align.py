@@ -18,23 +18,53 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from ragfunnel.analyzer.judges.lexicon import NEGATIONS, STOPWORDS, fold
+from ragfunnel.analyzer.judges.lexicon import MONTHS, NEGATIONS, STOPWORDS, fold
 from ragfunnel.analyzer.judges.offline.hard import FactCheck, check_facts, missing_qualifiers
 from ragfunnel.analyzer.judges.offline.index import ContextIndex
 from ragfunnel.analyzer.judges.offline.words import META, lead_in_end, stem
 from ragfunnel.analyzer.judges.terms import Fact, facts, key_words, negated, qualifiers
 
-__all__ = ["FEATURES", "Evidence", "align"]
+__all__ = ["FEATURES", "FOUND_AT", "PARAPHRASE_FEATURES", "Evidence", "align"]
 
 FEATURES = (
     "overlap", "window", "weighted", "proximity", "missing", "names_missing", "facts_absent",
     "facts_contradicted", "strong_qualifier", "negation",
 )  # fmt: skip
 """The features, in the order of the fitted coefficients (``score.py``)."""
+PARAPHRASE_FEATURES = ("similarity",)
+"""One more with the paraphrase embedding (``embed.py``), appended to :data:`FEATURES`: the
+claim's cosine with its window."""
+FOUND_AT = 0.3
+"""A claim less than this share of whose weight the context holds (``weighted``; with the
+embedding, the softened window share, :attr:`Evidence.found`) is never supported: the score
+is calibrated on long claims and over-rates short ones made mostly of new words."""
+_SCAN = 200
+"""A claim none of whose words is in the context is compared with this many sentences at most."""
+_SOFT_FLOOR = 0.2
+"""A cosine of the window's lacking words with the window below this adds nothing to
+``soft_window``; above, ``(cosine - floor) / (1 - floor)`` of their weight."""
 
 _NAME = re.compile(r"(?<![\w-])(?:[A-ZÄÖÜ]{2,}[a-zäöü]?|[A-ZÄÖÜ][\w'-]+)")
 _TOKEN = re.compile(r"[^\W_]+")
 _NEAR = 4
+_WEEKDAYS = frozenset(
+    [
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+        "montag",
+        "dienstag",
+        "mittwoch",
+        "donnerstag",
+        "freitag",
+        "samstag",
+        "sonntag",
+    ]
+)
 _TOP = 3
 _MAX_POSITIONS = 64
 _STRONG_WINDOW = 0.75
@@ -64,6 +94,8 @@ class Evidence:
         swapped: missing names where the aligned sentence names another in their place
             (``munich (context: Berlin)``), in a claim whose other words are all there.
         window: the best window's sentences.
+        found: the share of the claim's weight the context holds (``weighted``), or with the
+            embedding the window's share softened by paraphrase (``embed.py``).
     """
 
     values: tuple[float, ...]
@@ -74,6 +106,7 @@ class Evidence:
     negation: str = ""
     swapped: list[str] = field(default_factory=list)
     window: list[int] = field(default_factory=list)
+    found: float = 1.0
 
     @property
     def hard(self) -> list[str]:
@@ -82,31 +115,59 @@ class Evidence:
         Absent or contradicted facts, strong qualifiers, swapped names, negation, or none of
         the claim's words in the context.
         """
-        if self.values[0] == 0 and self.missing:
+        if self.values[0] == 0 and self.missing and self.found < FOUND_AT:
             return ["none of its words is in the context"]
         out = [*self.facts.absent, *self.qualifiers, *self.swapped]
         return [*out, self.negation] if self.negation else out
 
 
-def _names(claim: str, german: bool) -> list[str]:
-    """Capitalised words after the first (English), and acronyms: folded, once each."""
-    out: dict[str, None] = {}
+def _names(claim: str, german: bool) -> list[list[str]]:
+    """The claim's names, folded, grouped by phrase (``United States`` is one).
+
+    A name is a capitalised word after the first word (English) or an acronym; months and
+    weekdays are dates, not names. Adjacent names form one phrase.
+    """
+    phrases: list[list[str]] = []
+    last_end = -2
+    first = True
     for m in _NAME.finditer(claim):
         word = m.group(0)
         acronym = word[:2].isupper()
-        if m.start() == 0 and not acronym:
-            continue
+        if first and not claim[: m.start()].strip(" \t\"'“„‘(["):
+            first = False
+            if not acronym:
+                last_end = m.end()
+                continue
+        first = False
         if german and not acronym:
             continue  # German capitalises every noun.
         folded = fold(word).strip("'-")
         if (
-            folded not in STOPWORDS
-            and folded not in META
-            and folded not in NEGATIONS
-            and folded.isalpha()
+            folded in STOPWORDS
+            or folded in META
+            or folded in NEGATIONS
+            or folded in MONTHS
+            or folded in _WEEKDAYS
+            or not folded.isalpha()
         ):
-            out.setdefault(folded, None)
-    return list(out)
+            last_end = -2
+            continue
+        if phrases and claim[last_end : m.start()].strip() == "" and last_end >= 0:
+            if folded not in phrases[-1]:
+                phrases[-1].append(folded)
+        elif not any(folded in p for p in phrases):
+            phrases.append([folded])
+        last_end = m.end()
+    return phrases
+
+
+def _name_missing(name: str, in_facts: str, index: ContextIndex) -> bool:
+    """A name is missing when neither the facts nor the context hold it."""
+    return (
+        name not in in_facts
+        and name not in index.tokens
+        and _sentences_of(name, stem(name, index.german), index) is None
+    )
 
 
 def _sentences_of(word: str, root: str, index: ContextIndex) -> set[int] | None:
@@ -181,16 +242,19 @@ def align(claim: str, index: ContextIndex) -> Evidence:
     roots = [stem(w, german) for w in words]
     found: list[tuple[float, set[int]]] = []
     missing: list[str] = []
+    weighed: list[tuple[str, float, set[int] | None]] = []
     total = 0.0
     for word, root in zip(words, roots, strict=True):
         where = _sentences_of(word, root, index)
         if where is None:
             missing.append(word)
             total += full
+            weighed.append((word, full, None))
         else:
             w = math.log(1 + n / (1 + len(where)))
             total += w
             found.append((w, where))
+            weighed.append((word, w, where))
     best, window = _window(found, index)
     weighted = sum(w for w, _ in found) / total if total else 1.0
     in_window = best / total if total else 1.0
@@ -206,15 +270,15 @@ def align(claim: str, index: ContextIndex) -> Evidence:
 
     in_facts = " ".join(fold(w) for _, w in claim_facts)
     names = [
-        m for m in _names(content, german)
-        if m not in in_facts
-        and m not in index.tokens
-        and _sentences_of(m, stem(m, german), index) is None
-    ]  # fmt: skip
+        m
+        for phrase in _names(content, german)
+        if all(_name_missing(n, in_facts, index) for n in phrase)
+        for m in phrase
+    ]
     checked = check_facts(claim_facts, index, window)
     strong, _ = missing_qualifiers(qualifiers(folded), index)
     negation = _negation(folded, roots, index, window, coverage)
-    values = (
+    values: tuple[float, ...] = (
         _overlap(folded, spans, len(checked.absent), index),
         in_window,
         weighted,
@@ -226,8 +290,48 @@ def align(claim: str, index: ContextIndex) -> Evidence:
         len(strong),
         float(bool(negation)),
     )
+    share = weighted
+    if index.embedder is not None:
+        similarity, share = _paraphrase(content, weighed, best, window, index)
+        values = (*values, similarity)
     swapped = _swapped(names, missing, folded, index, window)
-    return Evidence(values, missing, names, checked, strong, negation, swapped, window)
+    return Evidence(values, missing, names, checked, strong, negation, swapped, window, share)
+
+
+def _paraphrase(content: str, weighed: list[tuple[str, float, set[int] | None]],
+                best: float, window: list[int], index: ContextIndex) -> tuple[float, float]:  # fmt: skip
+    """The claim's cosine with its window, and the window share softened (``embed.py``).
+
+    The softened share adds, to the weight the window holds, the weight of the claim words it
+    lacks times how close they are *together* in meaning to the window (the cosine of their
+    bag of words with it, above :data:`_SOFT_FLOOR`): "physician prescribed medication" is
+    close to "the doctor gave him drugs", "breakfast, parking and minibar" is far from "the
+    hotel allowance is 120 EUR a night".
+    """
+    embedder = index.embedder
+    assert embedder is not None
+    claim = embedder.text(content)
+    total = sum(w for _, w, _ in weighed)
+    if not window:
+        # No claim word in the context: the window is the sentence closest in meaning.
+        scored = [
+            (embedder.cosine(claim, [index.vector_of(sid)]), sid)
+            for sid in range(min(len(index.sentences), _SCAN))
+        ]
+        if not scored:
+            return 0.0, 0.0 if total else 1.0
+        window = [max(scored)[1]]
+    parts = [index.vector_of(sid) for sid in window]
+    similarity = embedder.cosine(claim, parts)
+    if not total:
+        return similarity, 1.0
+    chosen = set(window)
+    lacking = [(word, w) for word, w, where in weighed if where is None or where.isdisjoint(chosen)]
+    if not lacking:
+        return similarity, best / total
+    bag = embedder.cosine(embedder.text(" ".join(word for word, _ in lacking)), parts)
+    closeness = max(0.0, (bag - _SOFT_FLOOR) / (1 - _SOFT_FLOOR))
+    return similarity, (best + closeness * sum(w for _, w in lacking)) / total
 
 
 def _swapped(names: list[str], missing: list[str], folded: str, index: ContextIndex,

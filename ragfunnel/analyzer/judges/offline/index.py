@@ -11,11 +11,15 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from ragfunnel.analyzer.judges.lexicon import NEGATIONS, NUMBER_WORDS, STOPWORDS, fold
 from ragfunnel.analyzer.judges.model import Chunk
 from ragfunnel.analyzer.judges.offline.words import META, is_german, stem, tokens
 from ragfunnel.analyzer.judges.terms import Fact, facts, negated
+
+if TYPE_CHECKING:
+    from ragfunnel.analyzer.judges.offline.embed import Embedder
 
 __all__ = ["ContextIndex"]
 
@@ -57,6 +61,7 @@ class ContextIndex:
         word_stems: each content word's stem.
         tokens: every token (letters or digits) of the context, folded.
         numeric: whether each sentence can hold a fact (a digit, a number word, a currency).
+        embedder: the paraphrase embedding (``embed.py``), or ``None`` to score without it.
     """
 
     ids: list[str]
@@ -71,16 +76,24 @@ class ContextIndex:
     tokens: set[str] = field(default_factory=set)
     numeric: list[bool] = field(default_factory=list)
     word_stems: dict[str, str] = field(default_factory=dict)
+    embedder: Embedder | None = None
+    _vectors: dict[int, Any] = field(default_factory=dict, repr=False)
     _facts: dict[int, list[Fact]] = field(default_factory=dict, repr=False)
     _negation: dict[int, str] = field(default_factory=dict, repr=False)
 
     @classmethod
-    def of(cls, chunks: Iterable[Chunk]) -> ContextIndex:
-        """Index the chunks."""
+    def of(cls, chunks: Iterable[Chunk], paraphrase: bool | None = None) -> ContextIndex:
+        """Index the chunks.
+
+        ``paraphrase``: use the paraphrase embedding (``True`` requires the extra), or not;
+        ``None`` uses it when ``ragfunnel[paraphrase]`` is installed.
+        """
         listed = list(chunks)
         texts = [fold(c.text) for c in listed]
         sample = tokens(" ".join(texts)[: _LANGUAGE_SAMPLE * 8])[:_LANGUAGE_SAMPLE]
-        index = cls([c.id for c in listed], texts, is_german(sample))
+        index = cls(
+            [c.id for c in listed], texts, is_german(sample), embedder=_embedder(paraphrase)
+        )
         index._build([c.text for c in listed])
         return index
 
@@ -151,9 +164,29 @@ class ContextIndex:
             self._facts[sid] = found
         return found
 
+    def vector_of(self, sid: int) -> Any:
+        """One sentence's tokens and summed vector (``embed.py``; made on first use)."""
+        found = self._vectors.get(sid)
+        if found is None and self.embedder is not None:
+            found = self._vectors[sid] = self.embedder.text(self.written[sid])
+        return found
+
     def negation_of(self, sid: int) -> str:
         """The first negation word of one sentence, or ``""``."""
         found = self._negation.get(sid)
         if found is None:
             found = self._negation[sid] = negated(self.sentences[sid])
         return found
+
+
+def _embedder(paraphrase: bool | None) -> Embedder | None:
+    if paraphrase is False:
+        return None
+    from ragfunnel.analyzer.judges.offline.embed import load
+
+    found = load()
+    if found is None and paraphrase:
+        raise RuntimeError(
+            "the paraphrase embedding needs the extra: pip install 'ragfunnel[paraphrase]'"
+        )
+    return found

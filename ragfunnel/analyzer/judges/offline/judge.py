@@ -2,15 +2,16 @@
 
 Each claim of the answer (``claims.split_claims``) is aligned with the context (``align.py``)
 and scored: ``confidence`` is the calibrated probability that the claim is supported
-(``score.py``). The verdict:
+(``score.py``; with the paraphrase embedding of ``embed.py`` when ``ragfunnel[paraphrase]`` is
+installed, each variant with its own fitted model). The verdict:
 
 - **unsupported** when a hard check finds a contradiction — a fact (number, date, amount,
   code, version) absent from the context or contradicted by it, a strong absolute qualifier the
-  context lacks, a negation the best aligned sentence disagrees with — or when the probability
-  is below :data:`~ragfunnel.analyzer.judges.offline.score.UNSUPPORTED_BELOW`;
-- **supported** when the probability is at least
-  :data:`~ragfunnel.analyzer.judges.offline.score.SUPPORTED_AT` and every name the claim gives
-  (a capitalised word of an English claim, an acronym) is in the context;
+  context lacks, a negation the best aligned sentence disagrees with, a swapped name — or when
+  the probability is below the model's ``unsupported_below``;
+- **supported** when the probability is at least the model's ``supported_at`` and the context
+  holds at least :data:`~ragfunnel.analyzer.judges.offline.align.FOUND_AT` of the claim's
+  weight and every name the claim gives (a capitalised word of an English claim, an acronym);
 - **uncertain** otherwise: a case for a stronger judge, never by itself a generation failure.
 
 ``missing`` names the contradicted or absent term, or the claim's words the context lacks.
@@ -31,15 +32,9 @@ from ragfunnel.analyzer.judges.model import (
     ClaimVerdict,
     as_chunks,
 )
-from ragfunnel.analyzer.judges.offline.align import Evidence, align
+from ragfunnel.analyzer.judges.offline.align import FOUND_AT, Evidence, align
 from ragfunnel.analyzer.judges.offline.index import ContextIndex
-from ragfunnel.analyzer.judges.offline.score import (
-    HARD_CAP,
-    HARD_FACTOR,
-    SUPPORTED_AT,
-    UNSUPPORTED_BELOW,
-    probability,
-)
+from ragfunnel.analyzer.judges.offline.score import HARD_CAP, model_for
 
 __all__ = ["NAME", "OfflineJudge", "judge_claim"]
 
@@ -58,21 +53,30 @@ def _why(evidence: Evidence) -> str:
 
 def _verdict(claim: str, index: ContextIndex) -> ClaimVerdict:
     evidence = align(claim, index)
-    p = probability(evidence.values)
+    model = model_for(evidence.values)
+    p = model.probability(evidence.values)
     sentences = sorted(set(evidence.window) | evidence.facts.sentences)
     supporting = tuple(dict.fromkeys(index.ids[index.chunk_of[s]] for s in sentences))
     if evidence.hard:
-        confidence = min(p * HARD_FACTOR, HARD_CAP)
+        confidence = min(p * model.hard_factor, HARD_CAP)
         return ClaimVerdict(claim, UNSUPPORTED, supporting, _why(evidence), NAME, confidence)
-    if p >= SUPPORTED_AT and not evidence.names:
+    if p >= model.supported_at and evidence.found >= FOUND_AT and not evidence.names:
         return ClaimVerdict(claim, SUPPORTED, supporting, "", NAME, p)
-    label = UNSUPPORTED if p < UNSUPPORTED_BELOW else UNCERTAIN
+    label = UNSUPPORTED if p < model.unsupported_below else UNCERTAIN
     return ClaimVerdict(claim, label, supporting, _why(evidence), NAME, p)
 
 
-def judge_claim(claim: str, context: Iterable[Chunk | tuple[str, str] | str]) -> ClaimVerdict:
-    """Rate one claim against a whole context (see the module docstring)."""
-    return _verdict(claim, ContextIndex.of(as_chunks(context)))
+def judge_claim(
+    claim: str,
+    context: Iterable[Chunk | tuple[str, str] | str],
+    paraphrase: bool | None = None,
+) -> ClaimVerdict:
+    """Rate one claim against a whole context (see the module docstring).
+
+    ``paraphrase``: score with the paraphrase embedding (``True`` needs
+    ``ragfunnel[paraphrase]``) or without; ``None`` uses it when it is installed.
+    """
+    return _verdict(claim, ContextIndex.of(as_chunks(context), paraphrase))
 
 
 class OfflineJudge:
@@ -80,13 +84,17 @@ class OfflineJudge:
 
     ``OfflineJudge().judge(answer, context)`` returns an :class:`AnswerVerdict`; an answer
     without claims (a refusal) is an abstention with ``faithfulness`` ``None``.
+    ``paraphrase`` as in :func:`judge_claim`.
     """
 
     name = NAME
 
+    def __init__(self, paraphrase: bool | None = None) -> None:
+        self.paraphrase = paraphrase
+
     def judge(self, answer: str, context: Iterable[Chunk | tuple[str, str] | str]) -> AnswerVerdict:
         """Rate every claim of ``answer`` against ``context``."""
         split = split_claims(answer)
-        index = ContextIndex.of(as_chunks(context))
+        index = ContextIndex.of(as_chunks(context), self.paraphrase)
         verdicts = tuple(_verdict(claim, index) for claim in split.claims)
         return AnswerVerdict(verdicts, split.refusals, NAME)

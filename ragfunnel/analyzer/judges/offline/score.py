@@ -1,58 +1,105 @@
 """The calibrated score: P(supported) from the alignment features, and the cut-offs of a verdict.
 
-A logistic regression over the features of ``align.FEATURES``, fitted by ``bench/judge_fit.py``
-(scikit-learn, offline) on public labelled sets only — WiCE dev (ryokamoi/wice), QAGS CNN/DM
-(W4ngatang/qags) and the validation cut of CLIFF in AggreFact (Liyan06/AggreFact); each set
-weighs the same. Only its coefficients live here: the predict step is one dot product and a
-logistic function in plain Python. Refit with ``python bench/judge_fit.py`` and paste its output.
+A logistic regression over the features of ``align.FEATURES`` (:data:`PLAIN`), or over those
+and ``align.PARAPHRASE_FEATURES`` when the paraphrase embedding is installed
+(:data:`PARAPHRASE`), each fitted by ``bench/judge_fit.py`` (scikit-learn, offline) on public
+labelled sets only — WiCE dev (ryokamoi/wice), QAGS CNN/DM (W4ngatang/qags) and the validation
+cut of CLIFF in AggreFact (Liyan06/AggreFact); each set weighs the same. Only the coefficients
+live here: the predict step is one dot product and a logistic function in plain Python. Refit
+with ``python bench/judge_fit.py`` and paste its output.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
-__all__ = [
-    "COEFFICIENTS",
-    "HARD_CAP",
-    "HARD_FACTOR",
-    "INTERCEPT",
-    "SUPPORTED_AT",
-    "UNSUPPORTED_BELOW",
-    "probability",
-]
+__all__ = ["HARD_CAP", "PARAPHRASE", "PLAIN", "SUPPORTED_AT", "Model", "model_for", "probability"]
 
-INTERCEPT = -0.2367
-COEFFICIENTS = (
-    0.0390,  # overlap
-    -0.1169,  # window
-    0.1777,  # weighted
-    1.9008,  # proximity
-    -0.2440,  # missing
-    -0.5551,  # names_missing
-    -1.3944,  # facts_absent
-    -0.9137,  # facts_contradicted
-    -0.1036,  # strong_qualifier
-    -0.0157,  # negation
+
+@dataclass(frozen=True)
+class Model:
+    """One fitted score and its cut-offs.
+
+    Attributes:
+        intercept: the logistic regression's intercept.
+        coefficients: one per feature, in ``align`` order.
+        supported_at: a claim scoring at least this is supported: the highest cut-off at which,
+            on every fitting set, 95 % of the supported claims that no hard finding or gate
+            (``judge.py``) holds back score at least this.
+        unsupported_below: a claim scoring below this is unsupported: on the fitting data, 90 %
+            of such claims were (each set weighing the same); 0 when no cut-off reaches it.
+        hard_factor: a claim with a hard finding gets its score times this as confidence: on
+            the fitting data this matches how often such claims were supported.
+    """
+
+    intercept: float
+    coefficients: tuple[float, ...]
+    supported_at: float
+    unsupported_below: float
+    hard_factor: float
+
+    def probability(self, values: tuple[float, ...]) -> float:
+        """The calibrated probability that the claim is supported."""
+        z = self.intercept + sum(c * v for c, v in zip(self.coefficients, values, strict=True))
+        if z < -30:
+            return 0.0
+        return 1.0 / (1.0 + math.exp(-z))
+
+
+PLAIN = Model(
+    intercept=-0.1376,
+    coefficients=(
+        0.0149,  # overlap
+        -0.1360,  # window
+        0.1128,  # weighted
+        1.9199,  # proximity
+        -0.3630,  # missing
+        -0.5282,  # names_missing
+        -1.4142,  # facts_absent
+        -0.8893,  # facts_contradicted
+        -0.0861,  # strong_qualifier
+        -0.0172,  # negation
+    ),
+    supported_at=0.330,
+    unsupported_below=0.085,
+    hard_factor=0.822,
 )
-"""One per feature, in ``align.FEATURES`` order."""
-SUPPORTED_AT = 0.445
-"""A claim scoring at least this is supported: 85 % of the supported claims of the fitting data
-without a hard finding do (each set weighing the same)."""
-UNSUPPORTED_BELOW = 0.092
-"""A claim scoring below this is unsupported: on the fitting data, 90 % of such claims were
-(each set weighing the same)."""
+"""The score without the paraphrase embedding (the ten ``align.FEATURES``)."""
 
-HARD_FACTOR = 0.838
-"""A claim with a hard finding gets its score times this as confidence: on the fitting data
-this matches how often such claims were supported (each set weighing the same)."""
+PARAPHRASE = Model(
+    intercept=-0.3207,
+    coefficients=(
+        -0.4097,  # overlap
+        -0.6325,  # window
+        -0.1645,  # weighted
+        1.3393,  # proximity
+        -0.5596,  # missing
+        -0.4971,  # names_missing
+        -1.4132,  # facts_absent
+        -0.8899,  # facts_contradicted
+        -0.0841,  # strong_qualifier
+        0.0808,  # negation
+        2.4298,  # similarity
+    ),
+    supported_at=0.320,
+    unsupported_below=0.173,
+    hard_factor=0.830,
+)
+"""The score with it (``align.FEATURES`` then ``align.PARAPHRASE_FEATURES``)."""
 
-HARD_CAP = 0.3
-"""...and at most this: an unsupported claim never scores near the supported cut-off."""
+SUPPORTED_AT = PLAIN.supported_at
+"""The default judge's supported cut-off (without the extra)."""
+
+HARD_CAP = 0.2
+"""A claim with a hard finding scores at most this: below either model's supported cut-off."""
+
+
+def model_for(values: tuple[float, ...]) -> Model:
+    """The model for these features: with the paraphrase ones or without."""
+    return PARAPHRASE if len(values) == len(PARAPHRASE.coefficients) else PLAIN
 
 
 def probability(values: tuple[float, ...]) -> float:
     """The calibrated probability that the claim is supported."""
-    z = INTERCEPT + sum(c * v for c, v in zip(COEFFICIENTS, values, strict=True))
-    if z < -30:
-        return 0.0
-    return 1.0 / (1.0 + math.exp(-z))
+    return model_for(values).probability(values)
