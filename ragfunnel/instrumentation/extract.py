@@ -270,7 +270,7 @@ def ids_of(value: Any) -> list[str]:
     if items:
         if type(items[0]) is tuple:
             # Plain, non-empty tuples only: indexing anything else could run app code.
-            ids = [x[0] if type(x) is tuple and x else None for x in items]
+            ids: Sequence[Any] = [x[0] if type(x) is tuple and x else None for x in items]
         else:
             ids = items
         if (found := _checked(ids, None)) is not None:
