@@ -179,7 +179,7 @@ def items_of(value: Any) -> Sequence[Any]:
     raise ExtractionError(f"cannot find a document list in {type(value).__name__}")
 
 
-def fast_ranked(items: Sequence[Any]) -> tuple[list[str], list[float] | None] | None:
+def fast_ranked(items: Sequence[Any]) -> tuple[Sequence[str], Sequence[float] | None] | None:
     """Ids (URLs redacted) and scores of the common homogeneous shapes, or ``None``.
 
     Checked and split by C-level builtins, not per-item probing. Every item's type is proven
@@ -197,11 +197,11 @@ def fast_ranked(items: Sequence[Any]) -> tuple[list[str], list[float] | None] | 
     if first is tuple and countOf(map(type, items), tuple) == n:
         # Plain tuples: the general path reads item[0] and item[1] of each; so do the columns
         # (zip stops at the shortest tuple, and a 1-tuple leaves fewer than two columns).
-        columns = tuple(zip(*items, strict=False))
-        if len(columns) < 2:
+        pairs = zip(*items, strict=False)  # lazily: a third column is never built
+        ids: Sequence[Any] = next(pairs, ())
+        scores: Sequence[Any] = next(pairs, ())
+        if not scores:
             return None
-        ids: Sequence[Any] = columns[0]
-        scores: Sequence[Any] = columns[1]
     elif first is dict:
         if countOf(map(type, items), dict) != n:
             return None
@@ -240,24 +240,27 @@ def fast_ranked(items: Sequence[Any]) -> tuple[list[str], list[float] | None] | 
 
 def _fast_ranked(items: Sequence[Any]) -> Ranked | None:
     found = fast_ranked(items)
-    return None if found is None else Ranked(found[0], found[1], redacted=True)
+    if found is None:
+        return None
+    ids, scores = found
+    return Ranked(list(ids), None if scores is None else list(scores), redacted=True)
 
 
 def _checked(
     ids: Sequence[Any], scores: Sequence[float] | None
-) -> tuple[list[str], list[float] | None] | None:
-    """Lists of ``ids`` (URLs redacted) and ``scores``; ``None`` when an id is not a string."""
+) -> tuple[Sequence[str], Sequence[float] | None] | None:
+    """``ids`` (URLs redacted) and ``scores``; ``None`` when an id is not a string.
+
+    The sequences may be the app's own list or tuples: they are only ever handed to the SDK,
+    which copies every attribute value into a tuple of its own when it is set.
+    """
     try:
         joined = "".join(ids)
     except TypeError:
         return None
     if "://" in joined:
-        id_list = [redact_urls(i) for i in ids]
-    else:
-        id_list = ids if type(ids) is list else list(ids)
-    if scores is not None and type(scores) is not list:
-        scores = list(scores)
-    return id_list, scores
+        return [redact_urls(i) for i in ids], scores
+    return ids, scores
 
 
 _NONE_TYPE, _PAIRS, _NUMBER = type(None), {tuple, list}, {float, int}
@@ -274,7 +277,7 @@ def ids_of(value: Any) -> list[str]:
         else:
             ids = items
         if (found := _checked(ids, None)) is not None:
-            return found[0]
+            return list(found[0])
     return redact_ids([_item_id(item) for item in items])
 
 
