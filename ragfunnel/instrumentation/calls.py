@@ -86,9 +86,19 @@ class Call:
             internal_error("setting attributes", exc)
 
     def finish(self, result: Any) -> None:
-        """Record the result and end the span; never raises."""
+        """Record the result and end the span; never raises (:meth:`record`, then :meth:`end`)."""
+        attrs: stages.Attributes = {}
+        span = self.span
         try:
-            self.record(result, {}, self.plan.result_where)
+            try:  # record(), inlined: this runs on every call
+                if span.is_recording():
+                    stages.on_result(self.plan, self.st, result, attrs)
+                    span.set_attributes(attrs)
+            except Unread as unread:
+                not_read(f"{self.plan.stage.value} result", unread)
+                self._set_attributes(attrs)
+            except Exception as exc:  # noqa: BLE001 - extraction must never reach the app
+                internal_error(self.plan.result_where, exc)
         finally:
             self.end()
 
@@ -140,8 +150,12 @@ class Call:
         """Leave the context and end the span; never raises."""
         self.ended = True
         try:
-            if self.tokens:
-                self.deactivate()
+            if self.tokens:  # deactivate(), inlined
+                ctx_token, q_token = self.tokens
+                self.tokens = ()
+                if q_token is not None:
+                    CURRENT_QUESTION.reset(q_token)
+                otel_context.detach(ctx_token)
             self.span.end()
         except Exception as exc:  # noqa: BLE001
             internal_error("ending a span", exc)

@@ -23,10 +23,11 @@ from collections import deque
 from collections.abc import AsyncIterable, Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
+from operator import countOf
 from typing import Any
 
 from ragfunnel.instrumentation.contract import LOW_CONFIDENCE_PROBABILITY
-from ragfunnel.instrumentation.redaction import redact_urls
+from ragfunnel.instrumentation.redaction import redact_ids, redact_urls
 
 _ID_KEYS = ("id", "doc_id", "document_id", "chunk_id", "node_id", "_id", "uuid")
 _SCORE_KEYS = ("score", "relevance_score", "similarity", "distance_score")
@@ -178,29 +179,39 @@ def items_of(value: Any) -> Sequence[Any]:
     raise ExtractionError(f"cannot find a document list in {type(value).__name__}")
 
 
-def _fast_ranked(items: Sequence[Any]) -> Ranked | None:
-    """The common homogeneous shapes, checked and split by C-level builtins, not per-item probing.
+def fast_ranked(items: Sequence[Any]) -> tuple[Sequence[str], Sequence[float] | None] | None:
+    """Ids (URLs redacted) and scores of the common homogeneous shapes, or ``None``.
 
-    One pass each: ``set(map(type, ...))`` proves every item a plain tuple/list (or dict) before
-    it is touched — indexing any other item would run app code — and every score a float (or
-    int); ``zip(*items)`` splits pairs into ids and scores; ``"".join`` proves every id a string
-    and gives the text searched once for ``://`` (ids holding a URL are redacted). Returns
-    ``None`` when the list is not uniformly one of the fast shapes; the general path then
-    handles it. This keeps a 50-document span within the overhead budget of bench/RESULTS.md
-    ("Decorator overhead").
+    Checked and split by C-level builtins, not per-item probing. Every item's type is proven
+    before it is touched — indexing or iterating any other item would run app code — by one
+    ``countOf(map(type, ...))`` pass for the usual list of plain tuples (a set of types for the
+    mixed and dict shapes); ``zip(*items)`` splits ids from scores; one more counting pass
+    proves every score a float (or int); ``"".join`` proves every id a string and gives the
+    text searched once for ``://`` (ids holding a URL are redacted). ``None`` when the list is
+    not uniformly one of the fast shapes: the general path of :func:`ranked` then handles it.
+    This keeps a 50-document span within the overhead budget of bench/RESULTS.md ("Decorator
+    overhead"). ``items`` must be non-empty.
     """
     first = type(items[0])
-    if first is dict:
-        if set(map(type, items)) != _DICT:
+    n = len(items)
+    if first is tuple and countOf(map(type, items), tuple) == n:
+        # Plain tuples: the general path reads item[0] and item[1] of each; so do the columns
+        # (zip stops at the shortest tuple, and a 1-tuple leaves fewer than two columns).
+        pairs = zip(*items, strict=False)  # lazily: a third column is never built
+        ids: Sequence[Any] = next(pairs, ())
+        scores: Sequence[Any] = next(pairs, ())
+        if not scores:
+            return None
+    elif first is dict:
+        if countOf(map(type, items), dict) != n:
             return None
         try:
-            ids: Sequence[Any] = list(map(_get_id, items))
+            ids = list(map(_get_id, items))
         except KeyError:
             return None
-        scores: Sequence[Any] = list(map(dict.get, items, repeat("score", len(items))))
-        if set(map(type, scores)) == _NONE:
-            joined = _joined(ids)
-            return None if joined is None else _checked(ids, None, joined)
+        scores = list(map(dict.get, items, repeat("score", n)))
+        if countOf(map(type, scores), _NONE_TYPE) == n:
+            return _checked(ids, None)
     elif first is tuple or first is list:
         # Only plain tuples/lists are split: an arbitrary item's __iter__ is app code.
         if not set(map(type, items)) <= _PAIRS:
@@ -213,61 +224,61 @@ def _fast_ranked(items: Sequence[Any]) -> Ranked | None:
             return None
         ids, scores = columns[0], columns[1]
     elif first is str:
-        joined = _joined(items)
-        return None if joined is None else _checked(items, None, joined)
+        return _checked(items, None)
     else:
         return None
-    joined = _joined(ids)
-    if joined is None:
-        return None
-    kinds = set(map(type, scores))
-    if kinds == _FLOAT:
+    if countOf(map(type, scores), float) == n:
         floats: Sequence[float] = scores
-    elif kinds <= _NUMBER:  # ints become doubles, as the contract's type says
+    elif set(map(type, scores)) <= _NUMBER:  # ints become doubles, as the contract's type says
         floats = list(map(float, scores))
     else:
         return None
     # One NaN or infinity makes the sum non-finite: keep the ids, drop the scores. (A sum of
     # finite scores near 1e308 would overflow too; such scores are dropped the same way.)
-    if not math.isfinite(sum(floats)):
-        return _checked(ids, None, joined)
-    return _checked(ids, floats, joined)
+    return _checked(ids, floats if math.isfinite(sum(floats)) else None)
 
 
-def _joined(values: Sequence[Any]) -> str | None:
-    """All the values concatenated, or ``None`` when one is not a string."""
+def _fast_ranked(items: Sequence[Any]) -> Ranked | None:
+    found = fast_ranked(items)
+    if found is None:
+        return None
+    ids, scores = found
+    return Ranked(list(ids), None if scores is None else list(scores), redacted=True)
+
+
+def _checked(
+    ids: Sequence[Any], scores: Sequence[float] | None
+) -> tuple[Sequence[str], Sequence[float] | None] | None:
+    """``ids`` (URLs redacted) and ``scores``; ``None`` when an id is not a string.
+
+    The sequences may be the app's own list or tuples: they are only ever handed to the SDK,
+    which copies every attribute value into a tuple of its own when it is set.
+    """
     try:
-        return "".join(values)
+        joined = "".join(ids)
     except TypeError:
         return None
+    if "://" in joined:
+        return [redact_urls(i) for i in ids], scores
+    return ids, scores
 
 
-def _checked(ids: Sequence[str], scores: Sequence[float] | None, joined: str) -> Ranked:
-    """A :class:`Ranked` of ids known to be strings, URLs redacted (``joined``: their text)."""
-    id_list = list(ids) if "://" not in joined else [redact_urls(i) for i in ids]
-    return Ranked(id_list, None if scores is None else list(scores), redacted=True)
-
-
-def _all_str(values: Sequence[Any]) -> bool:
-    return _joined(values) is not None
-
-
-_DICT, _NONE, _PAIRS = {dict}, {type(None)}, {tuple, list}
-_FLOAT, _NUMBER = {float}, {float, int}
-_get_id = operator.itemgetter("id")
+_NONE_TYPE, _PAIRS, _NUMBER = type(None), {tuple, list}, {float, int}
+_get_id, _first, _second = operator.itemgetter("id"), operator.itemgetter(0), operator.itemgetter(1)
 
 
 def ids_of(value: Any) -> list[str]:
-    """Only the ids of a ranked list (a stage's input): skips the score work of :func:`ranked`."""
+    """Only the ids of a ranked list (a stage's input), URLs redacted: no score work."""
     items = items_of(value)
     if items:
         if type(items[0]) is tuple:
-            ids = [x[0] if type(x) is tuple and x else None for x in items]
-            if _all_str(ids):
-                return ids  # type: ignore[return-value]  # all str: checked just above
-        elif _all_str(items):
-            return list(items)
-    return [_item_id(item) for item in items]
+            # Plain, non-empty tuples only: indexing anything else could run app code.
+            ids: Sequence[Any] = [x[0] if type(x) is tuple and x else None for x in items]
+        else:
+            ids = items
+        if (found := _checked(ids, None)) is not None:
+            return list(found[0])
+    return redact_ids([_item_id(item) for item in items])
 
 
 def ranked(

@@ -20,6 +20,7 @@ from ragfunnel.instrumentation.extract import (
     Ranked,
     Unread,
     answer_of,
+    fast_ranked,
     field_of,
     ids_of,
     ranked,
@@ -107,8 +108,12 @@ class Plan:
     result_where: str = ""
     """Where a failure to read the result is counted (``"retrieve result extraction"``)."""
 
+    fast: bool = False
+    """No ``ids=``/``scores=`` reader: the result's shape alone decides how it is read."""
+
     def __post_init__(self) -> None:
         self.result_where = f"{self.stage.value} result extraction"  # once, not per call
+        self.fast = self.ids is None and self.scores is None
 
 
 def normalize_options(stage: c.Stage, options: dict[str, Any]) -> dict[str, Any]:
@@ -277,9 +282,20 @@ def _number(value: Any) -> int | float | None:
     return None
 
 
+_CUT_OPTIONS = (
+    ("k", c.CUT_K, int),
+    ("threshold", c.CUT_THRESHOLD, float),
+    ("token_budget", c.CUT_TOKEN_BUDGET, int),
+)
+
+
 def on_call(plan: Plan, st: State, get: Getter, attrs: Attributes) -> None:
-    """Attributes known when the call starts (inputs and options)."""
-    stage = plan.stage
+    """Attributes known when the call starts (inputs and options).
+
+    An option without a source (no argument of that name, no literal) is not even looked up:
+    that was decided once, when the plan was made.
+    """
+    stage, sources = plan.stage, plan.sources
     if stage is c.Stage.QUESTION:
         text = get("text")
         given = get("id")
@@ -295,25 +311,20 @@ def on_call(plan: Plan, st: State, get: Getter, attrs: Attributes) -> None:
     elif stage is c.Stage.RETRIEVE:
         if st.capture_content:  # the argument is not even read otherwise
             _content(st, attrs, c.QUERY, get("query"))
-        if (top_k := _number(get("top_k"))) is not None:
+        if "top_k" in sources and (top_k := _number(get("top_k"))) is not None:
             attrs[c.TOP_K] = int(top_k)
     elif stage in (c.Stage.RERANK, c.Stage.CUT):
-        given = get("input")
-        if given is not None:
+        if "input" in sources and (given := get("input")) is not None:
             try:
-                attrs[c.INPUT_IDS] = redact_ids(ids_of(given))
+                attrs[c.INPUT_IDS] = ids_of(given)  # URLs redacted
             except Unread as unread:
                 not_read(f"{stage.value} input", unread)
         if stage is c.Stage.RERANK:
-            if (top_n := _number(get("top_n"))) is not None:
+            if "top_n" in sources and (top_n := _number(get("top_n"))) is not None:
                 attrs[c.TOP_N] = int(top_n)
         else:
-            for option, key, kind in (
-                ("k", c.CUT_K, int),
-                ("threshold", c.CUT_THRESHOLD, float),
-                ("token_budget", c.CUT_TOKEN_BUDGET, int),
-            ):
-                if (value := _number(get(option))) is not None:
+            for option, key, kind in _CUT_OPTIONS:
+                if option in sources and (value := _number(get(option))) is not None:
                     # The contract's types (an infinite budget stays a double).
                     attrs[key] = kind(value) if math.isfinite(value) else float(value)
     elif stage is c.Stage.GENERATE:
@@ -343,10 +354,25 @@ def on_call(plan: Plan, st: State, get: Getter, attrs: Attributes) -> None:
             attrs[c.INDEX_VERSION] = str(version)
 
 
+_RANKING = frozenset({c.Stage.RETRIEVE, c.Stage.RERANK, c.Stage.CUT})
+_SEQUENCES = frozenset({list, tuple})
+
+
 def on_result(plan: Plan, st: State, result: Any, attrs: Attributes) -> None:
     """Attributes read from the return value."""
     stage = plan.stage
-    if stage in (c.Stage.RETRIEVE, c.Stage.RERANK, c.Stage.CUT):
+    if stage in _RANKING:
+        # The usual list of pairs or ids, without building a Ranked on the way.
+        if (
+            plan.fast
+            and type(result) in _SEQUENCES
+            and result
+            and (found := fast_ranked(result)) is not None
+        ):
+            attrs[c.DOCUMENTS_IDS], scores = found
+            if scores is not None:
+                attrs[c.DOCUMENTS_SCORES] = scores
+            return
         _put_ranked(attrs, ranked(result, ids=plan.ids, scores=plan.scores))
     elif stage is c.Stage.INGEST:
         _put_ranked(attrs, ranked(result, ids=plan.ids), c.CHUNKS_IDS)
