@@ -52,3 +52,27 @@ def test_a_copy_within_a_microsecond_is_a_plain_duplicate(store: Store, tmp_path
     (tmp_path / "b.jsonl").write_text(line(span(1, startTimeUnixNano=str(T0 + 1_000))) + "\n")
     summary = ingest_paths(store, [tmp_path / "b.jsonl"])
     assert count(store) == 1 and summary.duplicates == 1 and summary.skipped == []
+
+
+def test_trace_ids_are_looked_up_in_batches_and_every_batch_finds_its_copies(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A chunk's trace ids are bound into the lookup's text; past about a megabyte the embedded
+    # engine took minutes, so they go in batches (here of ~28 ids, so 300 traces need 11).
+    from ragfunnel.analyzer.ingest import writer
+
+    monkeypatch.setattr(writer, "_ID_BATCH_BYTES", 1_000)
+    batches = list(writer._id_batches([f"{n:032x}" for n in range(300)]))
+    assert len(batches) == 11
+    assert all(sum(len(i) + 3 for i in batch) <= 1_000 for batch in batches)
+    assert [i for batch in batches for i in batch] == [f"{n:032x}" for n in range(300)]
+    spans = [span(n, trace=n) for n in range(1, 301)]
+    (tmp_path / "a.jsonl").write_text(line(*spans) + "\n")
+    ingest_paths(store, [tmp_path / "a.jsonl"])
+    moved = span(299, trace=299, startTimeUnixNano=str(T0 + 10**9))
+    (tmp_path / "b.jsonl").write_text(line(*spans[:298], moved, span(301, trace=301)) + "\n")
+    summary = ingest_paths(store, [tmp_path / "b.jsonl"])
+    assert count(store) == 301
+    assert (summary.inserted, summary.duplicates) == (1, 299)
+    (problem,) = summary.skipped
+    assert f"span {299:016x} of trace {299:032x}" in problem.reason

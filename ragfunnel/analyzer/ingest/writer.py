@@ -41,6 +41,8 @@ __all__ = ["Writer", "writing"]
 
 _SECOND = 1_000_000_000
 _MICROSECOND = 1_000
+# SQL text of the trace ids one duplicate lookup binds (``_id_batches``): 16,000 32-digit ids.
+_ID_BATCH_BYTES = 600_000
 
 
 class Writer:
@@ -49,10 +51,10 @@ class Writer:
     The embedded engine and the HTTP client both release the GIL while they work, so the next
     chunk is read and converted while this one is written. At most one chunk waits.
 
-    Every chunk's trace ids are looked up once the table holds anything (one query per chunk,
+    Every chunk's trace ids are looked up once the table holds anything (a query per 16,000 ids,
     which reads the table's ``TraceId`` column): a span already stored, whatever its start
     time, is not stored again. The stage table is mended where a chunk lies within a second of
-    the rows stored when the writer started, or of what it has inserted since.
+    the rows stored when the writer started.
     """
 
     def __init__(self, store: Store, summary: IngestSummary | None = None) -> None:
@@ -129,7 +131,10 @@ class Writer:
         # Spans read back from Jaeger lost their nanoseconds: widen by a second.
         covered = [
             (low - _SECOND, high + _SECOND)
-            for low, high in filter(None, (self._stored, self._inserted))
+            # Only near what was stored before this writer began: every chunk it inserted went
+            # through the stage view in the same statement (a failed insert ends the ingest),
+            # so nothing near its own rows can need mending (0.3-1.5 s a chunk otherwise).
+            for low, high in filter(None, (self._stored,))
             if chunk.low <= high + _SECOND and chunk.high >= low - _SECOND
         ]
         if not covered:
@@ -163,14 +168,18 @@ class Writer:
         if self._stored is None and self._inserted is None:
             return {}
         store = self._store
-        result = store.query_arrow(
-            "SELECT concat(TraceId, SpanId) AS key, toUnixTimestamp64Nano(min(Timestamp)) AS start "
-            f"FROM {store.traces_table} WHERE TraceId IN {{ids:Array(String)}} GROUP BY key",
-            {"ids": pc.unique(chunk.table.column("TraceId")).to_pylist()},
-        )
-        keys: list[str] = result.column("key").to_pylist()
-        starts: list[int] = result.column("start").to_pylist()
-        return dict(zip(keys, starts, strict=True))
+        found: dict[str, int] = {}
+        for ids in _id_batches(pc.unique(chunk.table.column("TraceId")).to_pylist()):
+            result = store.query_arrow(
+                "SELECT concat(TraceId, SpanId) AS key, "
+                "toUnixTimestamp64Nano(min(Timestamp)) AS start "
+                f"FROM {store.traces_table} WHERE TraceId IN {{ids:Array(String)}} GROUP BY key",
+                {"ids": ids},
+            )
+            keys: list[str] = result.column("key").to_pylist()
+            starts: list[int] = result.column("start").to_pylist()
+            found.update(zip(keys, starts, strict=True))
+        return found
 
     def _report_conflicts(self, chunk: Chunk, stored: dict[str, int]) -> None:
         """Name the spans stored already with another start time (a copy with other content)."""
@@ -215,6 +224,25 @@ class Writer:
                 self._summary.notes.append(
                     Skip(self._store.dsn_redacted, 0, f"stage table not repaired: {exc}")
                 )
+
+
+def _id_batches(ids: list[str]) -> Iterator[list[str]]:
+    """``ids`` in lists of at most :data:`_ID_BATCH_BYTES` of SQL text each.
+
+    The ids are bound into the statement's text. The embedded engine took 0.3 s for 20,000
+    trace ids but minutes once the list passed about a megabyte (30,000 ids: 260 s, 40,000: 180 s
+    under load; bench/RESULTS.md, "Whole commands"), so a chunk's ids go in several queries.
+    """
+    batch: list[str] = []
+    size = 0
+    for value in ids:
+        if batch and size + len(value) + 3 > _ID_BATCH_BYTES:
+            yield batch
+            batch, size = [], 0
+        batch.append(value)
+        size += len(value) + 3  # quotes and a comma
+    if batch:
+        yield batch
 
 
 class _Near:
