@@ -22,8 +22,9 @@ def store_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture
 def store(store_path: Path, request: pytest.FixtureRequest) -> Iterator[Store]:
-    # The module's name too: test names repeat across modules, databases must not.
-    module = request.module.__name__.rpartition(".")[2]
+    # Test names repeat across modules, databases must not.
+    # The module's dotted name: basenames repeat across test packages.
+    module = request.module.__name__.removeprefix("tests.")
     name = re.sub(r"[^A-Za-z0-9_]", "_", f"{module}__{request.node.name}")[:120]
     with Store.open(f"chdb://{store_path}", database=f"t_{name}") as opened:
         yield opened

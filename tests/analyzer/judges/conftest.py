@@ -18,7 +18,8 @@ def store_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture
 def store(store_path: Path, request: pytest.FixtureRequest) -> Iterator[Store]:
     """An embedded store with a database of its own (chdb: one path per process)."""
-    module = request.module.__name__.rpartition(".")[2]
+    # The module's dotted name: basenames repeat across test packages.
+    module = request.module.__name__.removeprefix("tests.")
     name = re.sub(r"[^A-Za-z0-9_]", "_", f"{module}__{request.node.name}")[:120]
     with Store.open(f"chdb://{store_path}", database=f"j_{name}") as opened:
         yield opened
