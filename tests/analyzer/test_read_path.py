@@ -17,11 +17,7 @@ from typing import Any
 
 import polars as pl
 import pytest
-import test_funnel_conventions as conventions
-import test_funnel_decisions as decisions
 from polars.testing import assert_frame_equal
-from test_funnel_decisions import A_ID, B_ID, RIGHT, WRONG, Q, case, ranked
-from test_funnel_traces import TraceBuilder
 from typer.testing import CliRunner
 
 from ragfunnel.analyzer.cases import CaseSet
@@ -32,6 +28,13 @@ from ragfunnel.analyzer.funnel import session as session_module
 from ragfunnel.analyzer.store import Store, StoreError
 from ragfunnel.analyzer.store.inventory import inventory
 from ragfunnel.analyzer.store.stage_table import STAGE_TABLE
+
+# The one test that imports test modules: it re-runs their trace scenarios at read time.
+from tests.analyzer.funnel import test_conventions as conventions
+from tests.analyzer.funnel import test_decisions as decisions
+from tests.support import decisions as decision_helpers
+from tests.support.decisions import A_ID, B_ID, RIGHT, WRONG, Q, case, ranked
+from tests.support.traces import TraceBuilder
 
 _STATEMENT = re.compile(r"\s*(\w+)(?:\s+(TEMPORARY))?(?:\s+TABLE)?(?:\s+IF\s+\w+(?:\s+\w+)?)?"
                         r"(?:\s+INTO)?\s+`?([\w.`-]+)?", re.IGNORECASE)  # fmt: skip
@@ -292,6 +295,7 @@ def test_every_trace_scenario_gives_the_same_analysis_at_read_time(
         return from_table
 
     monkeypatch.setattr(decisions, "analyze", both_analyze)
+    monkeypatch.setattr(decision_helpers, "analyze", both_analyze)  # their run() helper
     monkeypatch.setattr(conventions, "analyze", both_analyze)
     monkeypatch.setattr(conventions, "shapes", both_shapes)
     scenario(store=store, b=TraceBuilder())

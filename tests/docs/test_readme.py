@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ragfunnel.instrumentation import contract as c
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def readme_example() -> str:

@@ -12,12 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import polars as pl
-import report_pipeline as pipeline
 
 from ragfunnel.analyzer.cases import CaseSet
 from ragfunnel.analyzer.funnel import FunnelResult
 from ragfunnel.analyzer.report import Report, build_report
 from ragfunnel.analyzer.report.sources import QuestionTexts
+from tests.support import report_pipeline as pipeline
 
 
 @dataclass

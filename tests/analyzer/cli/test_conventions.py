@@ -9,8 +9,6 @@ from pathlib import Path
 
 import pytest
 import typer
-from test_funnel_decisions import A_ID, B_ID, WRONG, Q, ranked
-from test_funnel_traces import TraceBuilder
 from typer.main import get_command
 from typer.testing import CliRunner
 
@@ -19,8 +17,10 @@ from ragfunnel.analyzer.cli.app import COMMANDS
 from ragfunnel.analyzer.cli.errors import EXIT_CODES, EXIT_GATE
 from ragfunnel.analyzer.cli.output import iso, jsonable
 from ragfunnel.analyzer.store import Store
+from tests.support.decisions import A_ID, B_ID, WRONG, Q, ranked
+from tests.support.traces import TraceBuilder
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 CASES = f"""\
 - id: q-017
   question: {Q}

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from test_funnel_decisions import A_ID, B_ID, WRONG, Q, ranked
-from test_funnel_traces import TraceBuilder
 from typer.testing import CliRunner
 
 from ragfunnel.analyzer.cli import app
 from ragfunnel.analyzer.store import Store
+from tests.support.decisions import A_ID, B_ID, WRONG, Q, ranked
+from tests.support.traces import TraceBuilder
 
 CASES = f"""\
 - id: q-017

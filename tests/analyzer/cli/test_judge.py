@@ -6,15 +6,15 @@ import json
 from pathlib import Path
 
 import yaml
-from fake_openai import FakeOpenAI
-from judge_pipeline import ANY_TIME, REFERENCE, REFUSAL, WORKED_RANKING, ask
-from test_run import responder
 from typer.testing import CliRunner
 
 from ragfunnel.analyzer.cli import app
 from ragfunnel.analyzer.ingest import ingest_spans
 from ragfunnel.analyzer.store import Store
 from ragfunnel.testing import capture_spans
+from tests.support.fake_openai import FakeOpenAI
+from tests.support.judge_pipeline import ANY_TIME, REFERENCE, REFUSAL, WORKED_RANKING, ask
+from tests.support.responders import responder
 
 CASES = [
     {"id": "hotel-taxi", "question": "Was gilt für Hotel und Taxi?",

@@ -5,14 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_funnel_decisions import A_ID, B_ID, WRONG, Q, ranked
-from test_funnel_traces import TraceBuilder
 from typer.testing import CliRunner
 
 from ragfunnel.analyzer.cli import app
 from ragfunnel.analyzer.funnel import analyze, shapes
 from ragfunnel.analyzer.funnel.runs import UnknownRun, held_runs
 from ragfunnel.analyzer.store import Store, StoreError
+from tests.support.decisions import A_ID, B_ID, WRONG, Q, ranked
+from tests.support.traces import TraceBuilder
 
 CASES = f"""\
 - id: q-017

@@ -6,17 +6,12 @@ from __future__ import annotations
 import importlib.util
 import json
 import math
-from pathlib import Path
 from typing import Any
 
 import pytest
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-from test_funnel_decisions import A_ID, B_ID, RIGHT, WRONG, Q, case, filler
-from test_funnel_e2e import answer, ingest
-from test_funnel_foreign import oi_question
-from test_funnel_traces import TraceBuilder
 
 from ragfunnel.analyzer.cases import CaseSet
 from ragfunnel.analyzer.conventions import (
@@ -39,8 +34,12 @@ from ragfunnel.analyzer.store import Store
 from ragfunnel.analyzer.store.stage_table import STAGE_COLUMNS
 from ragfunnel.instrumentation.contract import Stage
 from ragfunnel.testing import capture_spans
+from tests.support.data import DATA
+from tests.support.decisions import A_ID, B_ID, RIGHT, WRONG, Q, case, filler
+from tests.support.hybrid_pipeline import answer, ingest
+from tests.support.openinference import oi_question
+from tests.support.traces import TraceBuilder
 
-DATA = Path(__file__).parent / "data"
 _spec = importlib.util.spec_from_file_location("golden_spans", DATA / "golden_spans.py")
 assert _spec is not None and _spec.loader is not None
 golden_spans = importlib.util.module_from_spec(_spec)

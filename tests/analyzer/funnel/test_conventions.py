@@ -7,12 +7,12 @@ import math
 
 import polars as pl
 import pytest
-from test_funnel_decisions import A_ID, B_ID, RIGHT, WRONG, Q, case, filler, one, ranked, run
-from test_funnel_traces import TraceBuilder
 
 from ragfunnel.analyzer.cases import Case, CaseSet, parse_evidence
 from ragfunnel.analyzer.funnel import analyze, shapes
 from ragfunnel.analyzer.store import Store
+from tests.support.decisions import A_ID, B_ID, RIGHT, WRONG, Q, case, filler, one, ranked, run
+from tests.support.traces import TraceBuilder
 
 
 @pytest.fixture

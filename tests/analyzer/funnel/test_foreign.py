@@ -4,28 +4,24 @@ helpers) and OpenTelemetry GenAI ``retrieval`` / ``chat`` spans feed the same fu
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 
 import pytest
 from openinference.instrumentation import (
-    Document,
     OITracer,
     TraceConfig,
-    get_llm_attributes,
-    get_reranker_attributes,
-    get_retriever_attributes,
 )
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-from test_funnel_decisions import A_ID, B_ID, RIGHT, WRONG, Q, case, filler, one
-from test_funnel_traces import hashes
 
 from ragfunnel.analyzer.cases import CaseSet
 from ragfunnel.analyzer.funnel import analyze
 from ragfunnel.analyzer.ingest import ingest_spans
 from ragfunnel.analyzer.store import Store
 from ragfunnel.analyzer.store.stage_table import stage_table
+from tests.support.decisions import A_ID, B_ID, RIGHT, WRONG, Q, case, filler, one
+from tests.support.openinference import oi_question
+from tests.support.traces import hashes
 
 
 @pytest.fixture
@@ -38,51 +34,6 @@ def tracer(exporter: InMemorySpanExporter) -> OITracer:
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
     return OITracer(provider.get_tracer("llama_index"), config=TraceConfig())
-
-
-def docs(ids: Sequence[str]) -> list[Document]:
-    return [
-        Document(id=i, score=round(1 - n / 100, 2), content=f"text of {i}")
-        for n, i in enumerate(ids)
-    ]
-
-
-def oi_question(
-    tracer: OITracer,
-    question: str,
-    retrieved: Sequence[str],
-    *,
-    reranked: Sequence[str] | None = None,
-    answer: str = RIGHT,
-) -> None:
-    """A LlamaIndex-shaped trace: query CHAIN → RETRIEVER (with an empty RETRIEVER nested
-    inside, as frameworks do) → RERANKER → LLM."""
-    with tracer.start_as_current_span("query", openinference_span_kind="chain") as root:
-        root.set_input(question)
-        with tracer.start_as_current_span("retrieve", openinference_span_kind="retriever") as r:
-            r.set_input(question)
-            with tracer.start_as_current_span("vector_store", openinference_span_kind="retriever"):
-                pass
-            r.set_attributes(get_retriever_attributes(documents=docs(retrieved)))
-        if reranked is not None:
-            with tracer.start_as_current_span("rerank", openinference_span_kind="reranker") as rr:
-                rr.set_attributes(
-                    get_reranker_attributes(
-                        query=question,
-                        model_name="bge-reranker",
-                        input_documents=docs(retrieved),
-                        output_documents=docs(reranked),
-                        top_k=len(reranked),
-                    )
-                )
-        with tracer.start_as_current_span("llm", openinference_span_kind="llm") as llm:
-            llm.set_attributes(
-                get_llm_attributes(
-                    model_name="gpt-4o-mini",
-                    output_messages=[{"role": "assistant", "content": answer}],
-                )
-            )
-        root.set_output(answer)
 
 
 def test_openinference_trace_is_matched_by_text_and_attributed(

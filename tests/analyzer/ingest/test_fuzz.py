@@ -14,11 +14,11 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_ingest_native import _converter
 
 from ragfunnel.analyzer.ingest import otlp
 from ragfunnel.analyzer.ingest.chunking import Loader
 from ragfunnel.analyzer.ingest.summary import IngestSummary
+from tests.support.converters import converter_switch
 
 SOURCE = "<fuzz>"
 T0_US = 1_800_000_000_000_000  # microseconds, as Jaeger writes them
@@ -33,7 +33,7 @@ BUDGET = settings(
 
 
 def _read(lines: list[bytes], *, native: bool) -> tuple[list[dict[str, Any]], IngestSummary]:
-    with _converter(native=native):
+    with converter_switch(native=native):
         summary = IngestSummary()
         loader = Loader(None, summary, chunk_spans=2**62)
         otlp.read_lines(iter(lines), SOURCE, loader)

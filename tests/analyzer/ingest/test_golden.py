@@ -24,10 +24,10 @@ from opentelemetry.exporter.otlp.json.file.trace_exporter import FileSpanExporte
 
 from ragfunnel.analyzer.ingest import ingest_lines, ingest_paths, ingest_spans, spans_to_arrow
 from ragfunnel.analyzer.store import Store
+from tests.support.data import DATA
 
 pytestmark = pytest.mark.usefixtures("converter")
 
-DATA = Path(__file__).parent / "data"
 _spec = importlib.util.spec_from_file_location("golden_spans", DATA / "golden_spans.py")
 assert _spec and _spec.loader
 golden = importlib.util.module_from_spec(_spec)

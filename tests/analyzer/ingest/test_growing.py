@@ -11,10 +11,10 @@ import time
 from pathlib import Path
 
 import pytest
-from test_ingest import count, line, span
 
 from ragfunnel.analyzer.ingest import ingest_paths
 from ragfunnel.analyzer.store import Store
+from tests.support.otlp_json import count, line, span
 
 pytestmark = pytest.mark.usefixtures("converter")
 

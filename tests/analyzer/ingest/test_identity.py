@@ -9,10 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_ingest import T0, count, line, span
 
 from ragfunnel.analyzer.ingest import ingest_paths
 from ragfunnel.analyzer.store import Store
+from tests.support.otlp_json import T0, count, line, span
 
 pytestmark = pytest.mark.usefixtures("converter")
 

@@ -12,13 +12,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_ingest import count, line, span
 from typer.testing import CliRunner
 
 from ragfunnel.analyzer.cli import app
 from ragfunnel.analyzer.ingest import ingest_lines, ingest_paths
 from ragfunnel.analyzer.ingest.depth import MAX_DEPTH, deeper_than, split_spans
 from ragfunnel.analyzer.store import Store
+from tests.support.otlp_json import count, line, span
 
 pytestmark = pytest.mark.usefixtures("converter")
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Callable
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -16,9 +15,8 @@ import pytest
 from ragfunnel.analyzer.ingest import IngestError, pull_from_jaeger
 from ragfunnel.analyzer.ingest.jaeger import parse_duration
 from ragfunnel.analyzer.store import Store
+from tests.support.jaeger import NOW, V3_ANSWER
 
-DATA = Path(__file__).parent / "data"
-V3_ANSWER = (DATA / "jaeger_v3.json").read_bytes()
 NOT_FOUND = json.dumps({"error": {"httpCode": 404, "message": "No traces found"}}).encode()
 
 Answer = Callable[[dict[str, str]], tuple[int, bytes]]
@@ -62,9 +60,6 @@ class FakeJaeger:
         self.server.shutdown()
         self.server.server_close()
         self.thread.join()
-
-
-NOW = datetime(2023, 11, 14, 23, 0, tzinfo=timezone.utc)
 
 
 def test_pull_asks_jaeger_v3_with_its_parameter_names_and_ingests(store: Store) -> None:

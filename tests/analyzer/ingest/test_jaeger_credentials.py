@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_ingest_jaeger import NOW, V3_ANSWER
 from typer.testing import CliRunner
 
 from ragfunnel.analyzer import cli
@@ -22,6 +21,7 @@ from ragfunnel.analyzer.ingest import IngestError, pull_from_jaeger
 from ragfunnel.analyzer.report.drilldown import check_jaeger_url, trace_url
 from ragfunnel.analyzer.report.errors import ReportError
 from ragfunnel.analyzer.store import Store
+from tests.support.jaeger import NOW, V3_ANSWER
 
 PASSWORD = "s3cr%3At"  # percent-encoded in the URL: the password is s3cr:t
 

@@ -15,9 +15,6 @@ import base64
 import importlib.util
 import json
 import math
-import os
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -31,11 +28,11 @@ from ragfunnel.analyzer.ingest.chunking import Loader
 from ragfunnel.analyzer.ingest.rows import MAX_VALUE_CHARS
 from ragfunnel.analyzer.ingest.summary import IngestSummary
 from ragfunnel.analyzer.store import Store
+from tests.support.converters import converter_switch
+from tests.support.data import DATA
 
 T0 = 1_800_000_000_000_000_000
-_spec = importlib.util.spec_from_file_location(
-    "golden_spans", Path(__file__).parent / "data" / "golden_spans.py"
-)
+_spec = importlib.util.spec_from_file_location("golden_spans", DATA / "golden_spans.py")
 assert _spec and _spec.loader
 golden = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(golden)
@@ -230,22 +227,8 @@ def documents(draw: st.DrawFn) -> str:
     return text
 
 
-@contextmanager
-def _converter(*, native: bool) -> Iterator[None]:
-    # Not monkeypatch: hypothesis runs many examples in one function-scoped fixture.
-    before = os.environ.get(_native.NATIVE_ENV)
-    os.environ[_native.NATIVE_ENV] = "1" if native else "0"
-    try:
-        yield
-    finally:
-        if before is None:
-            del os.environ[_native.NATIVE_ENV]
-        else:
-            os.environ[_native.NATIVE_ENV] = before
-
-
 def _read(lines: list[bytes], *, native: bool) -> Any:
-    with _converter(native=native):
+    with converter_switch(native=native):
         summary = IngestSummary()
         loader = Loader(None, summary, chunk_spans=2**62)
         assert (loader.native is not None) == native

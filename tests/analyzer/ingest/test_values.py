@@ -7,14 +7,14 @@ data/asstring_pdata.json holds values with their AsString as printed by pdata v1
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from ragfunnel.analyzer.ingest import spans_to_arrow
 from ragfunnel.analyzer.ingest.values import go_float, go_json
+from tests.support.data import DATA
 
-CASES = json.loads((Path(__file__).parent / "data" / "asstring_pdata.json").read_text())
+CASES = json.loads((DATA / "asstring_pdata.json").read_text())
 
 
 def test_every_value_matches_pdata() -> None:

@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -8,6 +7,7 @@ import pytest
 
 from ragfunnel.analyzer.judges import Chunk
 from ragfunnel.analyzer.store import Store
+from tests.support.store import open_test_database
 
 
 @pytest.fixture(scope="session")
@@ -18,10 +18,7 @@ def store_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture
 def store(store_path: Path, request: pytest.FixtureRequest) -> Iterator[Store]:
     """An embedded store with a database of its own (chdb: one path per process)."""
-    # The module's dotted name: basenames repeat across test packages.
-    module = request.module.__name__.removeprefix("tests.")
-    name = re.sub(r"[^A-Za-z0-9_]", "_", f"{module}__{request.node.name}")[:120]
-    with Store.open(f"chdb://{store_path}", database=f"j_{name}") as opened:
+    with open_test_database(store_path, request, "j") as opened:
         yield opened
 
 

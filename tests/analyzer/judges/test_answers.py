@@ -1,11 +1,10 @@
 from __future__ import annotations
 
-from judge_pipeline import ANY_TIME, BOTH, WORKED_RANKING, ask
-
 from ragfunnel.analyzer.ingest import ingest_spans
 from ragfunnel.analyzer.judges.answers import read_answers
 from ragfunnel.analyzer.store import Store
 from ragfunnel.testing import capture_spans
+from tests.support.judge_pipeline import ANY_TIME, BOTH, WORKED_RANKING, ask
 
 
 def test_answers_come_with_their_context_and_samples(store: Store) -> None:

@@ -3,8 +3,6 @@ one-line fix (``ragfunnel judge`` says the same, per answer: test_every_app.py).
 
 from __future__ import annotations
 
-from judge_pipeline import BOTH, CASES, WORKED_RANKING, ask
-
 from ragfunnel.analyzer.funnel import analyze
 from ragfunnel.analyzer.funnel.answer_checks import CAPTURE_FIX
 from ragfunnel.analyzer.ingest import ingest_spans
@@ -14,6 +12,7 @@ from ragfunnel.analyzer.report.build import _without_text
 from ragfunnel.analyzer.report.findings import diagnosis_text
 from ragfunnel.analyzer.store import Store
 from ragfunnel.testing import capture_spans
+from tests.support.judge_pipeline import BOTH, CASES, WORKED_RANKING, ask
 
 
 def test_the_diagnosis_names_the_answers_without_text_and_the_fix(store: Store) -> None:

@@ -34,7 +34,7 @@ from ragfunnel.analyzer.judges.run import judge_store
 from ragfunnel.analyzer.store import Store
 from ragfunnel.testing import capture_spans
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 HOTEL = "Die Hotelpauschale beträgt 120 EUR pro Nacht."
 TAXI = "Ein Taxi ist ab 22:00 Uhr erlaubt."
 PARKING = "Parken am Flughafen wird bis 20 EUR pro Tag erstattet."

@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from fake_openai import FakeOpenAI
-from judge_pipeline import ANY_TIME, BOTH, CASES, WORKED_RANKING, ask
-from test_run import responder
 
 from ragfunnel.analyzer.funnel import analyze
 from ragfunnel.analyzer.ingest import ingest_spans
@@ -13,6 +10,9 @@ from ragfunnel.analyzer.judges.llm.endpoint import Endpoint
 from ragfunnel.analyzer.judges.run import judge_store
 from ragfunnel.analyzer.store import Store
 from ragfunnel.testing import capture_spans
+from tests.support.fake_openai import FakeOpenAI
+from tests.support.judge_pipeline import ANY_TIME, BOTH, CASES, WORKED_RANKING, ask
+from tests.support.responders import responder
 
 QUESTION = "Was gilt für Hotel und Taxi?"
 

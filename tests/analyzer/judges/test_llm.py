@@ -1,52 +1,20 @@
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 import pytest
-from fake_openai import FakeOpenAI, request_kind, user_text
 
 from ragfunnel.analyzer.judges import Chunk, JudgeError
 from ragfunnel.analyzer.judges.cache import MemoryCache
-from ragfunnel.analyzer.judges.claims import split_claims
 from ragfunnel.analyzer.judges.llm import JudgeInput, LLMJudge, same_model_warning
 from ragfunnel.analyzer.judges.llm.endpoint import Endpoint
 from ragfunnel.analyzer.judges.llm.factcheck import FactCheckJudge, yes_probability
+from tests.support.fake_openai import FakeOpenAI, request_kind, user_text
+from tests.support.responders import numbered_claims, worked_example_responder
 
 BOTH = "Die Hotelpauschale beträgt 120 Euro; ein Taxi ist ab 22 Uhr erlaubt."
 ANY_TIME = "Die Hotelpauschale beträgt 120 Euro; ein Taxi ist jederzeit erlaubt."
-
-
-def numbered_claims(body: dict[str, Any]) -> list[str]:
-    return re.findall(r"^\d+\. (.*)$", user_text(body).split("Claims:\n", 1)[1], re.MULTILINE)
-
-
-def worked_example_responder(body: dict[str, Any]) -> str:
-    """Splits like a careful model, and rates the 'jederzeit' claim unsupported."""
-    kind = request_kind(body)
-    if kind == "claims":
-        answer = user_text(body).split("Answer:\n", 1)[1]
-        return json.dumps({"claims": list(split_claims(answer).claims)})
-    verdicts = []
-    present = re.findall(r"^\[([^\]]+)\]$", user_text(body), re.MULTILINE)
-    for n, claim in enumerate(numbered_claims(body), start=1):
-        if "jederzeit" in claim:
-            verdicts.append(
-                {
-                    "claim": n,
-                    "verdict": "unsupported",
-                    "supporting_ids": ["taxi"],
-                    "missing": "jederzeit (the context allows a taxi from 22:00 only)",
-                }
-            )
-        else:
-            ids = ["taxi"] if "Taxi" in claim else ["hotel-allowance"]
-            ids = [i for i in ids if i in present] or present[:1]
-            verdicts.append(
-                {"claim": n, "verdict": "supported", "supporting_ids": ids, "missing": ""}
-            )
-    return json.dumps({"verdicts": verdicts})
 
 
 def endpoint(server: FakeOpenAI, **options: Any) -> Endpoint:

@@ -6,9 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from fake_openai import FakeOpenAI
-from judge_pipeline import BOTH, WORKED_RANKING, ask
-from test_run import responder
 from typer.testing import CliRunner
 
 from ragfunnel.analyzer.cli import app
@@ -17,6 +14,9 @@ from ragfunnel.analyzer.judges.llm.endpoint import BREAKER_FAILURES, Endpoint
 from ragfunnel.analyzer.judges.run import MAX_FAILED_SHARE, judge_store
 from ragfunnel.analyzer.store import Store
 from ragfunnel.testing import capture_spans
+from tests.support.fake_openai import FakeOpenAI
+from tests.support.judge_pipeline import BOTH, WORKED_RANKING, ask
+from tests.support.responders import responder
 
 ANSWERS = 5
 

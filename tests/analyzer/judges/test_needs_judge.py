@@ -9,10 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from fake_openai import FakeOpenAI
-from judge_pipeline import ANY_TIME, BOTH, CASES, WORKED_RANKING, ask
-from test_run import responder
-
 from ragfunnel.analyzer.funnel import analyze
 from ragfunnel.analyzer.ingest import ingest_spans
 from ragfunnel.analyzer.judges import AnswerVerdict, Chunk, ClaimVerdict, split_claims
@@ -22,6 +18,9 @@ from ragfunnel.analyzer.judges.protocol import Judge
 from ragfunnel.analyzer.judges.run import judge_store
 from ragfunnel.analyzer.store import Store
 from ragfunnel.testing import capture_spans
+from tests.support.fake_openai import FakeOpenAI
+from tests.support.judge_pipeline import ANY_TIME, BOTH, CASES, WORKED_RANKING, ask
+from tests.support.responders import responder
 
 
 class TaxiDoubter:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from judge_pipeline import ANY_TIME, BOTH, CASES, WORKED_RANKING, ask
 
 from ragfunnel.analyzer.ingest import ingest_spans
 from ragfunnel.analyzer.judges import (
@@ -18,6 +17,7 @@ from ragfunnel.analyzer.judges import (
 )
 from ragfunnel.analyzer.store import Store
 from ragfunnel.testing import capture_spans
+from tests.support.judge_pipeline import ANY_TIME, BOTH, CASES, WORKED_RANKING, ask
 
 
 def test_names_pick_policies() -> None:

@@ -5,9 +5,6 @@ import json
 from pathlib import Path
 
 import pytest
-from fake_openai import FakeOpenAI
-from judge_pipeline import ANY_TIME, BOTH, WORKED_RANKING, ask
-from test_run import responder
 
 from ragfunnel.analyzer.ingest import ingest_spans
 from ragfunnel.analyzer.judges.calibration import LabelError, calibrate, read_labels
@@ -16,6 +13,9 @@ from ragfunnel.analyzer.judges.review import iso_week, review_sheet, write_sheet
 from ragfunnel.analyzer.judges.run import judge_store
 from ragfunnel.analyzer.store import Store
 from ragfunnel.testing import capture_spans
+from tests.support.fake_openai import FakeOpenAI
+from tests.support.judge_pipeline import ANY_TIME, BOTH, WORKED_RANKING, ask
+from tests.support.responders import responder
 
 
 def _judged(store: Store) -> None:

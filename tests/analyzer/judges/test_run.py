@@ -1,12 +1,6 @@
 from __future__ import annotations
 
-import json
-from typing import Any
-
 import pytest
-from fake_openai import FakeOpenAI, request_kind, user_text
-from judge_pipeline import ANY_TIME, BOTH, CASES, REFUSAL, WORKED_RANKING, ask
-from test_llm import worked_example_responder
 
 from ragfunnel.analyzer.ingest import ingest_spans
 from ragfunnel.analyzer.judges import tables
@@ -14,6 +8,9 @@ from ragfunnel.analyzer.judges.llm.endpoint import Endpoint
 from ragfunnel.analyzer.judges.run import SameModelWarning, judge_store
 from ragfunnel.analyzer.store import Store
 from ragfunnel.testing import capture_spans
+from tests.support.fake_openai import FakeOpenAI
+from tests.support.judge_pipeline import ANY_TIME, BOTH, CASES, REFUSAL, WORKED_RANKING, ask
+from tests.support.responders import responder
 
 
 def _record(store: Store, run: str = "r1") -> None:
@@ -22,21 +19,6 @@ def _record(store: Store, run: str = "r1") -> None:
         ask("hotel-taxi-facts", "Hotel und Taxi, kurz?", WORKED_RANKING, BOTH)
         ask("mileage", "Wie hoch ist die Kilometerpauschale?", WORKED_RANKING, REFUSAL)
     ingest_spans(store, spans.spans)
-
-
-def responder(body: dict[str, Any]) -> str:
-    if request_kind(body) == "correctness":
-        answer = user_text(body).split("Answer:\n", 1)[1]
-        if "jederzeit" in answer:
-            return json.dumps(
-                {
-                    "verdict": "incomplete",
-                    "missing": "ein Taxi ist ab 22 Uhr erlaubt",
-                    "reason": "the taxi rule is stated wrongly",
-                }
-            )
-        return json.dumps({"verdict": "correct", "missing": "", "reason": "same facts"})
-    return worked_example_responder(body)
 
 
 def test_offline_policy_from_stored_spans(store: Store) -> None:

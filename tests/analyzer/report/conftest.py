@@ -8,8 +8,6 @@ one data path per process and other test modules open theirs.
 from __future__ import annotations
 
 import pytest
-import report_pipeline as pipeline
-from report_fixtures import Fixture, write_cases
 
 from ragfunnel.analyzer.funnel import analyze
 from ragfunnel.analyzer.ingest import ingest_spans
@@ -20,6 +18,8 @@ from ragfunnel.analyzer.report.sources import (
 )
 from ragfunnel.analyzer.store import Store
 from ragfunnel.testing import capture_spans
+from tests.support import report_pipeline as pipeline
+from tests.support.report_fixtures import Fixture, write_cases
 
 
 @pytest.fixture(scope="session")

@@ -19,10 +19,10 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import Page, Route, sync_playwright
-from report_fixtures import Fixture, report_of, with_verdicts
 
 from ragfunnel.analyzer.report.diff import diff_runs
 from ragfunnel.analyzer.report.html import write_html
+from tests.support.report_fixtures import Fixture, report_of, with_verdicts
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = [

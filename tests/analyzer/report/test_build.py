@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from report_fixtures import Fixture, report_of, with_verdicts
-
 from ragfunnel.analyzer.report import build_report, report_text
+from tests.support.report_fixtures import Fixture, report_of, with_verdicts
 
 
 def test_diagnosis_reads_like_an_engineer_wrote_it(runs: Fixture) -> None:

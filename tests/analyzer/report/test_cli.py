@@ -6,10 +6,10 @@ import json
 from pathlib import Path
 
 import polars as pl
-from report_fixtures import Fixture
 from typer.testing import CliRunner
 
 from ragfunnel.analyzer.cli import app
+from tests.support.report_fixtures import Fixture
 
 
 def run(fixture: Fixture, *args: str) -> tuple[int, str, str]:

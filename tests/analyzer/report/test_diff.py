@@ -5,11 +5,11 @@ from __future__ import annotations
 import math
 
 import pytest
-from report_fixtures import Fixture, with_verdicts
 
 from ragfunnel.analyzer.report import ReportError
 from ragfunnel.analyzer.report.diff import diff_runs
 from ragfunnel.analyzer.report.terminal import diff_text
+from tests.support.report_fixtures import Fixture, with_verdicts
 
 
 def test_transitions_are_listed_with_their_questions(runs: Fixture) -> None:

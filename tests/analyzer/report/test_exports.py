@@ -8,7 +8,6 @@ from pathlib import Path
 import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
-from report_fixtures import Fixture, report_of, with_verdicts
 
 from ragfunnel.analyzer.report import ReportError
 from ragfunnel.analyzer.report.diff import diff_runs
@@ -22,6 +21,7 @@ from ragfunnel.analyzer.report.exports import (
     write_parquet,
     write_summary,
 )
+from tests.support.report_fixtures import Fixture, report_of, with_verdicts
 
 
 @pytest.mark.parametrize("verdicts", [False, True])

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from report_fixtures import Fixture, report_of, with_verdicts
 
 from ragfunnel.analyzer.report import ReportError
 from ragfunnel.analyzer.report.gate import check_limits, parse_limits
+from tests.support.report_fixtures import Fixture, report_of, with_verdicts
 
 
 def test_breaches_name_the_run_the_value_and_the_flag(runs: Fixture) -> None:

@@ -10,11 +10,11 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from report_fixtures import Fixture, report_of, with_verdicts
 
 from ragfunnel.analyzer.report import ReportError
 from ragfunnel.analyzer.report.diff import diff_runs
 from ragfunnel.analyzer.report.html import render_html, write_html
+from tests.support.report_fixtures import Fixture, report_of, with_verdicts
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,6 @@ import dataclasses
 import re
 
 import polars as pl
-from report_fixtures import Fixture, report_of, with_verdicts
 
 from ragfunnel.analyzer.report import report_text
 from ragfunnel.analyzer.report.diff import diff_runs
@@ -16,6 +15,7 @@ from ragfunnel.analyzer.report.distributions import FAITHFULNESS_BINS
 from ragfunnel.analyzer.report.findings import STAGE_ORDER
 from ragfunnel.analyzer.report.html import render_html
 from ragfunnel.analyzer.report.svg import delta_panels
+from tests.support.report_fixtures import Fixture, report_of, with_verdicts
 
 
 def test_worst_questions_by_stage_with_every_stage_represented(runs: Fixture) -> None:

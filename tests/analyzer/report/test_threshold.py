@@ -14,13 +14,13 @@ import time
 import numpy as np
 import polars as pl
 import pytest
-from report_fixtures import Fixture, report_of
 from typer.testing import CliRunner
 
 from ragfunnel.analyzer.cli import app
 from ragfunnel.analyzer.cli.threshold import MAX_ROWS, threshold_text
 from ragfunnel.analyzer.funnel.abstention import abstention, sweep
 from ragfunnel.analyzer.report.frames import report_frame
+from tests.support.report_fixtures import Fixture, report_of
 
 
 def _naive(scores, answerable, known, wrong, thresholds):  # type: ignore[no-untyped-def]

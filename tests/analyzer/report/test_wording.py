@@ -9,11 +9,11 @@ import re
 from datetime import datetime
 
 import pytest
-from report_fixtures import Fixture, report_of, with_verdicts
 
 from ragfunnel.analyzer.report import report_text, wording
 from ragfunnel.analyzer.report.diff import diff_runs
 from ragfunnel.analyzer.report.html import render_html
+from tests.support.report_fixtures import Fixture, report_of, with_verdicts
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,6 @@ import contextlib
 from pathlib import Path
 
 import pytest
-from test_funnel_traces import TraceBuilder
 from typer.testing import CliRunner
 
 from ragfunnel.analyzer.cli import app
@@ -26,6 +25,7 @@ from ragfunnel.analyzer.store.migrations import (
 from ragfunnel.analyzer.store.part_format import COMPACT_PARTS
 from ragfunnel.analyzer.store.stage_table import STAGE_TABLE, VIEW_NAME, stage_table
 from ragfunnel.analyzer.store.verdict_tables import CACHE_TABLE, VERDICTS_TABLE
+from tests.support.traces import TraceBuilder
 
 
 def tables(store: Store) -> dict[str, str]:

@@ -1,6 +1,6 @@
 """Re-make the Jaeger fixtures from the golden spans with a real Jaeger (not run by the tests).
 
-    JAEGER=~/.cache/ragfunnel/bin/jaeger-1.76.0 python tests/analyzer/data/regenerate_jaeger.py
+    JAEGER=~/.cache/ragfunnel/bin/jaeger-1.76.0 python tests/support/data/regenerate_jaeger.py
 
 Starts Jaeger v2 with collector_config/jaeger.yaml on spare ports, sends the spans of
 golden_spans.py over OTLP/HTTP, and saves what Jaeger answers: the UI's JSON for both traces
