@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.console import Console
 
+import ragfunnel.environment_variables as env
 from ragfunnel.analyzer.cli.app import app
 from ragfunnel.analyzer.cli.errors import reported, show_notices, usage_error
 from ragfunnel.analyzer.cli.options import (
@@ -68,7 +69,7 @@ Examples:
 JaegerOption = Annotated[
     str | None,
     typer.Option(
-        "--jaeger", "--jaeger-url", metavar="URL", envvar="RAGFUNNEL_JAEGER_URL",
+        "--jaeger", "--jaeger-url", metavar="URL", envvar=env.JAEGER_URL,
         help="Jaeger UI base URL: each question links to {URL}/trace/{trace_id}.",
     ),
 ]  # fmt: skip
