@@ -15,7 +15,7 @@ from ragfunnel.analyzer.cli.output import say
 
 if TYPE_CHECKING:
     from ragfunnel.analyzer.judges.calibration import Calibration
-    from ragfunnel.analyzer.judges.stats import Estimate
+    from ragfunnel.analyzer.stats import Estimate
 
 CALIBRATE_HELP = """Measure each judge's agreement with people, from a labelled review sheet.
 

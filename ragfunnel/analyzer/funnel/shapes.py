@@ -20,7 +20,7 @@ from ragfunnel.analyzer.funnel.runs import check_runs
 from ragfunnel.analyzer.funnel.session import Session, SideData
 from ragfunnel.analyzer.funnel.sql import FunnelQuery
 from ragfunnel.analyzer.funnel.stage_source import stage_source
-from ragfunnel.analyzer.intervals import bootstrap_mean, wilson
+from ragfunnel.analyzer.stats import bootstrap_mean, wilson
 from ragfunnel.analyzer.store import Store
 
 __all__ = ["Shapes", "shapes"]

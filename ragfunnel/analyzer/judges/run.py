@@ -49,8 +49,8 @@ from ragfunnel.analyzer.judges.policies import POLICIES, Policy, TieredPolicy, p
 from ragfunnel.analyzer.judges.protocol import BatchJudge, Judge, judge_all
 from ragfunnel.analyzer.judges.rows import verdict_row
 from ragfunnel.analyzer.judges.signals import signals
-from ragfunnel.analyzer.judges.stats import Estimate
 from ragfunnel.analyzer.judges.tiered import DEFAULT_SAMPLE_RATE, Screened, estimates
+from ragfunnel.analyzer.stats import Estimate
 from ragfunnel.instrumentation.contract import question_hash
 
 if TYPE_CHECKING:

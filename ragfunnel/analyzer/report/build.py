@@ -18,7 +18,6 @@ import polars as pl
 from ragfunnel.analyzer.cases import CaseSet
 from ragfunnel.analyzer.funnel.analysis import FunnelResult
 from ragfunnel.analyzer.funnel.answer_checks import NO_ANSWER_TEXT
-from ragfunnel.analyzer.intervals import bootstrap_mean
 from ragfunnel.analyzer.report.distributions import (
     abstention,
     evidence_funnel,
@@ -50,6 +49,7 @@ from ragfunnel.analyzer.report.model import (
     Share,
 )
 from ragfunnel.analyzer.report.sources import QuestionTexts
+from ragfunnel.analyzer.stats import bootstrap_mean
 
 __all__ = ["TextFetcher", "build_report", "report_frame"]
 

@@ -20,7 +20,7 @@ from ragfunnel.analyzer.funnel import (
 )
 from ragfunnel.analyzer.funnel.analysis import case_tables
 from ragfunnel.analyzer.funnel.metrics import question_metrics
-from ragfunnel.analyzer.intervals import bootstrap_mean, wilson
+from ragfunnel.analyzer.stats import bootstrap_mean, wilson
 
 REL = {"a", "b"}
 
@@ -96,7 +96,8 @@ def test_bootstrap_interval_matches_its_normal_limit() -> None:
     assert ci.high == pytest.approx(0.6 + half, abs=0.005)
     large = bootstrap_mean(values * 2)
     assert large.method == "normal"
-    assert large.low == pytest.approx(0.6 - 1.96 * math.sqrt(0.24 / 3000))
+    # The normal interval's s is the sample standard deviation (ddof 1): 0.24 · n/(n − 1).
+    assert large.low == pytest.approx(0.6 - 1.96 * math.sqrt(0.24 / 2999))
 
 
 # --- the vectorised metrics agree with the definitions ---------------------------------------

@@ -91,7 +91,7 @@ def test_random_sample_is_seeded_and_near_its_rate() -> None:
 
 @pytest.mark.parametrize("first", [["a", "b", "a"], ["x"]])
 def test_kappa_edges(first: list[str]) -> None:
-    from ragfunnel.analyzer.judges.stats import cohen_kappa, kappa_interval
+    from ragfunnel.analyzer.stats import cohen_kappa, kappa_interval
 
     assert cohen_kappa(first, first) == 1.0
     assert math.isnan(cohen_kappa([], []))

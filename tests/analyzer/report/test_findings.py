@@ -8,7 +8,7 @@ import pytest
 
 from ragfunnel.analyzer.report.findings import diagnosis_text, group_reasons, work_order
 from ragfunnel.analyzer.report.model import Finding
-from ragfunnel.analyzer.report.paired import mcnemar_exact
+from ragfunnel.analyzer.stats import mcnemar_exact
 
 
 def test_reasons_differing_in_numbers_become_ranges() -> None:
