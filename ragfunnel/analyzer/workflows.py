@@ -1,6 +1,6 @@
-"""The sequences the CLI, the demo and the benchmarks share: analyse a store, then report on it.
+"""The sequences the CLI, the demo and the benchmarks share: analyze a store, then report on it.
 
-One home for "analyse, read what the report needs while the store is open, build the report",
+One home for "analyze, read what the report needs while the store is open, build the report",
 so that ``ragfunnel report``, ``ragfunnel demo`` and ``bench/report.py`` cannot drift apart (the
 demo's page once left out the documents ingested without text). A workflow takes an open
 ``Store`` and returns library objects; it prints nothing and never exits: the callers do.
@@ -56,7 +56,7 @@ def report_from_store(
     sample: int = 50,
     progress: Callable[[str], None] = _quiet,
 ) -> Reported:
-    """Analyse ``store`` against ``cases`` and build the report of every run analysed.
+    """Analyze ``store`` against ``cases`` and build the report of every run analyzed.
 
     ``progress`` is told each step's name before it starts (the CLI's progress line).
     """

@@ -1,4 +1,4 @@
-"""Helpers for the report tests: the analysed fixture runs, verdict columns, the report.
+"""Helpers for the report tests: the analyzed fixture runs, verdict columns, the report.
 
 A module of its own (not conftest) so that test modules can import it by a unique name.
 """

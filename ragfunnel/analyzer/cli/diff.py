@@ -34,7 +34,7 @@ from ragfunnel.analyzer.cli.report import (
     KOption,
     SummaryOption,
     TopOption,
-    analysed,
+    analyzed,
 )
 
 __all__ = ["diff_command"]
@@ -95,7 +95,7 @@ def diff_command(
         reported("diff", flags={**FLAGS, "run": "RUN_A, RUN_B"}),
         progress_steps(not quiet and not to_stdout) as step,
     ):
-        done = analysed(
+        done = analyzed(
             store=store, cases=cases, runs=[run_a, run_b], index_manifest=index_manifest,
             k=k, jaeger_url=jaeger, read_only=read_only, top=top, sample=0, step=step,
         )  # fmt: skip

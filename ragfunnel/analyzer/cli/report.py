@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from ragfunnel.analyzer.funnel import FunnelResult
     from ragfunnel.analyzer.report import Report
 
-__all__ = ["GATE_EXIT", "Analysed", "JaegerOption", "analysed", "progress_steps", "report_command"]
+__all__ = ["GATE_EXIT", "Analyzed", "JaegerOption", "analyzed", "progress_steps", "report_command"]
 
 GATE_EXIT = 3
 """Exit status when a CI limit is breached (1 stays "bad input or an unreachable store")."""
@@ -111,7 +111,7 @@ FailOverOption = Annotated[
 
 
 @dataclass(frozen=True)
-class Analysed:
+class Analyzed:
     """An analysis with what a report needs from the store, read while it was open."""
 
     cases: CaseSet
@@ -119,7 +119,7 @@ class Analysed:
     report: Report
 
 
-def analysed(
+def analyzed(
     *,
     store: str | None,
     cases: Path,
@@ -131,8 +131,8 @@ def analysed(
     top: int,
     sample: int,
     step: Callable[[str], None],
-) -> Analysed:
-    """Analyse, read the runs' configurations and the shown questions' texts, build the report."""
+) -> Analyzed:
+    """Analyze, read the runs' configurations and the shown questions' texts, build the report."""
     from ragfunnel.analyzer.cases import load_cases
     from ragfunnel.analyzer.report.drilldown import check_jaeger_url
     from ragfunnel.analyzer.store import Store
@@ -146,7 +146,7 @@ def analysed(
             opened, case_set, runs=runs, index_manifest=index_manifest, k=k,
             jaeger_url=jaeger_url, top=top, sample=sample, progress=step,
         )  # fmt: skip
-    return Analysed(case_set, done.result, done.report)
+    return Analyzed(case_set, done.result, done.report)
 
 
 def _print_json(data: dict[str, Any]) -> None:
@@ -184,7 +184,7 @@ def report_command(
     with reported("report", flags=FLAGS, usage=True):  # a bad NAME=VALUE is a usage error
         limits = parse_limits(fail_under or [], "under") + parse_limits(fail_over or [], "over")
     with reported("report", flags=FLAGS), progress_steps(not quiet and not to_stdout) as step:
-        done = analysed(
+        done = analyzed(
             store=store, cases=cases, runs=run, index_manifest=index_manifest, k=k,
             jaeger_url=jaeger, read_only=read_only, top=top, sample=sample, step=step,
         )  # fmt: skip
@@ -208,7 +208,7 @@ def report_command(
 
 
 def _write_outputs(
-    done: Analysed,
+    done: Analyzed,
     *,
     html: Path | None,
     json_out: Path | None,

@@ -256,7 +256,7 @@ def build_report(
 
     Args:
         result: what :func:`ragfunnel.analyzer.funnel.analyze` returned.
-        cases: the cases analysed, for the question texts (else the spans' texts, if any).
+        cases: the cases analyzed, for the question texts (else the spans' texts, if any).
         snapshots: per run, its configuration (``sources.pipeline_snapshots``).
         texts: fetches the texts of the questions the report shows (``sources.question_texts``).
         textless: per index version, documents ingested with pages without text
@@ -267,7 +267,7 @@ def build_report(
         sample: how many more questions to draw at random for the drill-down.
         seed: the sample's seed (the same records give the same sample).
         progress: called with a short label as each step starts.
-        store: the store analysed, as the page's header names it (a redacted DSN).
+        store: the store analyzed, as the page's header names it (a redacted DSN).
 
     Raises:
         ReportError: a ``jaeger_url`` that is not an http(s) URL.

@@ -165,7 +165,7 @@ def diagnosis_text(
     """The paragraph a good engineer would write about one run (the issue's example shape)."""
     failed = sum(f.count for f in findings)
     if questions == 0:
-        return "No questions of this run were analysed."
+        return "No questions of this run were analyzed."
     was = "was" if failed == 1 else "were"
     parts = [
         f"Of {wording.count(questions, 'question')}, {failed:,} {was} answered wrongly or "

@@ -149,7 +149,7 @@ class Report:
     """When the report was built: ISO 8601 with the zone (UTC)."""
     ragfunnel_version: str = ""
     store: str | None = None
-    """The store analysed, its DSN with any password redacted."""
+    """The store analyzed, its DSN with any password redacted."""
     cases_file: str | None = None
     """Where the cases came from (the file given to ``--cases``)."""
 

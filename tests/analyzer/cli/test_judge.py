@@ -70,10 +70,10 @@ def test_judge_then_analyze(tmp_path: Path) -> None:
     document = json.loads(summary.read_text(encoding="utf-8"))
     assert document["answers"] == 2 and document["judged"] == 2 and document["rows"] == 2
     records = tmp_path / "records.jsonl"
-    analysed = runner.invoke(
+    analyzed = runner.invoke(
         app, ["analyze", "--store", dsn, "--cases", str(cases), "--jsonl", str(records)]
     )
-    assert analysed.exit_code == 0, analysed.output
+    assert analyzed.exit_code == 0, analyzed.output
     taxi = next(
         r
         for r in map(json.loads, records.read_text(encoding="utf-8").splitlines())

@@ -1,5 +1,5 @@
 """Fixtures: three runs of the planned pipeline (``report_pipeline.py``) traced, ingested and
-analysed once per session.
+analyzed once per session.
 
 The store is a chdb directory of its own; the fixture closes it again, because chdb binds
 one data path per process and other test modules open theirs.

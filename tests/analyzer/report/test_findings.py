@@ -74,7 +74,7 @@ def test_generation_first_when_it_outweighs_upstream() -> None:
 
 
 def test_diagnosis_other_shapes() -> None:
-    assert diagnosis_text(questions=0, findings=[]) == "No questions of this run were analysed."
+    assert diagnosis_text(questions=0, findings=[]) == "No questions of this run were analyzed."
     clean = diagnosis_text(
         questions=5, findings=[], unjudged=2, incomplete=1, ok_without_evidence=1
     )
