@@ -16,7 +16,7 @@ the funnel reads. docs/judges.md states every rule.
 
 One family: every judge has the :class:`Judge` shape (a ``name`` and ``judge(answer,
 context)``); the judges that call a model live in ``llm/`` with their prompts; the policies are
-objects (``policies.py``); a verdict row is built in one place (``rows.py``).
+objects (``policies.py``); a verdict row is built in one place (``verdict_row.py``).
 """
 
 from ragfunnel.analyzer.judges.cache import MemoryCache, StoreCache, VerdictCache

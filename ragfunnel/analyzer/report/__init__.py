@@ -9,9 +9,9 @@ docs/report.md is the contract: what each section says, the export schemas, the 
 """
 
 from ragfunnel.analyzer.report.build import build_report
+from ragfunnel.analyzer.report.contents import Report, RunReport, to_jsonable
 from ragfunnel.analyzer.report.errors import ReportError
 from ragfunnel.analyzer.report.frames import report_frame
-from ragfunnel.analyzer.report.model import Report, RunReport, to_jsonable
 from ragfunnel.analyzer.report.sources import (
     QuestionTexts,
     pipeline_snapshots,

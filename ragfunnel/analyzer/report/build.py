@@ -18,6 +18,16 @@ import polars as pl
 from ragfunnel.analyzer.cases import CaseSet
 from ragfunnel.analyzer.funnel.analysis import FunnelResult
 from ragfunnel.analyzer.funnel.answer_checks import NO_ANSWER_TEXT
+from ragfunnel.analyzer.report.contents import (
+    FAILED_STAGES,
+    Finding,
+    Generation,
+    LostEvidence,
+    MetricValue,
+    Report,
+    RunReport,
+    Share,
+)
 from ragfunnel.analyzer.report.distributions import (
     abstention,
     evidence_funnel,
@@ -37,16 +47,6 @@ from ragfunnel.analyzer.report.frames import (
     report_frame,
     run_key,
     split_runs,
-)
-from ragfunnel.analyzer.report.model import (
-    FAILED_STAGES,
-    Finding,
-    Generation,
-    LostEvidence,
-    MetricValue,
-    Report,
-    RunReport,
-    Share,
 )
 from ragfunnel.analyzer.report.sources import QuestionTexts
 from ragfunnel.analyzer.stats import bootstrap_mean

@@ -15,7 +15,7 @@ from decimal import ROUND_HALF_UP, Decimal
 
 from ragfunnel.analyzer.funnel.answer_checks import CAPTURE_FIX
 from ragfunnel.analyzer.report import wording
-from ragfunnel.analyzer.report.model import FAILED_STAGES, UPSTREAM, Finding
+from ragfunnel.analyzer.report.contents import FAILED_STAGES, UPSTREAM, Finding
 
 __all__ = ["DETAIL_PREFIXES", "STAGE_ORDER", "diagnosis_text", "group_reasons", "work_order"]
 

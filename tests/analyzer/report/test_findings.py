@@ -6,8 +6,8 @@ import math
 
 import pytest
 
+from ragfunnel.analyzer.report.contents import Finding
 from ragfunnel.analyzer.report.findings import diagnosis_text, group_reasons, work_order
-from ragfunnel.analyzer.report.model import Finding
 from ragfunnel.analyzer.stats import mcnemar_exact
 
 
