@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ragfunnel.demo.retrieval import Hit
-from ragfunnel.demo.text import is_code, sentences, stems
+from ragfunnel.demo.tokens import is_code, sentences, stems
 
 NOT_IN_SOURCES = "The sources do not answer this question."
 MAX_SENTENCES = 4

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 
 from ragfunnel.demo.corpus import Chunk
 from ragfunnel.demo.retrieval import Hit
-from ragfunnel.demo.text import is_code, stems, tokens
+from ragfunnel.demo.tokens import is_code, stems, tokens
 
 WEIGHTS = {"coverage": 0.55, "heading": 0.15, "codes": 0.2, "dense": 0.1}
 

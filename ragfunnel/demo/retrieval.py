@@ -19,7 +19,7 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.preprocessing import normalize
 
 from ragfunnel.demo.corpus import Chunk
-from ragfunnel.demo.text import tokens
+from ragfunnel.demo.tokens import tokens
 
 _WORDS_ONLY = r"(?u)\b[^\W\d_]{3,}\b"
 

@@ -29,6 +29,7 @@ from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import ReadableSpan, SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter
 
+import ragfunnel.environment_variables as env
 from ragfunnel.instrumentation import contract
 from ragfunnel.instrumentation.export import BoundedBatchProcessor, ExportStats
 from ragfunnel.instrumentation.exporters import DEFAULT_TRACE_DIR, DEFAULT_TRACE_FILE, make_exporter
@@ -96,7 +97,7 @@ def _pipeline_attributes(pipeline: Mapping[str, Any] | None) -> dict[str, Any]:
                 f"{MAX_EXTRA_ATTRIBUTES} fit on a span beside ragfunnel's own attributes"
             )
         return _scrubbed(flat)
-    flat = flatten_pipeline(from_env("RAGFUNNEL_PIPELINE", parse_pipeline, {}, show_value=False))
+    flat = flatten_pipeline(from_env(env.PIPELINE, parse_pipeline, {}, show_value=False))
     if len(flat) > MAX_EXTRA_ATTRIBUTES:
         logger.warning(
             "ignoring RAGFUNNEL_PIPELINE (%d settings once flattened, at most %d); "
@@ -247,17 +248,17 @@ def configure(
         provider_type=TracerProvider,
     )
     if enabled is None:
-        enabled = from_env("RAGFUNNEL_ENABLED", parse_bool, True)
+        enabled = from_env(env.ENABLED, parse_bool, True)
     if not enabled:  # before any hook import, provider, exporter or file
         return _disable()
     spec: str | SpanExporter = (
         exporter
         if exporter is not None
-        else os.environ.get("RAGFUNNEL_EXPORTER", "file:" + DEFAULT_TRACE_FILE)
+        else os.environ.get(env.EXPORTER, "file:" + DEFAULT_TRACE_FILE)
     )
     hook_broken = False
-    if redact is None and os.environ.get("RAGFUNNEL_REDACT"):
-        redact = from_env("RAGFUNNEL_REDACT", parse_hook, None)
+    if redact is None and os.environ.get(env.REDACT):
+        redact = from_env(env.REDACT, parse_hook, None)
         hook_broken = redact is None
     with _lock:
         state = State(
@@ -265,10 +266,10 @@ def configure(
             capture_content=(
                 capture_content
                 if capture_content is not None
-                else from_env("RAGFUNNEL_CAPTURE_CONTENT", parse_bool, False)
+                else from_env(env.CAPTURE_CONTENT, parse_bool, False)
             ),
             redact=redact,
-            run_id=run_id or os.environ.get("RAGFUNNEL_RUN_ID") or _default_run_id(),
+            run_id=run_id or os.environ.get(env.RUN_ID) or _default_run_id(),
             pipeline_attributes=_pipeline_attributes(pipeline),
         )
         if hook_broken and state.capture_content:
@@ -276,10 +277,10 @@ def configure(
             state.capture_content = False
         name = (
             service_name
-            or os.environ.get("RAGFUNNEL_SERVICE_NAME")
+            or os.environ.get(env.SERVICE_NAME)
             or os.environ.get("OTEL_SERVICE_NAME", "ragfunnel-app")
         )
-        explicit = bool(service_name or os.environ.get("RAGFUNNEL_SERVICE_NAME"))
+        explicit = bool(service_name or os.environ.get(env.SERVICE_NAME))
         provider = _provider_for(name, tracer_provider, explicit=explicit)
         try:
             span_exporter = spec if isinstance(spec, SpanExporter) else make_exporter(spec)
@@ -288,7 +289,7 @@ def configure(
                 raise
             # The environment's (or the default) destination is unusable: the app keeps
             # running, its spans go nowhere, and the log says why.
-            source = "RAGFUNNEL_EXPORTER" if "RAGFUNNEL_EXPORTER" in os.environ else "exporter"
+            source = env.EXPORTER if env.EXPORTER in os.environ else "exporter"
             logger.warning("ignoring %s=%r (%s); exporting nothing", source, spec, exc)
             span_exporter = None
         switch = _switch_for(provider)
@@ -298,10 +299,10 @@ def configure(
                 BoundedBatchProcessor(
                     span_exporter,
                     max_queue_size=from_env(
-                        "RAGFUNNEL_MAX_QUEUE_SIZE", positive_int, DEFAULT_MAX_QUEUE_SIZE
+                        env.MAX_QUEUE_SIZE, positive_int, DEFAULT_MAX_QUEUE_SIZE
                     ),
                     schedule_delay_s=from_env(
-                        "RAGFUNNEL_EXPORT_DELAY_S", positive_seconds, DEFAULT_EXPORT_DELAY_S
+                        env.EXPORT_DELAY_S, positive_seconds, DEFAULT_EXPORT_DELAY_S
                     ),
                 )
                 if batch

@@ -6,13 +6,13 @@ database; each store is closed at the end of its test, which frees the engine fo
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from ragfunnel.analyzer.store import Store
+from tests.support.store import open_test_database
 
 
 @pytest.fixture(scope="session")
@@ -22,10 +22,7 @@ def store_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture
 def store(store_path: Path, request: pytest.FixtureRequest) -> Iterator[Store]:
-    # The module's name too: test names repeat across modules, databases must not.
-    module = request.module.__name__.rpartition(".")[2]
-    name = re.sub(r"[^A-Za-z0-9_]", "_", f"{module}__{request.node.name}")[:120]
-    with Store.open(f"chdb://{store_path}", database=f"t_{name}", create=True) as opened:
+    with open_test_database(store_path, request, "t") as opened:
         yield opened
 
 

@@ -18,8 +18,6 @@ from typing import Any
 
 import pytest
 from opentelemetry.exporter.otlp.json.file.trace_exporter import _encode_spans_to_dict
-from test_funnel_decisions import A_ID, B_ID, WRONG, Q, ranked
-from test_funnel_traces import TraceBuilder
 from typer.testing import CliRunner
 
 from ragfunnel.analyzer.cli import app
@@ -27,6 +25,8 @@ from ragfunnel.analyzer.funnel import analyze
 from ragfunnel.analyzer.funnel.read.runs import UnknownRun
 from ragfunnel.analyzer.ingest import MAX_VALUE_CHARS, ingest_paths
 from ragfunnel.analyzer.store import Store, StoreError
+from tests.support.decisions import A_ID, B_ID, WRONG, Q, ranked
+from tests.support.traces import TraceBuilder
 
 INJECTIONS = [
     "r1' OR '1'='1",

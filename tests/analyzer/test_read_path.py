@@ -17,11 +17,7 @@ from typing import Any
 
 import polars as pl
 import pytest
-import test_funnel_conventions as conventions
-import test_funnel_decisions as decisions
 from polars.testing import assert_frame_equal
-from test_funnel_decisions import A_ID, B_ID, RIGHT, WRONG, Q, case, ranked
-from test_funnel_traces import TraceBuilder
 from typer.testing import CliRunner
 
 from ragfunnel.analyzer.cases import CaseSet
@@ -32,6 +28,13 @@ from ragfunnel.analyzer.funnel.read import session as session_module
 from ragfunnel.analyzer.store import Store, StoreError
 from ragfunnel.analyzer.store.inventory import inventory
 from ragfunnel.analyzer.store.stage_table import STAGE_TABLE
+
+# The one test that imports test modules: it re-runs their trace scenarios at read time.
+from tests.analyzer.funnel import test_conventions as conventions
+from tests.analyzer.funnel import test_decisions as decisions
+from tests.support import decisions as decision_helpers
+from tests.support.decisions import A_ID, B_ID, RIGHT, WRONG, Q, case, ranked
+from tests.support.traces import TraceBuilder
 
 _STATEMENT = re.compile(r"\s*(\w+)(?:\s+(TEMPORARY))?(?:\s+TABLE)?(?:\s+IF\s+\w+(?:\s+\w+)?)?"
                         r"(?:\s+INTO)?\s+`?([\w.`-]+)?", re.IGNORECASE)  # fmt: skip
@@ -301,6 +304,7 @@ def test_every_trace_scenario_gives_the_same_analysis_at_read_time(
         return from_table
 
     monkeypatch.setattr(decisions, "analyze", both_analyze)
+    monkeypatch.setattr(decision_helpers, "analyze", both_analyze)  # their run() helper
     monkeypatch.setattr(conventions, "analyze", both_analyze)
     monkeypatch.setattr(conventions, "shapes", both_shapes)
     scenario(store=store, b=TraceBuilder())
@@ -359,7 +363,7 @@ def test_shapes_of_an_empty_read_only_store_write_nothing(
 def test_report_and_diff_on_a_read_only_store_write_nothing(
     b: TraceBuilder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from ragfunnel.analyzer.cli.report import analysed
+    from ragfunnel.analyzer.cli.report import analyzed
 
     several_questions(b)
     dsn = f"chdb://{tmp_path / 'report'}"
@@ -384,7 +388,7 @@ def test_report_and_diff_on_a_read_only_store_write_nothing(
 
     monkeypatch.setattr(Store, "open", recording_open)
     for run in (None, ["run-1"], ["run-2"]):  # what `ragfunnel report` and `ragfunnel diff` run
-        done = analysed(
+        done = analyzed(
             store=dsn, cases=cases_file, runs=run, index_manifest=None, k=None,
             jaeger_url=None, read_only=True, top=20, sample=50, step=lambda _: None,
         )  # fmt: skip

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from demo_chat_server import ChatServer, serving
+
+from tests.support.chat_server import ChatServer, serving
 
 
 @pytest.fixture

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from demo_chat_server import ChatServer
 
 from ragfunnel.analyzer.cases import AllOf, AnyOf, Case, load_cases
 from ragfunnel.demo.answer import cited_numbers
@@ -11,6 +10,7 @@ from ragfunnel.demo.corpus import CASES_PATH, Document, load_documents
 from ragfunnel.demo.faults import Injection
 from ragfunnel.demo.pipeline import ABSTAINED, LLM, Pipeline, Settings
 from ragfunnel.testing import capture_spans
+from tests.support.chat_server import ChatServer
 
 CASES = {case.id: case for case in load_cases(CASES_PATH)}
 

@@ -13,7 +13,6 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from conftest import Stack, wait_until
 from opentelemetry.exporter.otlp.json.file import FileSpanExporter
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
@@ -30,6 +29,7 @@ from ragfunnel.demo.faults import DEFAULT_FAULTS
 from ragfunnel.demo.pipeline import Settings
 from ragfunnel.demo.plan import plan_faults
 from ragfunnel.demo.run import pipeline_snapshot, run_pipeline
+from tests.support.collector import Stack, wait_until
 
 
 def span_count(path: Path) -> int:

@@ -6,7 +6,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import CONFIG, binaries
+
+from tests.support.collector import CONFIG, binaries
 
 CONFIGS = sorted(p.name for p in CONFIG.glob("*.yaml") if p.name.startswith(("otelcol", "jaeger")))
 

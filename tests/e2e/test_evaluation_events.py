@@ -13,13 +13,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Stack, wait_until
 from typer.testing import CliRunner
 
 from ragfunnel.analyzer.cli import app
 from ragfunnel.analyzer.export import EVENT_NAME, EmitError, emit_verdicts
 from ragfunnel.analyzer.judges.tables import read_verdicts
 from ragfunnel.analyzer.store import Store
+from tests.support.collector import Stack, wait_until
 
 
 def _records(path: Path) -> list[dict[str, Any]]:

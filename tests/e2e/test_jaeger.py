@@ -8,11 +8,11 @@ import urllib.parse
 from typing import Any
 
 import pytest
-from conftest import Stack, get_json, wait_until
-from pipeline import SERVICE, answer, provider
 
 import ragfunnel
 from ragfunnel.instrumentation import contract as c
+from tests.support.collector import Stack, get_json, wait_until
+from tests.support.e2e_pipeline import SERVICE, answer, provider
 
 
 @pytest.fixture

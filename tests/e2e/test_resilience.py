@@ -6,11 +6,11 @@ import time
 import urllib.parse
 
 import pytest
-from conftest import Stack, get_json, wait_until
-from pipeline import SERVICE, answer, provider
 
 import ragfunnel
 from ragfunnel.instrumentation import contract as c
+from tests.support.collector import Stack, get_json, wait_until
+from tests.support.e2e_pipeline import SERVICE, answer, provider
 
 
 def in_jaeger(stack: Stack, question_id: str) -> bool:

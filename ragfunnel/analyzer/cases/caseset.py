@@ -2,7 +2,7 @@
 
 A set holds its cases as columns (:class:`CaseColumns`, what the loaders build and what the
 funnel reads) or as ``Case`` values (what code builds), and makes the other form only when
-asked: iterating a million loaded cases builds a million objects, analysing them does not.
+asked: iterating a million loaded cases builds a million objects, analyzing them does not.
 Never reads files and never touches the store.
 """
 

@@ -1,7 +1,7 @@
 """The library defaults that the CLI's option help shows, copied so that ``--help`` stays fast.
 
 Defining an option needs its default when the command module is imported, and the modules that
-own these values import polars and the judges. A test (``tests/analyzer/test_cli_start.py``)
+own these values import polars and the judges. A test (``tests/analyzer/cli/test_start.py``)
 checks each copy against the library's own value, so the two cannot drift apart.
 """
 

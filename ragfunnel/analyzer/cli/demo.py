@@ -15,6 +15,7 @@ from typing import Annotated
 
 import typer
 
+import ragfunnel.environment_variables as env
 from ragfunnel.analyzer.cli.app import COMMANDS, app
 from ragfunnel.analyzer.cli.errors import fail, reported
 from ragfunnel.analyzer.cli.options import QuietOption
@@ -64,13 +65,13 @@ def demo_command(
         typer.Option(
             "--llm-url",
             metavar="URL",
-            envvar="RAGFUNNEL_DEMO_LLM_URL",
+            envvar=env.DEMO_LLM_URL,
             help="OpenAI-compatible endpoint for the generator (key: OPENAI_API_KEY).",
         ),
     ] = None,
     llm_model: Annotated[
         str,
-        typer.Option("--llm-model", metavar="NAME", envvar="RAGFUNNEL_DEMO_LLM_MODEL"),
+        typer.Option("--llm-model", metavar="NAME", envvar=env.DEMO_LLM_MODEL),
     ] = "gpt-4o-mini",
     progress: Annotated[
         bool, typer.Option("--progress/--no-progress", help="Show progress on stderr.")
@@ -99,7 +100,7 @@ def demo_command(
         say(path_hint(Path(venv), None if workdir.is_absolute() else Path.cwd()), quiet=quiet)
 
 
-VENV_ENV = "RAGFUNNEL_VENV"
+VENV_ENV = env.VENV
 """Set by ``.ci/env.sh`` (which ``scripts/demo`` sources): the environment ragfunnel runs in."""
 
 

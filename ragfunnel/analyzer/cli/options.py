@@ -11,6 +11,8 @@ from typing import Annotated
 
 import typer
 
+import ragfunnel.environment_variables as env
+
 __all__ = [
     "CasesOption",
     "IndexManifestOption",
@@ -29,7 +31,7 @@ StoreOption = Annotated[
     typer.Option(
         "--store",
         metavar="DSN",
-        envvar="RAGFUNNEL_STORE",
+        envvar=env.STORE,
         help="Where spans are stored: chdb:///path (embedded, default .ragfunnel/store) "
         "or http(s)://user@host:8123/database for a ClickHouse server.",
         show_default=False,
@@ -81,7 +83,7 @@ JaegerUrlOption = Annotated[
     typer.Option(
         "--jaeger",
         metavar="URL",
-        envvar="RAGFUNNEL_JAEGER_URL",
+        envvar=env.JAEGER_URL,
         help="Jaeger UI base URL, to print a link to the trace.",
     ),
 ]

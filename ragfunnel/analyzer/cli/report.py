@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.console import Console
 
+import ragfunnel.environment_variables as env
 from ragfunnel.analyzer.cli.app import app
 from ragfunnel.analyzer.cli.errors import reported, show_notices, usage_error
 from ragfunnel.analyzer.cli.options import (
@@ -38,9 +39,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "GATE_EXIT",
-    "Analysed",
+    "Analyzed",
     "JaegerOption",
-    "analysed",
+    "analyzed",
     "compared_runs",
     "progress_steps",
     "report_command",
@@ -77,7 +78,7 @@ Examples:
 JaegerOption = Annotated[
     str | None,
     typer.Option(
-        "--jaeger", "--jaeger-url", metavar="URL", envvar="RAGFUNNEL_JAEGER_URL",
+        "--jaeger", "--jaeger-url", metavar="URL", envvar=env.JAEGER_URL,
         help="Jaeger UI base URL: each question links to {URL}/trace/{trace_id}.",
     ),
 ]  # fmt: skip
@@ -119,7 +120,7 @@ FailOverOption = Annotated[
 
 
 @dataclass(frozen=True)
-class Analysed:
+class Analyzed:
     """An analysis with what a report needs from the store, read while it was open."""
 
     cases: CaseSet
@@ -127,7 +128,7 @@ class Analysed:
     report: Report
 
 
-def analysed(
+def analyzed(
     *,
     store: str | None,
     cases: Path,
@@ -139,8 +140,8 @@ def analysed(
     top: int,
     sample: int,
     step: Callable[[str], None],
-) -> Analysed:
-    """Analyse, read the runs' configurations and the shown questions' texts, build the report."""
+) -> Analyzed:
+    """Analyze, read the runs' configurations and the shown questions' texts, build the report."""
     from ragfunnel.analyzer.cases import load_cases
     from ragfunnel.analyzer.report import check_jaeger_url
     from ragfunnel.analyzer.store import Store
@@ -154,7 +155,7 @@ def analysed(
             opened, case_set, runs=runs, index_manifest=index_manifest, k=k,
             jaeger_url=jaeger_url, top=top, sample=sample, progress=step,
         )  # fmt: skip
-    return Analysed(case_set, done.result, done.report)
+    return Analyzed(case_set, done.result, done.report)
 
 
 def compared_runs(
@@ -219,7 +220,7 @@ def report_command(
     with reported("report", flags=FLAGS, usage=True):  # a bad NAME=VALUE is a usage error
         limits = parse_limits(fail_under or [], "under") + parse_limits(fail_over or [], "over")
     with reported("report", flags=FLAGS), progress_steps(not quiet and not to_stdout) as step:
-        done = analysed(
+        done = analyzed(
             store=store, cases=cases, runs=run, index_manifest=index_manifest, k=k,
             jaeger_url=jaeger, read_only=read_only, top=top, sample=sample, step=step,
         )  # fmt: skip
@@ -243,7 +244,7 @@ def report_command(
 
 
 def _write_outputs(
-    done: Analysed,
+    done: Analyzed,
     *,
     html: Path | None,
     json_out: Path | None,

@@ -153,7 +153,7 @@ def threshold_command(
     json_out: JsonOption = None,
     quiet: QuietOption = False,
 ) -> None:
-    """Analyse abstention and sweep the threshold (see THRESHOLD_HELP)."""
+    """Analyze abstention and sweep the threshold (see THRESHOLD_HELP)."""
     from ragfunnel.analyzer.cases import load_cases
     from ragfunnel.analyzer.store import Store
     from ragfunnel.analyzer.workflows import thresholds_from_store

@@ -1,7 +1,7 @@
 """Span conventions as data: how spans of each source become stage rows.
 
 One declaration per source (:data:`RAGFUNNEL`, :data:`OPENINFERENCE`, :data:`GENAI`) says how
-its spans are recognised and where each stage column comes from (``model.py`` holds the
+its spans are recognised and where each stage column comes from (``vocabulary.py`` holds the
 vocabulary); :func:`stage_select_sql` assembles them into the SELECT that the stage table's
 materialized view and the read-time path both run. This package sits below the store: it
 imports only the span contract, the analyzer's error root and the standard library, and it
@@ -18,7 +18,9 @@ from ragfunnel.analyzer.conventions.assemble import (
 )
 from ragfunnel.analyzer.conventions.catalog import CONVENTIONS
 from ragfunnel.analyzer.conventions.genai import GENAI
-from ragfunnel.analyzer.conventions.model import (
+from ragfunnel.analyzer.conventions.openinference import OPENINFERENCE
+from ragfunnel.analyzer.conventions.ragfunnel import RAGFUNNEL
+from ragfunnel.analyzer.conventions.vocabulary import (
     AllOf,
     Attr,
     Condition,
@@ -37,8 +39,6 @@ from ragfunnel.analyzer.conventions.model import (
     StageRule,
     Text,
 )
-from ragfunnel.analyzer.conventions.openinference import OPENINFERENCE
-from ragfunnel.analyzer.conventions.ragfunnel import RAGFUNNEL
 
 __all__ = [
     "BUCKETS",

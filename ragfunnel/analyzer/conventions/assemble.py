@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Sequence
 
 from ragfunnel.analyzer.conventions import catalog
-from ragfunnel.analyzer.conventions.model import (
+from ragfunnel.analyzer.conventions.vocabulary import (
     Attr,
     Condition,
     Convention,

@@ -9,9 +9,9 @@ only.
 from __future__ import annotations
 
 from ragfunnel.analyzer.conventions.genai import GENAI
-from ragfunnel.analyzer.conventions.model import Convention
 from ragfunnel.analyzer.conventions.openinference import OPENINFERENCE
 from ragfunnel.analyzer.conventions.ragfunnel import RAGFUNNEL
+from ragfunnel.analyzer.conventions.vocabulary import Convention
 
 __all__ = ["CONVENTIONS"]
 

@@ -25,7 +25,7 @@ from ragfunnel.analyzer.conventions.assemble import (
     _present,
     _rule_number,
 )
-from ragfunnel.analyzer.conventions.model import (
+from ragfunnel.analyzer.conventions.vocabulary import (
     Convention,
     Documents,
     FlatDocuments,

@@ -10,7 +10,7 @@ part). Each trace is one question. This module holds the declaration only.
 
 from __future__ import annotations
 
-from ragfunnel.analyzer.conventions.model import (
+from ragfunnel.analyzer.conventions.vocabulary import (
     Attr,
     Convention,
     Has,

@@ -10,7 +10,7 @@ the earliest of the trace). Each trace is one question. This module holds the de
 
 from __future__ import annotations
 
-from ragfunnel.analyzer.conventions.model import (
+from ragfunnel.analyzer.conventions.vocabulary import (
     AllOf,
     Attr,
     Convention,

@@ -7,7 +7,7 @@ stage the contract puts it on. This module holds the declaration only.
 
 from __future__ import annotations
 
-from ragfunnel.analyzer.conventions.model import (
+from ragfunnel.analyzer.conventions.vocabulary import (
     Attr,
     Convention,
     Has,

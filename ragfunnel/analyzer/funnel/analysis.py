@@ -49,7 +49,7 @@ class FunnelResult:
         k: the chosen k values.
         unmatched_questions: question instances in the store that match no case.
         unmatched_examples: a few of their question keys.
-        cases_without_trace: ids of cases no analysed trace asked.
+        cases_without_trace: ids of cases no analyzed trace asked.
         notices: what the user should know about how the analysis ran, e.g. that it parsed
             ``otel_traces`` at read time because the store has no current stage table.
     """
@@ -75,7 +75,7 @@ def case_tables(cases: CaseSet) -> tuple[pl.DataFrame, pl.DataFrame]:
     The case table has ``case_idx`` (1-based), ``question_id``, ``answerable``, ``items`` (the
     distinct evidence ids), ``n_items``, ``root_kind`` (``leaf`` / ``all`` / ``any`` for flat
     evidence, ``nested`` otherwise), ``facts`` and ``reference``. Both are cached on the
-    case set, so analysing the same cases again (another run, one question) costs nothing.
+    case set, so analyzing the same cases again (another run, one question) costs nothing.
     """
     cached = cases.derived.get("tables")
     if cached is not None:

@@ -19,7 +19,7 @@ from ragfunnel.analyzer.funnel.read.session import Session, SideData
 from ragfunnel.analyzer.funnel.read.source import stage_source
 from ragfunnel.analyzer.funnel.read.sql import FunnelQuery
 from ragfunnel.analyzer.funnel.records.decision_table import prompt_and_k
-from ragfunnel.analyzer.intervals import bootstrap_mean, wilson
+from ragfunnel.analyzer.stats import bootstrap_mean, wilson
 from ragfunnel.analyzer.store import Store
 from ragfunnel.analyzer.store.opening import StoreArg, takes_store
 

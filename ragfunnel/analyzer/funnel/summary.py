@@ -15,7 +15,7 @@ from typing import Any
 import polars as pl
 
 from ragfunnel.analyzer.funnel.records.first_failure import FIRST_FAILURES
-from ragfunnel.analyzer.intervals import (
+from ragfunnel.analyzer.stats import (
     EXACT_SIZE_LIMIT,
     bootstrap_mean,
     normal_interval,
@@ -93,7 +93,7 @@ def metric_table(records: pl.DataFrame, k_values: Sequence[int]) -> pl.DataFrame
     stats = latest.group_by("run_id", maintain_order=True).agg(
         *(expr.count().alias(f"{c}|n") for c, expr in defined.items()),
         *(expr.mean().alias(f"{c}|mean") for c, expr in defined.items()),
-        *(expr.std(ddof=0).alias(f"{c}|std") for c, expr in defined.items()),
+        *(expr.std(ddof=1).alias(f"{c}|std") for c, expr in defined.items()),
         *(expr.null_count().alias(f"{c}|undefined") for c, expr in defined.items()),
     )
     rows = []

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
+import ragfunnel.environment_variables as env
 from ragfunnel.analyzer.ingest.rows import MAX_VALUE_CHARS, TRACES_ARROW_SCHEMA
 
 if TYPE_CHECKING:
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
 
 __all__ = ["NATIVE_ENV", "SharedSeen", "available", "converter", "table_from_parts"]
 
-NATIVE_ENV = "RAGFUNNEL_NATIVE"
+NATIVE_ENV = env.NATIVE
 """Set to ``0`` to read every line with the Python path (to compare, or to rule it out)."""
 
 _OFF = ("0", "false", "no", "off")

@@ -16,7 +16,7 @@ the funnel reads. docs/judges.md states every rule.
 
 One family: every judge has the :class:`Judge` shape (a ``name`` and ``judge(answer,
 context)``); the judges that call a model live in ``llm/`` with their prompts; the policies are
-objects (``policies.py``); a verdict row is built in one place (``rows.py``).
+objects (``policies.py``); a verdict row is built in one place (``verdict_row.py``).
 """
 
 from ragfunnel.analyzer.judges.abstention import Abstention, abstention
@@ -48,7 +48,7 @@ from ragfunnel.analyzer.judges.policies import (
 from ragfunnel.analyzer.judges.protocol import BatchJudge, Judge
 from ragfunnel.analyzer.judges.review import iso_week, review_sheet, write_sheet
 from ragfunnel.analyzer.judges.run import JudgeRun, SameModelWarning, judge_store
-from ragfunnel.analyzer.judges.stats import Estimate
+from ragfunnel.analyzer.stats import Estimate
 
 __all__ = [
     "ANSWER_TEXT_FIX",

@@ -120,7 +120,7 @@ def abstention(
     cost_ratio: float = 1.0,
     thresholds: Sequence[float] | None = None,
 ) -> Abstention:
-    """Analyse abstention over analysis records (the latest record of each question).
+    """Analyze abstention over analysis records (the latest record of each question).
 
     ``records`` needs ``run_id``, ``answerable``, ``abstained``, ``top_score`` and
     ``cut_threshold``, and ``answer_verdict`` for the risk; only pipeline records (``mode``)

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ragfunnel.analyzer.judges.model import LABELS, UNSUPPORTED, JudgeError
-from ragfunnel.analyzer.judges.stats import Estimate, kappa_interval, wilson
+from ragfunnel.analyzer.stats import Estimate, kappa_interval, wilson
 
 __all__ = ["Calibration", "JudgeAgreement", "LabelError", "calibrate", "read_labels"]
 

@@ -14,7 +14,7 @@ wrong; the two are never averaged.
   value the answer states differently → ``wrong``; none found → ``wrong``; otherwise
   ``incomplete``, naming the reference claims the answer lacks.
 - Against ``reference`` with an LLM (prompt ``correctness-v1``): the model's verdict, cached
-  (``llm/correctness.py``).
+  (``llm/correctness_judge.py``).
 """
 
 from __future__ import annotations

@@ -47,10 +47,10 @@ from ragfunnel.analyzer.judges.model import (
 from ragfunnel.analyzer.judges.offline import OfflineJudge
 from ragfunnel.analyzer.judges.policies import POLICIES, Policy, TieredPolicy, policy_named
 from ragfunnel.analyzer.judges.protocol import BatchJudge, Judge, judge_all
-from ragfunnel.analyzer.judges.rows import verdict_row
 from ragfunnel.analyzer.judges.signals import signals
-from ragfunnel.analyzer.judges.stats import Estimate
 from ragfunnel.analyzer.judges.tiered import DEFAULT_SAMPLE_RATE, Screened, estimates
+from ragfunnel.analyzer.judges.verdict_row import verdict_row
+from ragfunnel.analyzer.stats import Estimate
 from ragfunnel.analyzer.store import Store
 from ragfunnel.analyzer.store.opening import StoreArg, takes_store
 from ragfunnel.instrumentation.contract import question_hash

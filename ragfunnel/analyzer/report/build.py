@@ -18,7 +18,16 @@ import polars as pl
 from ragfunnel.analyzer.cases import CaseSet
 from ragfunnel.analyzer.funnel.analysis import FunnelResult
 from ragfunnel.analyzer.funnel.records.answer_checks import NO_ANSWER_TEXT
-from ragfunnel.analyzer.intervals import bootstrap_mean
+from ragfunnel.analyzer.report.contents import (
+    FAILED_STAGES,
+    Finding,
+    Generation,
+    LostEvidence,
+    MetricValue,
+    Report,
+    RunReport,
+    Share,
+)
 from ragfunnel.analyzer.report.distributions import (
     abstention,
     evidence_funnel,
@@ -39,17 +48,8 @@ from ragfunnel.analyzer.report.frames import (
     run_key,
     split_runs,
 )
-from ragfunnel.analyzer.report.model import (
-    FAILED_STAGES,
-    Finding,
-    Generation,
-    LostEvidence,
-    MetricValue,
-    Report,
-    RunReport,
-    Share,
-)
 from ragfunnel.analyzer.report.sources import QuestionTexts
+from ragfunnel.analyzer.stats import bootstrap_mean
 
 __all__ = ["TextFetcher", "build_report", "report_frame"]
 
@@ -256,7 +256,7 @@ def build_report(
 
     Args:
         result: what :func:`ragfunnel.analyzer.funnel.analyze` returned.
-        cases: the cases analysed, for the question texts (else the spans' texts, if any).
+        cases: the cases analyzed, for the question texts (else the spans' texts, if any).
         snapshots: per run, its configuration (``sources.pipeline_snapshots``).
         texts: fetches the texts of the questions the report shows (``sources.question_texts``).
         textless: per index version, documents ingested with pages without text
@@ -267,7 +267,7 @@ def build_report(
         sample: how many more questions to draw at random for the drill-down.
         seed: the sample's seed (the same records give the same sample).
         progress: called with a short label as each step starts.
-        store: the store analysed, as the page's header names it (a redacted DSN).
+        store: the store analyzed, as the page's header names it (a redacted DSN).
 
     Raises:
         ReportError: a ``jaeger_url`` that is not an http(s) URL.

@@ -18,12 +18,11 @@ import polars as pl
 
 from ragfunnel.analyzer.funnel.analysis import FunnelResult
 from ragfunnel.analyzer.funnel.summary import METRICS
-from ragfunnel.analyzer.intervals import bootstrap_mean
 from ragfunnel.analyzer.report import wording
+from ragfunnel.analyzer.report.contents import FAILED_STAGES, OK_STAGES
 from ragfunnel.analyzer.report.errors import ReportError
 from ragfunnel.analyzer.report.frames import report_frame
-from ragfunnel.analyzer.report.model import FAILED_STAGES, OK_STAGES
-from ragfunnel.analyzer.report.paired import mcnemar_exact
+from ragfunnel.analyzer.stats import bootstrap_mean, mcnemar_exact
 
 __all__ = [
     "ALPHA",

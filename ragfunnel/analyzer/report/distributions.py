@@ -13,7 +13,7 @@ import numpy as np
 import polars as pl
 
 from ragfunnel.analyzer.judges.abstention import CHECKED, sweep
-from ragfunnel.analyzer.report.model import Abstention
+from ragfunnel.analyzer.report.contents import Abstention
 
 __all__ = [
     "FAITHFULNESS_BINS",

@@ -15,8 +15,8 @@ from typing import Any
 import polars as pl
 
 from ragfunnel.analyzer.funnel.summary import METRICS
+from ragfunnel.analyzer.report.contents import Report, to_jsonable
 from ragfunnel.analyzer.report.errors import ReportError
-from ragfunnel.analyzer.report.model import Report, to_jsonable
 
 __all__ = [
     "DIFF_SCHEMA_VERSION",

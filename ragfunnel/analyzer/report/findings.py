@@ -15,7 +15,7 @@ from decimal import ROUND_HALF_UP, Decimal
 
 from ragfunnel.analyzer.funnel.records.answer_checks import CAPTURE_FIX
 from ragfunnel.analyzer.report import wording
-from ragfunnel.analyzer.report.model import FAILED_STAGES, UPSTREAM, Finding
+from ragfunnel.analyzer.report.contents import FAILED_STAGES, UPSTREAM, Finding
 
 __all__ = ["DETAIL_PREFIXES", "STAGE_ORDER", "diagnosis_text", "group_reasons", "work_order"]
 
@@ -165,7 +165,7 @@ def diagnosis_text(
     """The paragraph a good engineer would write about one run (the issue's example shape)."""
     failed = sum(f.count for f in findings)
     if questions == 0:
-        return "No questions of this run were analysed."
+        return "No questions of this run were analyzed."
     was = "was" if failed == 1 else "were"
     parts = [
         f"Of {wording.count(questions, 'question')}, {failed:,} {was} answered wrongly or "

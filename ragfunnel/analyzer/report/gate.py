@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from ragfunnel.analyzer.funnel.records.first_failure import FIRST_FAILURES
 from ragfunnel.analyzer.funnel.summary import METRICS
 from ragfunnel.analyzer.report import wording
+from ragfunnel.analyzer.report.contents import FAILED_STAGES, Report, RunReport
 from ragfunnel.analyzer.report.errors import ReportError
-from ragfunnel.analyzer.report.model import FAILED_STAGES, Report, RunReport
 
 __all__ = ["Limit", "check_limits", "measure", "parse_limits"]
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from markupsafe import Markup, escape
 
 from ragfunnel.analyzer.report import wording
-from ragfunnel.analyzer.report.model import MetricValue
+from ragfunnel.analyzer.report.contents import MetricValue
 
 __all__ = [
     "delta_panels",

@@ -16,8 +16,8 @@ from rich.table import Table
 from rich.text import Text
 
 from ragfunnel.analyzer.report import wording
+from ragfunnel.analyzer.report.contents import MetricValue, Report, RunReport
 from ragfunnel.analyzer.report.diff import RunDiff, diff_lines
-from ragfunnel.analyzer.report.model import MetricValue, Report, RunReport
 
 __all__ = [
     "diff_text",

@@ -162,7 +162,7 @@ class Store:
         table: str = "otel_traces",
         read_only: bool | None = None,
     ) -> Store:
-        """Open a store to analyse: never created, and read-only unless it is embedded.
+        """Open a store to analyze: never created, and read-only unless it is embedded.
 
         A server store is opened read-only (:meth:`open`): an analysis must not write to a
         production cluster. The embedded store is the user's own and stays writable unless

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+import ragfunnel.environment_variables as env
 from ragfunnel.analyzer.store.errors import StoreError
 
 __all__ = [
@@ -34,7 +35,7 @@ __all__ = [
 DEFAULT_DSN = "chdb://.ragfunnel/store"
 """The embedded store under the working directory; ``RAGFUNNEL_STORE`` overrides it."""
 
-ENV_STORE = "RAGFUNNEL_STORE"
+ENV_STORE = env.STORE
 ENV_USER = "CLICKHOUSE_USER"
 ENV_PASSWORD = "CLICKHOUSE_PASSWORD"  # noqa: S105 - the variable's name, not a password
 

@@ -70,7 +70,7 @@ CLAIM_COLUMNS: tuple[tuple[str, str], ...] = (
     ("ClaimMissing", "missing"),
 )
 """The per-claim columns (parallel arrays, one element per claim, in answer order) and the
-claim field each holds: the judges fill them from their claim verdicts (``judges/rows.py``),
+claim field each holds: the judges fill them from their claim verdicts (``judges/verdict_row.py``),
 the funnel reads them back into its ``claims`` structs (``funnel/judged.py``)."""
 
 CACHE_COLUMNS: tuple[tuple[str, str], ...] = (

@@ -1,4 +1,4 @@
-"""Analyse a store: every question's funnel, one question's, and the abstention sweep.
+"""Analyze a store: every question's funnel, one question's, and the abstention sweep.
 
 Without cases, live traffic is summarised by funnel shape instead.
 
@@ -79,7 +79,7 @@ def thresholds_from_store(
     cost_ratio: float = 1.0,
     progress: Callable[[str], None] = _quiet,
 ) -> Thresholds:
-    """Analyse ``store`` against ``cases``, then sweep the abstention threshold over the records.
+    """Analyze ``store`` against ``cases``, then sweep the abstention threshold over the records.
 
     ``progress`` is told each step's name before it starts.
     """

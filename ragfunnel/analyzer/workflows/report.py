@@ -1,6 +1,6 @@
-"""Analyse a store, then report on it; and compare two runs of it.
+"""Analyze a store, then report on it; and compare two runs of it.
 
-One home for "analyse, read what the report needs while the store is open, build the report",
+One home for "analyze, read what the report needs while the store is open, build the report",
 so that ``ragfunnel report``, ``ragfunnel diff``, ``ragfunnel demo`` and ``bench/report.py``
 cannot drift apart (the demo's page once left out the documents ingested without text).
 """
@@ -67,7 +67,7 @@ def report_from_store(
     sample: int = 50,
     progress: Callable[[str], None] = _quiet,
 ) -> Reported:
-    """Analyse ``store`` against ``cases`` and build the report of every run analysed.
+    """Analyze ``store`` against ``cases`` and build the report of every run analyzed.
 
     ``store`` may be a DSN or path, opened for the call (never created). ``progress`` is told
     each step's name before it starts (the CLI's progress line).
@@ -139,7 +139,7 @@ def report_from_result(
 
 @dataclass(frozen=True)
 class Compared:
-    """Two runs analysed in one pass, the report of both, and run B compared with run A."""
+    """Two runs analyzed in one pass, the report of both, and run B compared with run A."""
 
     reported: Reported
     diff: RunDiff
@@ -157,7 +157,7 @@ def diff_from_store(
     top: int = 20,
     progress: Callable[[str], None] = _quiet,
 ) -> Compared:
-    """Analyse runs ``run_a`` and ``run_b`` of ``store`` and compare them pair by pair.
+    """Analyze runs ``run_a`` and ``run_b`` of ``store`` and compare them pair by pair.
 
     Raises:
         ReportError: a run with no pipeline questions (``report.diff.diff_runs``).

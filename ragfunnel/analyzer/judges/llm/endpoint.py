@@ -15,14 +15,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import ragfunnel.environment_variables as env
 from ragfunnel.analyzer.judges.model import JudgeError
 
 __all__ = ["BREAKER_FAILURES", "ENV", "Breaker", "Endpoint", "Usage"]
 
 ENV = {
-    "base_url": ("RAGFUNNEL_JUDGE_BASE_URL", "OPENAI_BASE_URL"),
-    "model": ("RAGFUNNEL_JUDGE_MODEL", "OPENAI_MODEL"),
-    "api_key": ("RAGFUNNEL_JUDGE_API_KEY", "OPENAI_API_KEY"),
+    "base_url": (env.JUDGE_BASE_URL, "OPENAI_BASE_URL"),
+    "model": (env.JUDGE_MODEL, "OPENAI_MODEL"),
+    "api_key": (env.JUDGE_API_KEY, "OPENAI_API_KEY"),
 }
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 RESPONSE_STYLES = ("json_schema", "json_object", "none")
