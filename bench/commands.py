@@ -31,7 +31,7 @@ exit, peak RSS of that child alone (``os.wait4``'s ``ru_maxrss``):
    (``json.loads`` per case line, one hand-written query, bench/funnel.py's ``baseline_sql``).
 
 ``--steps`` runs only some of them (``ingest rescan analyze baselines`` leaves out the report
-and the judge, which take minutes at 200k questions). Medians over the runs are printed as a table of spans/s and questions/s per size, with the
+and the judge, which take minutes at 200k questions); a command's baseline always runs with it. Medians over the runs are printed as a table of spans/s and questions/s per size, with the
 machine, ``os.getloadavg()`` before and after, and the command line.
 """
 

@@ -209,14 +209,29 @@ class Writer:
         """Repair the stage table where the chunk lies (``store.stage_repair``)."""
         assert self._mender is not None
         candidates = near.candidates
+        traces: list[str] = candidates.column("TraceId").to_pylist()
         keys = pc.binary_join_element_wise(
             candidates.column("TraceId"), candidates.column("SpanId"), ""
         ).to_pylist()
         stored = set(known)
+        new_by_trace: dict[str, list[str]] = {}
+        known_traces: set[str] = set()
+        for trace, key in zip(traces, keys, strict=True):
+            if key in stored:
+                known_traces.add(trace)
+            else:
+                new_by_trace.setdefault(trace, []).append(key)
         try:
-            self._mender.drop_strays(near.window, [key for key in keys if key not in stored])
-            if known:
-                self._mender.restore(near.window)
+            # The window's trace ids in batches, as the identity lookup's: bound into the
+            # statement's text, a whole chunk's ids made a rescan of a million stored spans
+            # take minutes (bench/RESULTS.md, "Whole commands").
+            for ids in _id_batches(near.window["ids"]):
+                window = {**near.window, "ids": ids}
+                new = [key for trace in ids for key in new_by_trace.get(trace, ())]
+                for new_keys in _id_batches(new):
+                    self._mender.drop_strays(window, new_keys)
+                if not known_traces.isdisjoint(ids):
+                    self._mender.restore(window)
         except StoreError as exc:
             # A user who may insert spans but not repair the stage table: say so, go on.
             self._mender = None
