@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from opentelemetry import trace
@@ -211,6 +212,13 @@ class TraceBuilder:
         summary = ingest_spans(store, self.spans)
         assert not summary.skipped, summary
         self.exporter.clear()
+
+    def into_new_store(self, path: Path) -> str:
+        """Ingest the spans into a new embedded store at ``path``; returns its DSN."""
+        dsn = f"chdb://{path}"
+        with Store.open(dsn, create=True) as store:
+            self.into(store)
+        return dsn
 
     def as_collector_into(self, store: Store) -> None:
         """Insert the spans the way a collector does: no ingest, so no store preparation.

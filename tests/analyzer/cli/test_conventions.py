@@ -16,7 +16,6 @@ from ragfunnel.analyzer.cli import app
 from ragfunnel.analyzer.cli.app import COMMANDS
 from ragfunnel.analyzer.cli.errors import EXIT_CODES, EXIT_GATE
 from ragfunnel.analyzer.cli.output import iso, jsonable
-from ragfunnel.analyzer.store import Store
 from tests.support.decisions import A_ID, B_ID, WRONG, Q, ranked
 from tests.support.traces import TraceBuilder
 
@@ -53,9 +52,7 @@ def dsn(tmp_path_factory: pytest.TempPathFactory) -> str:
         q.retrieve(cands, name="bm25", top_k=50)
         q.cut(cands[:10], input_ids=cands, k=10)
         q.generate(cands[:10], WRONG)
-    with Store.open(f"chdb://{path}", create=True) as store:
-        b.into(store)
-    return f"chdb://{path}"
+    return b.into_new_store(path)
 
 
 @pytest.fixture

@@ -10,7 +10,6 @@ import pytest
 from typer.testing import CliRunner
 
 from ragfunnel.analyzer.cli import app
-from ragfunnel.analyzer.store import Store
 from tests.support.decisions import A_ID, B_ID, WRONG, Q, ranked
 from tests.support.traces import TraceBuilder
 
@@ -37,9 +36,7 @@ def dsn(tmp_path_factory: pytest.TempPathFactory) -> str:
     with b.question("q-031", "What is the refund for a cancelled flight?", run="r1") as q:
         q.retrieve(["f1"], scores=[0.1])
         q.abstain()
-    with Store.open(f"chdb://{path}", create=True) as store:
-        b.into(store)
-    return f"chdb://{path}"
+    return b.into_new_store(path)
 
 
 @pytest.fixture

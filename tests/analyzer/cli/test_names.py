@@ -32,9 +32,7 @@ def dsn(tmp_path_factory: pytest.TempPathFactory) -> str:
             q.retrieve(cands, name="bm25", top_k=50)
             q.cut(cands[:10], input_ids=cands, k=10)
             q.generate(cands[:10], WRONG)
-    with Store.open(f"chdb://{path}", create=True) as store:
-        b.into(store)
-    return f"chdb://{path}"
+    return b.into_new_store(path)
 
 
 @pytest.fixture

@@ -202,19 +202,19 @@ def forget_ingests(store: Store) -> None:
     store.command(f"TRUNCATE TABLE {store.database}.{INGEST_LOG_TABLE}")
 
 
-# In batches of a few trace ids too: the repair binds a window's ids into its statements in
-# batches, as the identity lookup does (a rescan of a million spans took minutes otherwise).
-@pytest.mark.parametrize("id_batch_bytes", [None, 300], ids=["one batch", "batches of 8 ids"])
-def test_spans_the_view_never_saw_are_parsed_by_the_next_ingest(
-    store: Store,
-    folder: tuple[Path, int],
-    id_batch_bytes: int | None,
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+@pytest.fixture(params=[None, 300], ids=["one batch", "batches of 8 ids"])
+def id_batches(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """In batches of a few trace ids too: the repair binds a window's ids into its statements
+    in batches, as the identity lookup does (a rescan of a million spans took minutes else)."""
     from ragfunnel.analyzer.ingest import writer
 
-    if id_batch_bytes is not None:
-        monkeypatch.setattr(writer, "_ID_BATCH_BYTES", id_batch_bytes)
+    if request.param is not None:
+        monkeypatch.setattr(writer, "_ID_BATCH_BYTES", request.param)
+
+
+def test_spans_the_view_never_saw_are_parsed_by_the_next_ingest(
+    store: Store, folder: tuple[Path, int], id_batches: None
+) -> None:
     traces, spans = folder
     migrate(store)
     view = f"{store.database}.{VIEW_NAME}"
@@ -230,19 +230,9 @@ def test_spans_the_view_never_saw_are_parsed_by_the_next_ingest(
     assert_all_agree(store, traces, spans)
 
 
-# In batches of a few trace ids too: the repair binds a window's ids into its statements in
-# batches, as the identity lookup does (a rescan of a million spans took minutes otherwise).
-@pytest.mark.parametrize("id_batch_bytes", [None, 300], ids=["one batch", "batches of 8 ids"])
 def test_stage_rows_whose_spans_were_not_stored_are_not_doubled(
-    store: Store,
-    folder: tuple[Path, int],
-    id_batch_bytes: int | None,
-    monkeypatch: pytest.MonkeyPatch,
+    store: Store, folder: tuple[Path, int], id_batches: None
 ) -> None:
-    from ragfunnel.analyzer.ingest import writer
-
-    if id_batch_bytes is not None:
-        monkeypatch.setattr(writer, "_ID_BATCH_BYTES", id_batch_bytes)
     traces, spans = folder
     ingest_paths(store, [traces])
     # The view's insert committed, the table's did not: stage rows without their spans.
