@@ -41,9 +41,9 @@ from typing import Any
 
 from ragfunnel.analyzer.judges.claims import split_claims
 from ragfunnel.analyzer.judges.lexicon import STOPWORDS, fold
-from ragfunnel.analyzer.judges.model import SUPPORTED, UNSUPPORTED, ClaimVerdict
 from ragfunnel.analyzer.judges.offline import OfflineJudge, judge_claim
 from ragfunnel.analyzer.judges.offline.embed import load
+from ragfunnel.analyzer.judges.verdict_types import SUPPORTED, UNSUPPORTED, ClaimVerdict
 
 SHIPPED = Path(__file__).parents[1] / "ragfunnel/analyzer/judges/data/claims_labelled.jsonl"
 DATA = Path(os.environ.get("RAGFUNNEL_JUDGE_DATA", "/work/judge-data"))

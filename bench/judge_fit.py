@@ -31,7 +31,6 @@ from typing import Any
 import numpy as np
 from sklearn.linear_model import LogisticRegression
 
-from ragfunnel.analyzer.judges.model import Chunk
 from ragfunnel.analyzer.judges.offline.align import (
     FEATURES,
     FOUND_AT,
@@ -41,6 +40,7 @@ from ragfunnel.analyzer.judges.offline.align import (
 )
 from ragfunnel.analyzer.judges.offline.embed import load
 from ragfunnel.analyzer.judges.offline.index import ContextIndex
+from ragfunnel.analyzer.judges.verdict_types import Chunk
 
 DATA = Path(os.environ.get("RAGFUNNEL_JUDGE_DATA", "/work/judge-data"))
 REGULARISATION = 0.3

@@ -32,7 +32,7 @@ import pyarrow as pa
 
 from ragfunnel.analyzer.funnel.analysis import DEFAULT_K, FunnelResult
 from ragfunnel.analyzer.funnel.records.first_failure import FIRST_FAILURES
-from ragfunnel.analyzer.funnel.summary import METRICS, failure_table, metric_table
+from ragfunnel.analyzer.funnel.run_summaries import METRICS, failure_table, metric_table
 from ragfunnel.analyzer.report import write_parquet
 from ragfunnel.analyzer.report.html import render_html
 from ragfunnel.analyzer.report.sources import QuestionTexts

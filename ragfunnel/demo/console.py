@@ -13,7 +13,7 @@ from collections.abc import Collection
 from ragfunnel.analyzer.report import report_text
 from ragfunnel.analyzer.report.terminal import diff_text
 from ragfunnel.demo.faults import FAULTS
-from ragfunnel.demo.run import CLEAN_RUN, FAULTY_RUN, DemoResult
+from ragfunnel.demo.runner import CLEAN_RUN, FAULTY_RUN, DemoResult
 
 
 def fault_table(result: DemoResult) -> list[str]:

@@ -16,7 +16,7 @@ from ragfunnel.demo.console import closing_text
 from ragfunnel.demo.faults import FAULTS, LLM_UNPLANNED, QUALIFIERS, DemoError, FaultError
 from ragfunnel.demo.pipeline import LLM
 from ragfunnel.demo.plan import read_log
-from ragfunnel.demo.run import CLEAN_RUN, FAULTY_RUN, DemoResult, run_demo
+from ragfunnel.demo.runner import CLEAN_RUN, FAULTY_RUN, DemoResult, run_demo
 from tests.support.chat_server import ChatServer
 
 

@@ -28,7 +28,7 @@ from ragfunnel.demo.corpus import CASES_PATH, load_documents
 from ragfunnel.demo.faults import DEFAULT_FAULTS
 from ragfunnel.demo.pipeline import Settings
 from ragfunnel.demo.plan import plan_faults
-from ragfunnel.demo.run import pipeline_snapshot, run_pipeline
+from ragfunnel.demo.runner import pipeline_snapshot, run_pipeline
 from tests.support.collector import Stack, wait_until
 
 

@@ -14,6 +14,7 @@ and builds values: it never touches the store.
 
 from __future__ import annotations
 
+from ragfunnel.analyzer.cases.case import Case
 from ragfunnel.analyzer.cases.caseset import CaseSet
 from ragfunnel.analyzer.cases.evidence import (
     AllOf,
@@ -25,7 +26,6 @@ from ragfunnel.analyzer.cases.evidence import (
     parse_evidence,
 )
 from ragfunnel.analyzer.cases.loading import load_cases
-from ragfunnel.analyzer.cases.model import Case
 from ragfunnel.analyzer.cases.problems import CaseError, CaseProblem, EvidenceError
 
 __all__ = [

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 import msgspec
 import polars as pl
 
-from ragfunnel.analyzer.cases.columns import ColumnBuilder
+from ragfunnel.analyzer.cases.case_columns import ColumnBuilder
 from ragfunnel.analyzer.cases.plain import PLAIN_DECODER, PlainCase, plain_batch
 
 __all__ = ["BOM", "json_into", "jsonl_into"]

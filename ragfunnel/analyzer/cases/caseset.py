@@ -13,8 +13,8 @@ from typing import Any, cast
 
 import polars as pl
 
-from ragfunnel.analyzer.cases.columns import CaseColumns, ColumnBuilder
-from ragfunnel.analyzer.cases.model import Case
+from ragfunnel.analyzer.cases.case import Case
+from ragfunnel.analyzer.cases.case_columns import CaseColumns, ColumnBuilder
 from ragfunnel.analyzer.cases.validation import check_case_set
 from ragfunnel.instrumentation.contract import question_hash
 

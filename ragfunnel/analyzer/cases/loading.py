@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Literal
 
 from ragfunnel.analyzer.cases.bulk import BOM, json_into, jsonl_into
+from ragfunnel.analyzer.cases.case_columns import CaseColumns, ColumnBuilder
 from ragfunnel.analyzer.cases.caseset import CaseSet
-from ragfunnel.analyzer.cases.columns import CaseColumns, ColumnBuilder
 from ragfunnel.analyzer.cases.problems import CaseError, CaseProblem
 from ragfunnel.analyzer.cases.readers import csv_records, json_records, jsonl_records, yaml_records
 from ragfunnel.analyzer.cases.validation import Record, check_duplicates, to_case

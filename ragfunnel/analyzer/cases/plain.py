@@ -4,7 +4,7 @@ Most cases of a large file have the plain shapes: string id and question, eviden
 a list of ids or one ``all_of`` / ``any_of`` group of ids, string facts and reference, a
 boolean ``answerable``, no other field. msgspec decodes such a case straight into a
 :class:`PlainCase` (and refuses any other shape); :func:`plain_batch` turns a run of them into
-one frame of :data:`~ragfunnel.analyzer.cases.columns.COLUMNS_SCHEMA` and, with
+one frame of :data:`~ragfunnel.analyzer.cases.case_columns.COLUMNS_SCHEMA` and, with
 vectorised checks, flags every case whose values the full validation must see (blank or
 padded ids, empty groups, an id named twice, evidence and answerability that disagree, ...).
 A flagged case is never rejected here: the caller validates it in full. Never touches the store.
@@ -21,7 +21,7 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ragfunnel.analyzer.cases.columns import string_lists
+from ragfunnel.analyzer.cases.case_columns import string_lists
 
 __all__ = ["PLAIN_DECODER", "PlainCase", "PlainGroup", "plain_batch"]
 

@@ -11,8 +11,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ragfunnel.analyzer.cases.case import Case
 from ragfunnel.analyzer.cases.evidence import Evidence, parse_evidence
-from ragfunnel.analyzer.cases.model import Case
 from ragfunnel.analyzer.cases.problems import CaseError, CaseProblem, EvidenceError
 from ragfunnel.instrumentation.contract import normalize_question
 

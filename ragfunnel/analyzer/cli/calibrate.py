@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from ragfunnel.analyzer.cli.app import app
-from ragfunnel.analyzer.cli.errors import reported
+from ragfunnel.analyzer.cli.exits import reported
 from ragfunnel.analyzer.cli.options import QuietOption
 from ragfunnel.analyzer.cli.output import say
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 __all__ = ["ALPHA", "JUDGE_POLICIES", "REVIEW_SIZE", "SAMPLE_RATE"]
 
 JUDGE_POLICIES = ("offline", "llm", "factcheck", "tiered")
-"""``ragfunnel.analyzer.judges.run.POLICIES``."""
+"""``ragfunnel.analyzer.judges.batch.POLICIES``."""
 SAMPLE_RATE = 0.03
 """``ragfunnel.analyzer.judges.tiered.DEFAULT_SAMPLE_RATE``."""
 REVIEW_SIZE = 20

@@ -1,6 +1,6 @@
 """``ragfunnel demo``: run the shipped demo pipeline with known faults and show the diagnosis.
 
-A thin layer over :func:`ragfunnel.demo.run.run_demo`: options, a progress display on stderr,
+A thin layer over :func:`ragfunnel.demo.runner.run_demo`: options, a progress display on stderr,
 and the closing text. Writes only under --workdir (the demo's own files there). The pipeline's
 libraries (the demo extra) are imported only when the command runs, so that every other
 command works with the analyzer extra alone.
@@ -17,7 +17,7 @@ import typer
 
 import ragfunnel.environment_variables as env
 from ragfunnel.analyzer.cli.app import COMMANDS, app
-from ragfunnel.analyzer.cli.errors import fail, reported
+from ragfunnel.analyzer.cli.exits import fail, reported
 from ragfunnel.analyzer.cli.options import QuietOption
 from ragfunnel.analyzer.cli.output import say
 from ragfunnel.analyzer.cli.progress import progress_bar
@@ -82,7 +82,7 @@ def demo_command(
     try:  # the demo extra's libraries: the rest of the CLI works without them
         from ragfunnel.demo.console import closing_text
         from ragfunnel.demo.pipeline import LLM
-        from ragfunnel.demo.run import run_demo
+        from ragfunnel.demo.runner import run_demo
     except ImportError as exc:
         fail(
             "demo",

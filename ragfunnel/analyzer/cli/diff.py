@@ -17,7 +17,7 @@ from rich.console import Console
 
 from ragfunnel.analyzer.cli.app import app
 from ragfunnel.analyzer.cli.defaults import ALPHA
-from ragfunnel.analyzer.cli.errors import fail, reported, show_notices, usage_error
+from ragfunnel.analyzer.cli.exits import fail, reported, show_notices, usage_error
 from ragfunnel.analyzer.cli.options import (
     CasesOption,
     IndexManifestOption,

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from ragfunnel.analyzer.cli.app import app
-from ragfunnel.analyzer.cli.errors import fail, reported, usage_error
+from ragfunnel.analyzer.cli.exits import fail, reported, usage_error
 from ragfunnel.analyzer.cli.options import JsonOption, QuietOption, StoreOption
 from ragfunnel.analyzer.cli.output import STDOUT, iso, say, write_json
 from ragfunnel.analyzer.errors import AnalyzerError

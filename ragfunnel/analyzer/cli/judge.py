@@ -13,7 +13,7 @@ import typer
 from ragfunnel.analyzer.cli.app import app
 from ragfunnel.analyzer.cli.defaults import JUDGE_POLICIES as POLICIES
 from ragfunnel.analyzer.cli.defaults import SAMPLE_RATE as DEFAULT_SAMPLE_RATE
-from ragfunnel.analyzer.cli.errors import reported, usage_error
+from ragfunnel.analyzer.cli.exits import reported, usage_error
 from ragfunnel.analyzer.cli.options import (
     CasesOption,
     JsonOption,

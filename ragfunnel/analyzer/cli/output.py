@@ -81,7 +81,7 @@ def write_json(data: Any, out: Path, command: str) -> bool:
     try:
         out.write_text(json_text(data), encoding="utf-8")
     except OSError as exc:
-        from ragfunnel.analyzer.cli.errors import fail
+        from ragfunnel.analyzer.cli.exits import fail
 
         fail(command, f"{out}: cannot write: {exc.strerror or exc}")
     return True
@@ -96,7 +96,7 @@ def write_jsonl(rows: Iterable[Mapping[str, Any]], out: Path, command: str) -> i
                 handle.write(json.dumps(jsonable(row), ensure_ascii=False) + "\n")
                 count += 1
     except OSError as exc:
-        from ragfunnel.analyzer.cli.errors import fail
+        from ragfunnel.analyzer.cli.exits import fail
 
         fail(command, f"{out}: cannot write: {exc.strerror or exc}")
     return count

@@ -19,7 +19,7 @@ from rich.console import Console
 
 import ragfunnel.environment_variables as env
 from ragfunnel.analyzer.cli.app import app
-from ragfunnel.analyzer.cli.errors import reported, show_notices, usage_error
+from ragfunnel.analyzer.cli.exits import reported, show_notices, usage_error
 from ragfunnel.analyzer.cli.options import (
     CasesOption,
     IndexManifestOption,

@@ -9,7 +9,7 @@ import typer
 
 from ragfunnel.analyzer.cli.app import app
 from ragfunnel.analyzer.cli.defaults import REVIEW_SIZE as DEFAULT_SIZE
-from ragfunnel.analyzer.cli.errors import fail, reported, usage_error
+from ragfunnel.analyzer.cli.exits import fail, reported, usage_error
 from ragfunnel.analyzer.cli.options import QuietOption, RunOption, StoreOption
 from ragfunnel.analyzer.cli.output import say
 

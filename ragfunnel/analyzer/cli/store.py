@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from ragfunnel.analyzer.cli.app import app
-from ragfunnel.analyzer.cli.errors import reported
+from ragfunnel.analyzer.cli.exits import reported
 from ragfunnel.analyzer.cli.options import JsonOption, QuietOption, StoreOption
 from ragfunnel.analyzer.cli.output import STDOUT, iso, say, write_json
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from ragfunnel.analyzer.cli.app import app
-from ragfunnel.analyzer.cli.errors import fail, reported, show_notices, usage_error
+from ragfunnel.analyzer.cli.exits import fail, reported, show_notices, usage_error
 from ragfunnel.analyzer.cli.options import (
     JsonOption,
     QuietOption,

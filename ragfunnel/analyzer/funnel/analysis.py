@@ -27,7 +27,7 @@ from ragfunnel.analyzer.funnel.read.verdicts import DEFAULT_FAITHFULNESS_THRESHO
 from ragfunnel.analyzer.funnel.records.answer_checks import prepare_cases
 from ragfunnel.analyzer.funnel.records.evidence_tree import node_table
 from ragfunnel.analyzer.funnel.records.pipeline import build_batch, finish, with_normalized_answers
-from ragfunnel.analyzer.funnel.summary import failure_table, metric_table
+from ragfunnel.analyzer.funnel.run_summaries import failure_table, metric_table
 from ragfunnel.analyzer.store import Store
 from ragfunnel.analyzer.store.opening import StoreArg, takes_store
 

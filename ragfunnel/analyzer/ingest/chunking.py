@@ -13,8 +13,8 @@ import pyarrow as pa
 
 from ragfunnel.analyzer.ingest import native as native_converter
 from ragfunnel.analyzer.ingest.otlp_structs import ResourceSpans
+from ragfunnel.analyzer.ingest.result import IngestSummary, Skip
 from ragfunnel.analyzer.ingest.rows import Chunk, RowBuilder
-from ragfunnel.analyzer.ingest.summary import IngestSummary, Skip
 from ragfunnel.analyzer.ingest.writer import Writer
 from ragfunnel.analyzer.store.connection import INSERT_STREAMS
 

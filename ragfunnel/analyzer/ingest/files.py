@@ -16,7 +16,7 @@ from ragfunnel.analyzer.ingest import otlp
 from ragfunnel.analyzer.ingest.chunking import Loader
 from ragfunnel.analyzer.ingest.ingest_log import FileRecord, IngestLog, ReadPlan, head_hash
 from ragfunnel.analyzer.ingest.progress import Progress
-from ragfunnel.analyzer.ingest.summary import IngestError, IngestSummary, Skip
+from ragfunnel.analyzer.ingest.result import IngestError, IngestSummary, Skip
 from ragfunnel.analyzer.ingest.writer import writing
 from ragfunnel.analyzer.store import Store
 from ragfunnel.analyzer.store.opening import StoreArg, takes_store

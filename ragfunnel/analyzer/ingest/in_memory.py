@@ -14,7 +14,7 @@ import pyarrow as pa
 
 from ragfunnel.analyzer.ingest import otlp
 from ragfunnel.analyzer.ingest.chunking import Loader
-from ragfunnel.analyzer.ingest.summary import IngestError, IngestSummary
+from ragfunnel.analyzer.ingest.result import IngestError, IngestSummary
 from ragfunnel.analyzer.ingest.writer import writing
 from ragfunnel.analyzer.store import Store
 from ragfunnel.analyzer.store.opening import StoreArg, takes_store

@@ -15,7 +15,7 @@ import msgspec
 from ragfunnel.analyzer.ingest import jaeger, otlp
 from ragfunnel.analyzer.ingest.chunking import Loader
 from ragfunnel.analyzer.ingest.otlp_structs import decode_envelope
-from ragfunnel.analyzer.ingest.summary import IngestError, IngestSummary
+from ragfunnel.analyzer.ingest.result import IngestError, IngestSummary
 from ragfunnel.analyzer.ingest.writer import writing
 from ragfunnel.analyzer.store import Store
 from ragfunnel.analyzer.store.opening import StoreArg, takes_store

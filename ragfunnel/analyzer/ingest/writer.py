@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ragfunnel.analyzer.ingest.result import IngestSummary, Skip
 from ragfunnel.analyzer.ingest.rows import Chunk
-from ragfunnel.analyzer.ingest.summary import IngestSummary, Skip
 from ragfunnel.analyzer.store import StoreError
 from ragfunnel.analyzer.store.migrations import REVISIONS, migrate
 from ragfunnel.analyzer.store.stage_repair import StageMender, stage_view_attached

@@ -21,20 +21,13 @@ objects (``policies.py``); a verdict row is built in one place (``verdict_row.py
 
 from ragfunnel.analyzer.judges.abstention import Abstention, abstention
 from ragfunnel.analyzer.judges.answers import ANSWER_TEXT_FIX, CHUNK_TEXT_FIX
+from ragfunnel.analyzer.judges.batch import JudgeRun, SameModelWarning, judge_store
 from ragfunnel.analyzer.judges.cache import MemoryCache, StoreCache, VerdictCache
 from ragfunnel.analyzer.judges.calibration import Calibration, calibrate
 from ragfunnel.analyzer.judges.claims import ClaimSplit, is_refusal, split_claims
 from ragfunnel.analyzer.judges.llm import JudgeInput, LLMJudge
 from ragfunnel.analyzer.judges.llm.endpoint import Endpoint, Usage
 from ragfunnel.analyzer.judges.llm.factcheck import FactCheckJudge
-from ragfunnel.analyzer.judges.model import (
-    LABELS,
-    AnswerVerdict,
-    Chunk,
-    ClaimVerdict,
-    JudgeError,
-    as_chunks,
-)
 from ragfunnel.analyzer.judges.offline import OfflineJudge, judge_claim
 from ragfunnel.analyzer.judges.policies import (
     POLICIES,
@@ -47,7 +40,14 @@ from ragfunnel.analyzer.judges.policies import (
 )
 from ragfunnel.analyzer.judges.protocol import BatchJudge, Judge
 from ragfunnel.analyzer.judges.review import iso_week, review_sheet, write_sheet
-from ragfunnel.analyzer.judges.run import JudgeRun, SameModelWarning, judge_store
+from ragfunnel.analyzer.judges.verdict_types import (
+    LABELS,
+    AnswerVerdict,
+    Chunk,
+    ClaimVerdict,
+    JudgeError,
+    as_chunks,
+)
 from ragfunnel.analyzer.stats import Estimate
 
 __all__ = [

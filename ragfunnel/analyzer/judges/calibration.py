@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ragfunnel.analyzer.judges.model import LABELS, UNSUPPORTED, JudgeError
+from ragfunnel.analyzer.judges.verdict_types import LABELS, UNSUPPORTED, JudgeError
 from ragfunnel.analyzer.stats import Estimate, kappa_interval, wilson
 
 __all__ = ["Calibration", "JudgeAgreement", "LabelError", "calibrate", "read_labels"]

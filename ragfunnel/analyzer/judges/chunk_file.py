@@ -19,7 +19,7 @@ from pathlib import Path
 
 import polars as pl
 
-from ragfunnel.analyzer.judges.model import JudgeError
+from ragfunnel.analyzer.judges.verdict_types import JudgeError
 
 __all__ = ["load_chunks"]
 

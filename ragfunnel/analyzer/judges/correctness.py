@@ -24,8 +24,8 @@ from dataclasses import dataclass
 
 from ragfunnel.analyzer.cases.fact_text import states_fact
 from ragfunnel.analyzer.judges.claims import split_claims
-from ragfunnel.analyzer.judges.model import SUPPORTED, Chunk
 from ragfunnel.analyzer.judges.offline import judge_claim
+from ragfunnel.analyzer.judges.verdict_types import SUPPORTED, Chunk
 
 __all__ = [
     "CORRECT",

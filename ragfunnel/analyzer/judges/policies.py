@@ -26,9 +26,9 @@ from ragfunnel.analyzer.judges.llm import (
     LLMCorrectness,
     LLMJudge,
 )
-from ragfunnel.analyzer.judges.model import AnswerVerdict, JudgeError
 from ragfunnel.analyzer.judges.protocol import BatchJudge
 from ragfunnel.analyzer.judges.tiered import DEFAULT_SAMPLE_RATE, flag_reasons, in_sample
+from ragfunnel.analyzer.judges.verdict_types import AnswerVerdict, JudgeError
 
 __all__ = [
     "POLICIES",

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Protocol, runtime_checkable
 
-from ragfunnel.analyzer.judges.model import AnswerVerdict, Chunk, JudgeError, JudgeInput
+from ragfunnel.analyzer.judges.verdict_types import AnswerVerdict, Chunk, JudgeError, JudgeInput
 
 __all__ = ["BatchJudge", "Judge", "judge_all"]
 

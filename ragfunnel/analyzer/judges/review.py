@@ -27,8 +27,8 @@ import polars as pl
 from ragfunnel.analyzer.judges import tables
 from ragfunnel.analyzer.judges.answers import read_answers
 from ragfunnel.analyzer.judges.claims import split_claims
-from ragfunnel.analyzer.judges.model import Chunk
 from ragfunnel.analyzer.judges.offline import judge_claim
+from ragfunnel.analyzer.judges.verdict_types import Chunk
 
 if TYPE_CHECKING:
     from ragfunnel.analyzer.store import Store

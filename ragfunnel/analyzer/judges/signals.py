@@ -24,8 +24,8 @@ from collections.abc import Sequence
 
 from ragfunnel.analyzer.judges.context import prepare
 from ragfunnel.analyzer.judges.lexicon import fold
-from ragfunnel.analyzer.judges.model import Chunk
 from ragfunnel.analyzer.judges.terms import facts, key_words
+from ragfunnel.analyzer.judges.verdict_types import Chunk
 
 __all__ = [
     "LOGPROB_FLOOR",

@@ -18,7 +18,7 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ragfunnel.analyzer.judges.model import SUPPORTED, AnswerVerdict
+from ragfunnel.analyzer.judges.verdict_types import SUPPORTED, AnswerVerdict
 from ragfunnel.analyzer.stats import Estimate, mean_interval, wilson
 
 __all__ = ["DEFAULT_SAMPLE_RATE", "Screened", "estimates", "flag_reasons", "in_sample"]

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ragfunnel.analyzer.judges.correctness import Correctness
-from ragfunnel.analyzer.judges.model import AnswerVerdict, ClaimVerdict, text_hash
+from ragfunnel.analyzer.judges.verdict_types import AnswerVerdict, ClaimVerdict, text_hash
 from ragfunnel.analyzer.store.verdict_tables import CLAIM_COLUMNS
 
 __all__ = ["verdict_row"]

@@ -14,7 +14,6 @@ from ragfunnel.analyzer.report.build import build_report
 from ragfunnel.analyzer.report.contents import Report, RunReport, to_jsonable
 from ragfunnel.analyzer.report.diff import RunDiff, diff_runs
 from ragfunnel.analyzer.report.drilldown import check_jaeger_url
-from ragfunnel.analyzer.report.errors import ReportError
 from ragfunnel.analyzer.report.exports import (
     diff_summary,
     summary,
@@ -31,6 +30,7 @@ from ragfunnel.analyzer.report.funnel_text import (
 )
 from ragfunnel.analyzer.report.gate import check_limits, parse_limits
 from ragfunnel.analyzer.report.html import write_html
+from ragfunnel.analyzer.report.report_error import ReportError
 from ragfunnel.analyzer.report.sources import (
     QuestionTexts,
     pipeline_snapshots,

@@ -17,11 +17,11 @@ import numpy as np
 import polars as pl
 
 from ragfunnel.analyzer.funnel.analysis import FunnelResult
-from ragfunnel.analyzer.funnel.summary import METRICS
+from ragfunnel.analyzer.funnel.run_summaries import METRICS
 from ragfunnel.analyzer.report import wording
 from ragfunnel.analyzer.report.contents import FAILED_STAGES, OK_STAGES
-from ragfunnel.analyzer.report.errors import ReportError
 from ragfunnel.analyzer.report.frames import report_frame
+from ragfunnel.analyzer.report.report_error import ReportError
 from ragfunnel.analyzer.stats import bootstrap_mean, mcnemar_exact
 
 __all__ = [

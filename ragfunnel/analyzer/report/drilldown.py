@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import quote, urlsplit
 
-from ragfunnel.analyzer.report.errors import ReportError
+from ragfunnel.analyzer.report.report_error import ReportError
 from ragfunnel.analyzer.report.sources import QuestionTexts
 from ragfunnel.instrumentation.redaction import redact_url, redact_urls, split_credentials
 

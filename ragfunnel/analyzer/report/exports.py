@@ -14,9 +14,9 @@ from typing import Any
 
 import polars as pl
 
-from ragfunnel.analyzer.funnel.summary import METRICS
+from ragfunnel.analyzer.funnel.run_summaries import METRICS
 from ragfunnel.analyzer.report.contents import Report, to_jsonable
-from ragfunnel.analyzer.report.errors import ReportError
+from ragfunnel.analyzer.report.report_error import ReportError
 
 __all__ = [
     "DIFF_SCHEMA_VERSION",

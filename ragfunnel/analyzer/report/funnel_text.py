@@ -12,8 +12,8 @@ from typing import Any
 import polars as pl
 
 from ragfunnel.analyzer.funnel.analysis import FunnelResult
+from ragfunnel.analyzer.funnel.run_summaries import METRICS
 from ragfunnel.analyzer.funnel.shapes import Shapes
-from ragfunnel.analyzer.funnel.summary import METRICS
 
 __all__ = ["describe_record", "describe_shape", "shapes_text", "summary_text"]
 

@@ -13,10 +13,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ragfunnel.analyzer.funnel.records.first_failure import FIRST_FAILURES
-from ragfunnel.analyzer.funnel.summary import METRICS
+from ragfunnel.analyzer.funnel.run_summaries import METRICS
 from ragfunnel.analyzer.report import wording
 from ragfunnel.analyzer.report.contents import FAILED_STAGES, Report, RunReport
-from ragfunnel.analyzer.report.errors import ReportError
+from ragfunnel.analyzer.report.report_error import ReportError
 
 __all__ = ["Limit", "check_limits", "measure", "parse_limits"]
 

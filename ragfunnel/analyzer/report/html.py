@@ -18,7 +18,7 @@ from markupsafe import Markup
 from ragfunnel.analyzer.report import svg, wording
 from ragfunnel.analyzer.report.contents import Report, RunReport
 from ragfunnel.analyzer.report.distributions import FAITHFULNESS_BINS
-from ragfunnel.analyzer.report.errors import ReportError
+from ragfunnel.analyzer.report.report_error import ReportError
 from ragfunnel.analyzer.report.terminal import METRIC_NAMES, fmt, interval, runs_named, setting
 
 __all__ = ["MAX_RUN_SECTIONS", "page_title", "render_html", "write_html"]

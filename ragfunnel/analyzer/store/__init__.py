@@ -15,9 +15,9 @@ outside this package.
 
 from ragfunnel.analyzer.store.connection import Store
 from ragfunnel.analyzer.store.dsn import DEFAULT_DSN, ENV_STORE, redact_dsn
-from ragfunnel.analyzer.store.errors import StoreError
 from ragfunnel.analyzer.store.migrations import Migration, migrate
 from ragfunnel.analyzer.store.opening import StoreArg, takes_store
+from ragfunnel.analyzer.store.store_error import StoreError
 from ragfunnel.analyzer.store.traces_table import TRACES_COLUMNS
 
 __all__ = [

@@ -39,7 +39,7 @@ from ragfunnel.analyzer.store.dsn import (
     parse_dsn,
     quote,
 )
-from ragfunnel.analyzer.store.errors import StoreError
+from ragfunnel.analyzer.store.store_error import StoreError
 from ragfunnel.analyzer.store.traces_table import TRACES_COLUMNS, traces_ddl
 
 if TYPE_CHECKING:

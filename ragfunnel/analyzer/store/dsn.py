@@ -20,7 +20,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import ragfunnel.environment_variables as env
-from ragfunnel.analyzer.store.errors import StoreError
+from ragfunnel.analyzer.store.store_error import StoreError
 
 __all__ = [
     "DEFAULT_DSN",

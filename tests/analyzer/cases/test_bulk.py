@@ -21,7 +21,7 @@ from ragfunnel.analyzer.cases import (
     CaseSet,
     Leaf,
     bulk,
-    columns,
+    case_columns,
     load_cases,
     loading,
 )
@@ -74,7 +74,7 @@ def small_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
     """Chunks and flushes of a few cases, so that their edges fall everywhere."""
     monkeypatch.setattr(bulk, "_CHUNK_BYTES", 200)
     monkeypatch.setattr(bulk, "_CHUNK_CASES", 3)
-    monkeypatch.setattr(columns, "_FLUSH_ROWS", 2)
+    monkeypatch.setattr(case_columns, "_FLUSH_ROWS", 2)
 
 
 def mixed() -> list[dict[str, Any]]:

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from ragfunnel.analyzer.cli import app
 from ragfunnel.analyzer.cli.app import COMMANDS
-from ragfunnel.analyzer.cli.errors import EXIT_CODES, EXIT_GATE
+from ragfunnel.analyzer.cli.exits import EXIT_CODES, EXIT_GATE
 from ragfunnel.analyzer.cli.output import iso, jsonable
 from tests.support.decisions import A_ID, B_ID, WRONG, Q, ranked
 from tests.support.traces import TraceBuilder

@@ -5,7 +5,7 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from ragfunnel.analyzer.funnel.read.columns import (
+from ragfunnel.analyzer.funnel.read.wide_layout import (
     META_FIELDS,
     POSITION_CAP,
     meta_field,

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from ragfunnel.analyzer.ingest import otlp
 from ragfunnel.analyzer.ingest.chunking import Loader
-from ragfunnel.analyzer.ingest.summary import IngestSummary
+from ragfunnel.analyzer.ingest.result import IngestSummary
 from tests.support.converters import converter_switch
 
 SOURCE = "<fuzz>"

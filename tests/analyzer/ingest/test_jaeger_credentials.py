@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 from ragfunnel.analyzer import cli
 from ragfunnel.analyzer.ingest import IngestError, pull_from_jaeger
 from ragfunnel.analyzer.report.drilldown import check_jaeger_url, trace_url
-from ragfunnel.analyzer.report.errors import ReportError
+from ragfunnel.analyzer.report.report_error import ReportError
 from ragfunnel.analyzer.store import Store
 from tests.support.jaeger import NOW, V3_ANSWER
 

@@ -25,8 +25,8 @@ from hypothesis import strategies as st
 from ragfunnel.analyzer.ingest import native as _native
 from ragfunnel.analyzer.ingest import otlp
 from ragfunnel.analyzer.ingest.chunking import Loader
+from ragfunnel.analyzer.ingest.result import IngestSummary
 from ragfunnel.analyzer.ingest.rows import MAX_VALUE_CHARS
-from ragfunnel.analyzer.ingest.summary import IngestSummary
 from ragfunnel.analyzer.store import Store
 from tests.support.converters import converter_switch
 from tests.support.data import DATA

@@ -12,10 +12,10 @@ from collections.abc import Iterable
 from ragfunnel.analyzer.funnel import analyze
 from ragfunnel.analyzer.ingest import ingest_spans
 from ragfunnel.analyzer.judges import AnswerVerdict, Chunk, ClaimVerdict, split_claims
+from ragfunnel.analyzer.judges.batch import judge_store
 from ragfunnel.analyzer.judges.llm.endpoint import Endpoint
-from ragfunnel.analyzer.judges.model import SUPPORTED, UNCERTAIN, UNSUPPORTED, as_chunks
 from ragfunnel.analyzer.judges.protocol import Judge
-from ragfunnel.analyzer.judges.run import judge_store
+from ragfunnel.analyzer.judges.verdict_types import SUPPORTED, UNCERTAIN, UNSUPPORTED, as_chunks
 from ragfunnel.analyzer.store import Store
 from ragfunnel.testing import capture_spans
 from tests.support.fake_openai import FakeOpenAI

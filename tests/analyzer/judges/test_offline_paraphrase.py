@@ -9,12 +9,12 @@ import textwrap
 
 import pytest
 
-from ragfunnel.analyzer.judges.model import Chunk
 from ragfunnel.analyzer.judges.offline import OfflineJudge, judge_claim
 from ragfunnel.analyzer.judges.offline.align import FEATURES, PARAPHRASE_FEATURES, align
 from ragfunnel.analyzer.judges.offline.embed import load
 from ragfunnel.analyzer.judges.offline.index import ContextIndex
 from ragfunnel.analyzer.judges.offline.score import PARAPHRASE, PLAIN
+from ragfunnel.analyzer.judges.verdict_types import Chunk
 
 # The dev extra installs ragfunnel[paraphrase]: without it this module fails, it does not skip.
 EMBEDDER = load()

@@ -159,7 +159,7 @@ def test_questions_without_a_run_report_as_one_unnamed_run(runs: Fixture) -> Non
 
     import polars as pl
 
-    from ragfunnel.analyzer.funnel.summary import failure_table, metric_table
+    from ragfunnel.analyzer.funnel.run_summaries import failure_table, metric_table
 
     a = runs.result.records.filter(pl.col("run_id") == "A")
     records = a.with_columns(run_id=pl.lit(None, pl.Categorical))

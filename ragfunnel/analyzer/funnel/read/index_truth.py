@@ -28,7 +28,7 @@ from pathlib import Path
 import polars as pl
 
 from ragfunnel.analyzer.errors import AnalyzerError
-from ragfunnel.analyzer.funnel.read.columns import slot
+from ragfunnel.analyzer.funnel.read.wide_layout import slot
 
 __all__ = ["IndexTruth", "ManifestError", "load_manifest"]
 

@@ -28,9 +28,9 @@ import pyarrow as pa
 
 from ragfunnel.analyzer.cases import CaseSet
 from ragfunnel.analyzer.funnel.read import sql
-from ragfunnel.analyzer.funnel.read.columns import meta_field
 from ragfunnel.analyzer.funnel.read.index_truth import IndexTruth
 from ragfunnel.analyzer.funnel.read.source import StageSource
+from ragfunnel.analyzer.funnel.read.wide_layout import meta_field
 from ragfunnel.analyzer.store import Store, StoreError
 from ragfunnel.analyzer.store.stage_table import BUCKETS, STAGE_COLUMNS
 from ragfunnel.instrumentation.contract import question_hash

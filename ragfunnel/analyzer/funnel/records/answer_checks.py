@@ -21,7 +21,7 @@ from __future__ import annotations
 import polars as pl
 
 from ragfunnel.analyzer.cases.fact_text import fact_stated, normalize_texts
-from ragfunnel.analyzer.funnel.read.columns import slot
+from ragfunnel.analyzer.funnel.read.wide_layout import slot
 
 __all__ = ["CAPTURE_FIX", "NO_ANSWER_TEXT", "judge_answers", "normalize_texts", "prepare_cases"]
 

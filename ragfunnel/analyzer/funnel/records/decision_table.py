@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from ragfunnel.analyzer.funnel.read.columns import (
+from ragfunnel.analyzer.funnel.read.wide_layout import (
     META_FIELDS,
     POSITION_CAP,
     meta_field,

@@ -11,8 +11,8 @@ from collections.abc import Callable
 
 import polars as pl
 
-from ragfunnel.analyzer.funnel.read.columns import slot, stage_column
 from ragfunnel.analyzer.funnel.read.index_truth import IndexTruth
+from ragfunnel.analyzer.funnel.read.wide_layout import slot, stage_column
 from ragfunnel.analyzer.funnel.records.decision_table import STAGES, needs_scores, slot_positions
 from ragfunnel.analyzer.funnel.records.evidence_tree import evaluate
 

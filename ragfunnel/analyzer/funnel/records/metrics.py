@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from ragfunnel.analyzer.cases import AllOf, Evidence, Leaf
-from ragfunnel.analyzer.funnel.read.columns import slot
+from ragfunnel.analyzer.funnel.read.wide_layout import slot
 from ragfunnel.analyzer.funnel.records.evidence_tree import evaluate
 
 __all__ = [

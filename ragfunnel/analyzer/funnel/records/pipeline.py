@@ -26,10 +26,10 @@ from dataclasses import dataclass, replace
 
 import polars as pl
 
-from ragfunnel.analyzer.funnel.read.columns import slot
 from ragfunnel.analyzer.funnel.read.index_truth import IndexTruth
 from ragfunnel.analyzer.funnel.read.session import SideData
 from ragfunnel.analyzer.funnel.read.verdicts import DEFAULT_FAITHFULNESS_THRESHOLD, no_verdicts
+from ragfunnel.analyzer.funnel.read.wide_layout import slot
 from ragfunnel.analyzer.funnel.records.answer_checks import normalize_texts
 from ragfunnel.analyzer.funnel.records.answers import (
     answer_verdicts,

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import polars as pl
 
-from ragfunnel.analyzer.funnel.read.columns import STAGE_PREFIXES, stage_column, unpack_position
 from ragfunnel.analyzer.funnel.read.session import SideData
+from ragfunnel.analyzer.funnel.read.wide_layout import STAGE_PREFIXES, stage_column, unpack_position
 from ragfunnel.analyzer.funnel.records.answer_checks import judge_answers, normalize_texts
 
 __all__ = [

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from ragfunnel.analyzer.funnel.read.columns import slot
+from ragfunnel.analyzer.funnel.read.wide_layout import slot
 from ragfunnel.analyzer.funnel.records.first_failure import FIRST_FAILURES
 from ragfunnel.analyzer.funnel.records.metrics import question_metrics
 

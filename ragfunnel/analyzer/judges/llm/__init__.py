@@ -19,7 +19,7 @@ from ragfunnel.analyzer.judges.llm.correctness_judge import LLMCorrectness
 from ragfunnel.analyzer.judges.llm.endpoint import BREAKER_FAILURES, Breaker, Endpoint, Usage
 from ragfunnel.analyzer.judges.llm.factcheck import FactCheckJudge
 from ragfunnel.analyzer.judges.llm.judge import LLMJudge, complete, same_model_warning
-from ragfunnel.analyzer.judges.model import JudgeInput
+from ragfunnel.analyzer.judges.verdict_types import JudgeInput
 
 __all__ = [
     "BREAKER_FAILURES",

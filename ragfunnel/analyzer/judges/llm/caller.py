@@ -14,7 +14,13 @@ from typing import Any
 
 from ragfunnel.analyzer.judges.cache import MemoryCache, VerdictCache
 from ragfunnel.analyzer.judges.llm.endpoint import Breaker, Endpoint, Usage
-from ragfunnel.analyzer.judges.model import AnswerVerdict, Chunk, JudgeError, JudgeInput, as_chunks
+from ragfunnel.analyzer.judges.verdict_types import (
+    AnswerVerdict,
+    Chunk,
+    JudgeError,
+    JudgeInput,
+    as_chunks,
+)
 
 __all__ = ["EndpointCaller", "EndpointJudge", "JudgeInput"]
 

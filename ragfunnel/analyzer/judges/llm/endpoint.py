@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import ragfunnel.environment_variables as env
-from ragfunnel.analyzer.judges.model import JudgeError
+from ragfunnel.analyzer.judges.verdict_types import JudgeError
 
 __all__ = ["BREAKER_FAILURES", "ENV", "Breaker", "Endpoint", "Usage"]
 

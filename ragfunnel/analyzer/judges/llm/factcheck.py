@@ -22,7 +22,7 @@ from ragfunnel.analyzer.judges.cache import cache_key
 from ragfunnel.analyzer.judges.claims import split_claims
 from ragfunnel.analyzer.judges.llm import prompts
 from ragfunnel.analyzer.judges.llm.caller import EndpointJudge, JudgeInput
-from ragfunnel.analyzer.judges.model import (
+from ragfunnel.analyzer.judges.verdict_types import (
     SUPPORTED,
     UNSUPPORTED,
     AnswerVerdict,

@@ -23,7 +23,7 @@ from ragfunnel.analyzer.judges.claims import split_claims
 from ragfunnel.analyzer.judges.llm import prompts
 from ragfunnel.analyzer.judges.llm.caller import EndpointJudge, JudgeInput
 from ragfunnel.analyzer.judges.llm.endpoint import Breaker, Endpoint, Usage
-from ragfunnel.analyzer.judges.model import (
+from ragfunnel.analyzer.judges.verdict_types import (
     AnswerVerdict,
     Chunk,
     ClaimVerdict,

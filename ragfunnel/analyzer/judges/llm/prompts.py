@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 import msgspec
 
-from ragfunnel.analyzer.judges.model import Chunk
+from ragfunnel.analyzer.judges.verdict_types import Chunk
 
 __all__ = [
     "CLAIMS_SCHEMA",

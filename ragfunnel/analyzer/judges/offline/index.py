@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ragfunnel.analyzer.judges.lexicon import NEGATIONS, NUMBER_WORDS, STOPWORDS, fold
-from ragfunnel.analyzer.judges.model import Chunk
 from ragfunnel.analyzer.judges.offline.words import META, is_german, stem, tokens
 from ragfunnel.analyzer.judges.terms import Fact, facts, negated
+from ragfunnel.analyzer.judges.verdict_types import Chunk
 
 if TYPE_CHECKING:
     from ragfunnel.analyzer.judges.offline.embed import Embedder

@@ -23,7 +23,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ragfunnel.analyzer.judges.claims import split_claims
-from ragfunnel.analyzer.judges.model import (
+from ragfunnel.analyzer.judges.offline.align import FOUND_AT, Evidence, align
+from ragfunnel.analyzer.judges.offline.index import ContextIndex
+from ragfunnel.analyzer.judges.offline.score import HARD_CAP, model_for
+from ragfunnel.analyzer.judges.verdict_types import (
     SUPPORTED,
     UNCERTAIN,
     UNSUPPORTED,
@@ -32,9 +35,6 @@ from ragfunnel.analyzer.judges.model import (
     ClaimVerdict,
     as_chunks,
 )
-from ragfunnel.analyzer.judges.offline.align import FOUND_AT, Evidence, align
-from ragfunnel.analyzer.judges.offline.index import ContextIndex
-from ragfunnel.analyzer.judges.offline.score import HARD_CAP, model_for
 
 __all__ = ["NAME", "OfflineJudge", "judge_claim"]
 

@@ -8,7 +8,7 @@ only through per-analysis temporary tables filled with Arrow inserts.
 
 from __future__ import annotations
 
-from ragfunnel.analyzer.funnel.read.columns import item_hash
+from ragfunnel.analyzer.funnel.read.wide_layout import item_hash
 
 __all__ = [
     "discovery_sql",

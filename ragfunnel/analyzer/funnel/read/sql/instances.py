@@ -12,7 +12,6 @@ keeps a million questions to about a second. Beside it: the question spans' ids
 
 from __future__ import annotations
 
-from ragfunnel.analyzer.funnel.read.columns import slot, stage_column, word
 from ragfunnel.analyzer.funnel.read.sql.query import (
     META,
     RETRIEVE_KEY,
@@ -22,6 +21,7 @@ from ragfunnel.analyzer.funnel.read.sql.query import (
     packed,
     select_from,
 )
+from ragfunnel.analyzer.funnel.read.wide_layout import slot, stage_column, word
 
 __all__ = ["funnel_sql", "instance_ids_sql", "roots_sql", "score_columns", "scores_sql"]
 

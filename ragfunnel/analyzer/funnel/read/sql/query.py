@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ragfunnel.analyzer.funnel.read.columns import item_hash, meta_sql, positions_sql, words
+from ragfunnel.analyzer.funnel.read.wide_layout import item_hash, meta_sql, positions_sql, words
 
 __all__ = [
     "META",

@@ -7,8 +7,8 @@ question of the batch has that detail (``records/rare_details.py`` merges them).
 
 from __future__ import annotations
 
-from ragfunnel.analyzer.funnel.read.columns import word
 from ragfunnel.analyzer.funnel.read.sql.query import TS, FunnelQuery, packed, select_from
+from ragfunnel.analyzer.funnel.read.wide_layout import word
 
 __all__ = ["errors_sql", "low_confidence_sql", "oracle_sql", "retrievers_sql", "samples_sql"]
 

@@ -19,8 +19,8 @@ from typing import Any, cast
 import polars as pl
 import pyarrow as pa
 
+from ragfunnel.analyzer.cases.case import Case
 from ragfunnel.analyzer.cases.evidence import AllOf, AnyOf, Evidence, Leaf, evidence_ids
-from ragfunnel.analyzer.cases.model import Case
 from ragfunnel.analyzer.cases.problems import CaseProblem
 from ragfunnel.analyzer.cases.validation import FALSE, FIELDS, TRUE, Record, to_case
 from ragfunnel.instrumentation.contract import normalize_question

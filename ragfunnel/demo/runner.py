@@ -26,7 +26,7 @@ import ragfunnel
 from ragfunnel.analyzer.cases import Case, evidence_to_data, load_cases
 from ragfunnel.analyzer.funnel import FunnelResult
 from ragfunnel.analyzer.ingest import ingest_paths
-from ragfunnel.analyzer.judges.run import JudgeRun, judge_store
+from ragfunnel.analyzer.judges.batch import JudgeRun, judge_store
 from ragfunnel.analyzer.report import Report
 from ragfunnel.analyzer.report.diff import RunDiff, diff_runs
 from ragfunnel.analyzer.report.html import write_html

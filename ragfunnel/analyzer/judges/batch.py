@@ -38,18 +38,18 @@ from ragfunnel.analyzer.judges.llm import (
     Usage,
     same_model_warning,
 )
-from ragfunnel.analyzer.judges.model import (
-    AnswerVerdict,
-    Chunk,
-    JudgeError,
-    context_hash,
-)
 from ragfunnel.analyzer.judges.offline import OfflineJudge
 from ragfunnel.analyzer.judges.policies import POLICIES, Policy, TieredPolicy, policy_named
 from ragfunnel.analyzer.judges.protocol import BatchJudge, Judge, judge_all
 from ragfunnel.analyzer.judges.signals import signals
 from ragfunnel.analyzer.judges.tiered import DEFAULT_SAMPLE_RATE, Screened, estimates
 from ragfunnel.analyzer.judges.verdict_row import verdict_row
+from ragfunnel.analyzer.judges.verdict_types import (
+    AnswerVerdict,
+    Chunk,
+    JudgeError,
+    context_hash,
+)
 from ragfunnel.analyzer.stats import Estimate
 from ragfunnel.analyzer.store import Store
 from ragfunnel.analyzer.store.opening import StoreArg, takes_store
