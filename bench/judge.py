@@ -13,7 +13,10 @@ Quality, on public labelled sets extracted by bench/judge_data.py (not shipped; 
   supported vs not supported alone;
 - QAGS XSum (W4ngatang/qags): summary sentences, majority of three workers;
 - CLIFF test cut (Liyan06/AggreFact): summary level, a summary's score being the judge's
-  faithfulness and its mean and lowest claim confidence, the baseline's its mean word share.
+  faithfulness and its mean and lowest claim confidence, the baseline's its mean word share;
+- XSum hallucination test (google-research-datasets/xsum_hallucination_annotations, the
+  summaries of CLIFF's test articles): one-sentence summaries with annotated hallucinated
+  spans, at summary level as CLIFF and with each summary as one claim.
 
 The judge is measured twice when ``ragfunnel[paraphrase]`` is installed: with the paraphrase
 embedding (``judge``) and without it (``judge-plain``, the default install).
@@ -258,6 +261,10 @@ def quality(data: Path) -> None:
     print("CLIFF test summaries:", summary_set(cliff))
     for origin in ("cnndm", "xsum"):
         print(f"  {origin}:", summary_set([r for r in cliff if r["origin"] == origin]))
+    hallucinated = _read(data / "xsumhallu-test.jsonl")
+    print("XSum hallucination test summaries:", summary_set(hallucinated))
+    print("XSum hallucination test, each summary as one claim:", claim_set(
+        [{**r, "claim": r["summary"]} for r in hallucinated]))  # fmt: skip
     shipped = [
         {"claim": r["claim"], "evidence": r["evidence"], "label": r["label"]}
         for r in _read(SHIPPED)

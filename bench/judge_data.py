@@ -12,11 +12,19 @@ writes JSON lines to ``OUT`` (default ``/work/judge-data``; never inside this re
 - ``aggrefact-cliff.jsonl`` / ``aggrefact-goyal21.jsonl`` — Liyan06/AggreFact's
   ``data/error_type_mapping`` (the underlying sets' licences; AggreFact itself has none stated):
   one row per summary with its article; ``label`` is ``correct`` (no annotated error) or not.
+- ``xsumhallu-val.jsonl`` / ``xsumhallu-test.jsonl`` —
+  google-research-datasets/xsum_hallucination_annotations (Maynez et al. 2020, CC BY 4.0):
+  one-sentence XSum summaries of five systems (the reference among them) with the hallucinated
+  spans three workers marked; ``label`` is ``supported`` unless at least two of the three
+  marked one. The articles are not in that repository: those of the 150 documents CLIFF also
+  annotated come from AggreFact's CLIFF file, and the split follows CLIFF's cut (``val``
+  documents to fit, ``test`` documents to measure), so no article is in both.
 
 Each row has ``claim`` (or ``summary``), ``evidence`` (the context text), ``label`` and
 ``source``. Which sets fit the judge and which measure it is bench/judge_fit.py's business.
 
-    python bench/judge_data.py --wice DIR --qags DIR --aggrefact DIR [--out /work/judge-data]
+    python bench/judge_data.py --wice DIR --qags DIR --aggrefact DIR [--xsum-hallucination DIR]
+        [--out /work/judge-data]
 """
 
 from __future__ import annotations
@@ -114,16 +122,61 @@ def aggrefact(repo: Path, out: Path) -> None:
         _write(out, f"aggrefact-{name.lower()}.jsonl", rows)
 
 
+def _cliff_articles(aggrefact: Path) -> dict[str, tuple[str, str]]:
+    """CLIFF's XSum articles by BBC id, with the cut (``val``/``test``) they belong to."""
+    text = _show(aggrefact, "data/error_type_mapping/CLIFF_error_types.csv")
+    return {
+        item["id"]: (item["doc"], item["cut"])
+        for item in csv.DictReader(io.StringIO(text))
+        if item["origin"] == "xsum"
+    }
+
+
+def xsum_hallucination(repo: Path, aggrefact: Path, out: Path) -> None:
+    articles = _cliff_articles(aggrefact)
+    text = _show(repo, "hallucination_annotations_xsum_summaries.csv")
+    marks: dict[tuple[str, str], dict[str, bool]] = {}
+    summaries: dict[tuple[str, str], tuple[str, int]] = {}
+    for n, item in enumerate(csv.DictReader(io.StringIO(text)), start=2):
+        key = (item["bbcid"], item["system"])
+        if item["bbcid"] not in articles:
+            continue
+        summaries.setdefault(key, (item["summary"].replace("\\'", "'"), n))
+        worker = marks.setdefault(key, {})
+        worker[item["worker_id"]] = worker.get(item["worker_id"], False) or (
+            item["hallucinated_span"] != "NULL"
+        )
+    for cut in ("val", "test"):
+        rows = []
+        for key, (summary, n) in summaries.items():
+            doc, doc_cut = articles[key[0]]
+            if doc_cut != cut:
+                continue
+            votes = list(marks[key].values())
+            rows.append({
+                "summary": summary,
+                "evidence": doc,
+                "label": "not_supported" if sum(votes) * 2 > len(votes) else "supported",
+                "system": key[1],
+                "source": f"xsum_hallucination/{key[0]}/{key[1]}:{n}",
+            })  # fmt: skip
+        _write(out, f"xsumhallu-{cut}.jsonl", rows)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--wice", type=Path, required=True)
     parser.add_argument("--qags", type=Path, required=True)
     parser.add_argument("--aggrefact", type=Path, required=True)
+    parser.add_argument("--xsum-hallucination", type=Path,
+                        help="google-research-datasets/xsum_hallucination_annotations")  # fmt: skip
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args()
     wice(args.wice, args.out)
     qags(args.qags, args.out)
     aggrefact(args.aggrefact, args.out)
+    if args.xsum_hallucination is not None:
+        xsum_hallucination(args.xsum_hallucination, args.aggrefact, args.out)
 
 
 if __name__ == "__main__":

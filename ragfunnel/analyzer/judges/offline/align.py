@@ -112,13 +112,19 @@ class Evidence:
     def hard(self) -> list[str]:
         """The hard findings, each as a reader is told it.
 
-        Absent or contradicted facts, strong qualifiers, swapped names, negation, or none of
-        the claim's words in the context.
+        Contradicted facts and unstated amounts, quantities and times (``hard.py``), strong
+        qualifiers, swapped names, negation, or none of the claim's words in the context. An
+        unstated plain number, date or code is not one (:attr:`unstated`).
         """
         if self.values[0] == 0 and self.missing and self.found < FOUND_AT:
             return ["none of its words is in the context"]
-        out = [*self.facts.absent, *self.qualifiers, *self.swapped]
+        out = [*self.facts.hard, *self.qualifiers, *self.swapped]
         return [*out, self.negation] if self.negation else out
+
+    @property
+    def unstated(self) -> list[str]:
+        """The claim's facts the context neither states nor contradicts, and no hard finding."""
+        return [f for f in self.facts.absent if f not in self.facts.hard]
 
 
 def _names(claim: str, german: bool) -> list[list[str]]:

@@ -3,10 +3,16 @@
 They look for *contradiction*, not for reasons to doubt a paraphrase: a claim's fact (with its
 bound: ``ab 22 Uhr`` needs ``ab``/``from`` before 22:00) is looked up first in the sentences the
 claim aligns with, then anywhere in the context; a fact found nowhere is *absent*, and one whose
-place holds another value of the same kind (``150 EUR`` where the context says ``120 EUR``) is
-*contradicted*. A strong absolute qualifier (``always``, ``never``, ``jederzeit``, ``unlimited``
-…) must be in the context as any phrase of its group. Negation is compared with the best
-aligned sentence. Each finding carries the words a reader is shown.
+place holds another value of the same kind is *contradicted*: an amount or quantity of the same
+unit anywhere (``150 EUR`` where the context says ``120 EUR``), or another date, time, amount
+or code in the sentences the claim aligns with (``20:00`` where its sentence says ``22:00``).
+A contradicted fact is a hard finding, and so is an *unstated* one (found nowhere, contradicted
+nowhere) of a kind in :data:`UNSTATED_IS_HARD` — amounts, quantities, times: on the fitting sets
+no claim with such an unstated fact was supported. An unstated plain number, date or code (a
+year the cited page never repeats) lowers the score and keeps the claim from being supported,
+but is no proof by itself. A strong absolute qualifier (``always``, ``never``, ``jederzeit``,
+``unlimited`` …) must be in the context as any phrase of its group. Negation is compared with
+the best aligned sentence. Each finding carries the words a reader is shown.
 """
 
 from __future__ import annotations
@@ -18,7 +24,13 @@ from ragfunnel.analyzer.judges.lexicon import NUMBER_WORDS, fold
 from ragfunnel.analyzer.judges.offline.index import ContextIndex
 from ragfunnel.analyzer.judges.terms import Fact, qualifier_pattern
 
-__all__ = ["STRONG_QUALIFIERS", "FactCheck", "check_facts", "missing_qualifiers"]
+__all__ = [
+    "STRONG_QUALIFIERS",
+    "UNSTATED_IS_HARD",
+    "FactCheck",
+    "check_facts",
+    "missing_qualifiers",
+]
 
 _CORE = re.compile(r"\d+(?:[.,:]\d+)*|" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)))
 STRONG_QUALIFIERS = frozenset(("always", "never", "unlimited", "without exception", "guaranteed"))
@@ -34,12 +46,15 @@ class FactCheck:
         absent: facts found nowhere, as quoted (``4.2.2``), with what the context says instead
             when it says another value of the same kind (``150 EUR (context: 120 EUR)``).
         contradicted: how many of ``absent`` have such another value.
+        hard: those of ``absent`` that are hard findings: the contradicted ones, and the
+            unstated ones of a kind in :data:`UNSTATED_IS_HARD`.
         far: facts found only outside the aligned sentences.
         sentences: the sentences where facts were found.
     """
 
     absent: list[str] = field(default_factory=list)
     contradicted: int = 0
+    hard: list[str] = field(default_factory=list)
     far: int = 0
     sentences: set[int] = field(default_factory=set)
 
@@ -67,8 +82,23 @@ def _match(claim: Fact, fact: Fact) -> bool:
     return fact.kind == claim.kind and any(k in fact.keys for k in keys)
 
 
-def _look(claim: Fact, index: ContextIndex, sids: list[int]) -> tuple[int | None, str]:
-    """The first sentence holding the fact with its bound, and what a sentence says instead."""
+UNSTATED_IS_HARD = ("amount", "quantity", "time")
+"""Kinds whose fact, stated nowhere in the context, is a hard finding by itself: on the fitting
+sets no claim with an unstated amount, quantity or time was supported, while about one in eight
+with an unstated plain number or date was (a year or a count the cited page leaves implicit)."""
+_IN_PLACE = ("amount", "time", "date", "code")
+"""Kinds whose other value in the claim's own sentences contradicts it (the sentence states
+another date, time, currency or code for what the claim states). Plain numbers and quantities
+are not among them: a sentence holds many, about different things ("three frames to take a
+10-7 lead")."""
+
+
+def _look(claim: Fact, index: ContextIndex, sids: list[int],
+          aligned: bool) -> tuple[int | None, str]:  # fmt: skip
+    """The first sentence holding the fact with its bound, and what a sentence says instead.
+
+    ``aligned``: ``sids`` are the sentences the claim aligns with.
+    """
     instead = ""
     for sid in sids:
         for fact in index.facts_of(sid):
@@ -77,13 +107,10 @@ def _look(claim: Fact, index: ContextIndex, sids: list[int]) -> tuple[int | None
                 if not claim.bound or not fact.bound or fact.bound == claim.bound:
                     return sid, ""
                 instead = instead or fact.text
-            elif (
-                not instead
-                and fact.kind == claim.kind
-                and claim.kind in ("amount", "quantity")
-                and _unit(fact) == _unit(claim)
-            ):
-                instead = fact.text
+            elif not instead and fact.kind == claim.kind:
+                same_unit = claim.kind in ("amount", "quantity") and _unit(fact) == _unit(claim)
+                if same_unit or (aligned and claim.kind in _IN_PLACE):
+                    instead = fact.text
     return None, instead
 
 
@@ -110,12 +137,12 @@ def check_facts(claim_facts: list[tuple[Fact, str]], index: ContextIndex,
     out = FactCheck()
     rest: list[int] | None = None
     for fact, written in claim_facts:
-        sid, instead = _look(fact, index, aligned)
+        sid, instead = _look(fact, index, aligned, True)
         if sid is None:
             if rest is None:
                 chosen = set(aligned)
                 rest = [s for s in range(len(index.sentences)) if s not in chosen]
-            sid, elsewhere = _look(fact, index, rest)
+            sid, elsewhere = _look(fact, index, rest, False)
             instead = instead or elsewhere
             if sid is None and not instead:
                 sid = _written(fact, fold(written), index, [*aligned, *rest])
@@ -124,6 +151,8 @@ def check_facts(claim_facts: list[tuple[Fact, str]], index: ContextIndex,
         if sid is None:
             out.absent.append(f"{written} (context: {instead})" if instead else written)
             out.contradicted += bool(instead)
+            if instead or fact.kind in UNSTATED_IS_HARD:
+                out.hard.append(out.absent[-1])
         else:
             out.sentences.add(sid)
     return out

@@ -6,12 +6,14 @@ and scored: ``confidence`` is the calibrated probability that the claim is suppo
 installed, each variant with its own fitted model). The verdict:
 
 - **unsupported** when a hard check finds a contradiction — a fact (number, date, amount,
-  code, version) absent from the context or contradicted by it, a strong absolute qualifier the
-  context lacks, a negation the best aligned sentence disagrees with, a swapped name — or when
-  the probability is below the model's ``unsupported_below``;
+  time) the context states otherwise, a strong absolute qualifier the context lacks, a negation
+  the best aligned sentence disagrees with, a swapped name — or when the probability is below
+  the model's ``unsupported_below``;
 - **supported** when the probability is at least the model's ``supported_at`` and the context
   holds at least :data:`~ragfunnel.analyzer.judges.offline.align.FOUND_AT` of the claim's
-  weight and every name the claim gives (a capitalised word of an English claim, an acronym);
+  weight, every name the claim gives (a capitalised word of an English claim, an acronym) and
+  every fact it states (a fact the context neither states nor contradicts is no contradiction,
+  but no support either);
 - **uncertain** otherwise: a case for a stronger judge, never by itself a generation failure.
 
 ``missing`` names the contradicted or absent term, or the claim's words the context lacks.
@@ -36,19 +38,26 @@ from ragfunnel.analyzer.judges.verdict_types import (
     as_chunks,
 )
 
-__all__ = ["NAME", "OfflineJudge", "judge_claim"]
+__all__ = ["NAME", "OfflineJudge", "judge_claim", "supportable"]
 
 NAME = "offline"
 
 
 def _why(evidence: Evidence) -> str:
     parts = list(evidence.hard)
+    if evidence.unstated:
+        parts.append("not in the context: " + ", ".join(evidence.unstated))
     if evidence.names:
         parts.append("not in the context: " + ", ".join(evidence.names))
     rest = [w for w in evidence.missing if w not in evidence.names]
     if rest:
         parts.append("not in the context: " + ", ".join(rest))
     return "; ".join(parts)
+
+
+def supportable(evidence: Evidence) -> bool:
+    """No name and no fact of the claim is missing from the context: it may be supported."""
+    return not evidence.names and not evidence.unstated
 
 
 def _verdict(claim: str, index: ContextIndex) -> ClaimVerdict:
@@ -60,7 +69,7 @@ def _verdict(claim: str, index: ContextIndex) -> ClaimVerdict:
     if evidence.hard:
         confidence = min(p * model.hard_factor, HARD_CAP)
         return ClaimVerdict(claim, UNSUPPORTED, supporting, _why(evidence), NAME, confidence)
-    if p >= model.supported_at and evidence.found >= FOUND_AT and not evidence.names:
+    if p >= model.supported_at and evidence.found >= FOUND_AT and supportable(evidence):
         return ClaimVerdict(claim, SUPPORTED, supporting, "", NAME, p)
     label = UNSUPPORTED if p < model.unsupported_below else UNCERTAIN
     return ClaimVerdict(claim, label, supporting, _why(evidence), NAME, p)

@@ -3,8 +3,10 @@
 A logistic regression over the features of ``align.FEATURES`` (:data:`PLAIN`), or over those
 and ``align.PARAPHRASE_FEATURES`` when the paraphrase embedding is installed
 (:data:`PARAPHRASE`), each fitted by ``bench/judge_fit.py`` (scikit-learn, offline) on public
-labelled sets only — WiCE dev (ryokamoi/wice), QAGS CNN/DM (W4ngatang/qags) and the validation
-cut of CLIFF in AggreFact (Liyan06/AggreFact); each set weighs the same. Only the coefficients
+labelled sets only — WiCE dev (ryokamoi/wice), QAGS CNN/DM (W4ngatang/qags), the validation
+cut of CLIFF in AggreFact (Liyan06/AggreFact) and the XSum hallucination annotations of CLIFF's
+validation articles (google-research-datasets/xsum_hallucination_annotations); each set, and
+each class within a set, weighs the same. Only the coefficients
 live here: the predict step is one dot product and a logistic function in plain Python. Refit
 with ``python bench/judge_fit.py`` and paste its output.
 """
@@ -27,8 +29,8 @@ class Model:
         supported_at: a claim scoring at least this is supported: the highest cut-off at which,
             on every fitting set, 95 % of the supported claims that no hard finding or gate
             (``judge.py``) holds back score at least this.
-        unsupported_below: a claim scoring below this is unsupported: on the fitting data, 90 %
-            of such claims were (each set weighing the same); 0 when no cut-off reaches it.
+        unsupported_below: a claim scoring below this is unsupported: on every fitting set
+            where at least 20 claims score below it, 90 % of them were; 0 when none reaches it.
         hard_factor: a claim with a hard finding gets its score times this as confidence: on
             the fitting data this matches how often such claims were supported.
     """
@@ -48,43 +50,43 @@ class Model:
 
 
 PLAIN = Model(
-    intercept=-0.1376,
+    intercept=-0.0038,
     coefficients=(
-        0.0149,  # overlap
-        -0.1360,  # window
-        0.1128,  # weighted
-        1.9199,  # proximity
-        -0.3630,  # missing
-        -0.5282,  # names_missing
-        -1.4142,  # facts_absent
-        -0.8893,  # facts_contradicted
-        -0.0861,  # strong_qualifier
-        -0.0172,  # negation
+        0.2210,  # overlap
+        0.1222,  # window
+        0.1931,  # weighted
+        0.2559,  # proximity
+        -0.3435,  # missing
+        -0.3800,  # names_missing
+        -0.7190,  # facts_absent
+        -0.1412,  # facts_contradicted
+        -0.0040,  # strong_qualifier
+        -0.0144,  # negation
     ),
-    supported_at=0.330,
-    unsupported_below=0.085,
-    hard_factor=0.822,
+    supported_at=0.400,
+    unsupported_below=0.188,
+    hard_factor=0.434,
 )
 """The score without the paraphrase embedding (the ten ``align.FEATURES``)."""
 
 PARAPHRASE = Model(
-    intercept=-0.3207,
+    intercept=-0.5436,
     coefficients=(
-        -0.4097,  # overlap
-        -0.6325,  # window
-        -0.1645,  # weighted
-        1.3393,  # proximity
-        -0.5596,  # missing
-        -0.4971,  # names_missing
-        -1.4132,  # facts_absent
-        -0.8899,  # facts_contradicted
-        -0.0841,  # strong_qualifier
-        0.0808,  # negation
-        2.4298,  # similarity
+        0.2414,  # overlap
+        -0.0257,  # window
+        0.2366,  # weighted
+        0.1887,  # proximity
+        -0.2508,  # missing
+        -0.4778,  # names_missing
+        -1.0631,  # facts_absent
+        -0.3023,  # facts_contradicted
+        -0.0112,  # strong_qualifier
+        -0.0381,  # negation
+        0.9941,  # similarity
     ),
-    supported_at=0.320,
-    unsupported_below=0.173,
-    hard_factor=0.830,
+    supported_at=0.405,
+    unsupported_below=0.150,
+    hard_factor=0.505,
 )
 """The score with it (``align.FEATURES`` then ``align.PARAPHRASE_FEATURES``)."""
 
