@@ -197,3 +197,40 @@ def test_a_negated_claim_without_a_negated_context_stays_unsupported() -> None:
         [("c", "Run a factory reset: reflash the image.")],
     )
     assert "negation 'not'" in verdict.claims[0].missing
+
+
+@pytest.mark.parametrize(
+    ("claim", "context", "missing"),
+    [
+        ("Taxis are allowed from 20:00.", "Taxis are allowed from 22:00.", "(context: from 22:00)"),
+        (
+            "The policy applies since 1 June 2024.",
+            "The policy applies since 1 July 2024.",
+            "(context: since 1 July 2024)",
+        ),
+        # An amount, quantity or time the context never states is a hard finding by itself.
+        ("The fee is 150 EUR.", "The fee is charged once per night.", "150 EUR"),
+        ("The course takes 30 days.", "The course is held online.", "30 days"),
+    ],
+)
+def test_a_contradicted_or_unstated_amount_date_or_time_is_unsupported(
+    claim: str, context: str, missing: str
+) -> None:
+    for paraphrase in (False, None):
+        verdict = judge_claim(claim, [context], paraphrase)
+        assert verdict.label == "unsupported", verdict
+        assert missing in verdict.missing
+
+
+def test_an_unstated_year_is_no_contradiction_but_no_support_either() -> None:
+    # A year the evidence does not repeat: the rest of the claim is there word for word. It
+    # must not be supported (the year is unchecked), nor blamed as a contradiction.
+    claim = "The school opened in 2016 with 400 students."
+    context = ["The school opened its doors with 400 students and 30 teachers."]
+    for paraphrase in (False, None):
+        verdict = judge_claim(claim, context, paraphrase)
+        assert verdict.label == "uncertain", verdict
+        assert "not in the context: 2016" in verdict.missing
+        stated = judge_claim("The school opened with 400 students.", context, paraphrase)
+        assert stated.label == "supported"
+        assert (verdict.confidence or 0) < (stated.confidence or 0)
