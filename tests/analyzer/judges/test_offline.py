@@ -234,3 +234,25 @@ def test_an_unstated_year_is_no_contradiction_but_no_support_either() -> None:
         stated = judge_claim("The school opened with 400 students.", context, paraphrase)
         assert stated.label == "supported"
         assert (verdict.confidence or 0) < (stated.confidence or 0)
+
+
+def test_a_negation_negates_only_the_words_beside_it() -> None:
+    # "didn't" negates "think twice", not "she was feared to have drowned".
+    kept = judge_claim(
+        "She was feared to have drowned.",
+        ["They didn't think twice about giving her the kiss of life after she was feared to "
+         "have drowned."],
+    )  # fmt: skip
+    assert "negates" not in kept.missing
+    assert kept.label != "unsupported"
+    # "does not want to retire" agrees with "did not want to retire", whatever else the claim
+    # adds; "is not reimbursed" still contradicts "is reimbursed".
+    agreed = judge_claim(
+        "The former prime minister said he did not want to retire until he was 91 years old.",
+        ["Tony Blair, the former prime minister, has said he does not want to retire until he "
+         "is 91 years old."],
+    )  # fmt: skip
+    assert "negation" not in agreed.missing
+    assert judge_claim("Alcohol is reimbursed", ["Alcohol is not reimbursed."]).label == (
+        "unsupported"
+    )

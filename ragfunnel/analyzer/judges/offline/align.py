@@ -21,8 +21,9 @@ from dataclasses import dataclass, field
 from ragfunnel.analyzer.judges.lexicon import MONTHS, NEGATIONS, STOPWORDS, fold
 from ragfunnel.analyzer.judges.offline.hard import FactCheck, check_facts, missing_qualifiers
 from ragfunnel.analyzer.judges.offline.index import ContextIndex
+from ragfunnel.analyzer.judges.offline.negation import negation_finding
 from ragfunnel.analyzer.judges.offline.words import META, lead_in_end, stem
-from ragfunnel.analyzer.judges.terms import Fact, facts, key_words, negated, qualifiers
+from ragfunnel.analyzer.judges.terms import Fact, facts, key_words, qualifiers
 
 __all__ = ["FEATURES", "FOUND_AT", "PARAPHRASE_FEATURES", "Evidence", "align"]
 
@@ -67,17 +68,6 @@ _WEEKDAYS = frozenset(
 )
 _TOP = 3
 _MAX_POSITIONS = 64
-_STRONG_WINDOW = 0.75
-"""A negation is a contradiction only where the context holds this share of the claim's words."""
-_CLAUSE = re.compile(
-    r"[,;:()]|\s-+\s|--|\s(?:and|but|however|while|whereas|although|because|who|which|that|"
-    r"und|aber|jedoch|wahrend|obwohl|weil|dass)\s"
-)
-_NOT_NEGATION = re.compile(r"\bno\.?\s*(?=\d)|\bno-")
-_CLAUSE_SHARE = 0.6
-"""...and one clause of the aligned window holds this share."""
-_NEAR_SHARE = 0.4
-"""A negated claim is contradicted when no window clause holding this share is negated."""
 
 
 @dataclass
@@ -283,7 +273,7 @@ def align(claim: str, index: ContextIndex) -> Evidence:
     ]
     checked = check_facts(claim_facts, index, window)
     strong, _ = missing_qualifiers(qualifiers(folded), index)
-    negation = _negation(folded, roots, index, window, coverage)
+    negation = negation_finding(folded, roots, index, window, coverage)
     values: tuple[float, ...] = (
         _overlap(folded, spans, len(checked.absent), index),
         in_window,
@@ -371,57 +361,3 @@ def _overlap(folded: str, spans: list[tuple[Fact, int, int]], absent: int,
         return 1.0
     seen = index.tokens
     return (sum(t in seen for t in mine) + len(spans) - absent) / total
-
-
-def _negation(folded: str, roots: list[str], index: ContextIndex, window: list[int],
-              coverage: float) -> str:  # fmt: skip
-    """A negation disagreement between the claim and the clause of its window that states it.
-
-    The clause (a window sentence cut at commas, semicolons, brackets and "but"/"aber" …) must
-    hold most of the claim's words, so a negation elsewhere in the sentence ("…, but it is not
-    clear why") contradicts nothing.
-    """
-    if not window or coverage < _STRONG_WINDOW:
-        return ""
-    mine = ""
-    wanted = set(roots)
-    for part in _CLAUSE.split(folded):
-        mine = _negation_word(part)
-        if mine:
-            # The negated clause's own words must be stated, negated, in the context.
-            wanted = {stem(w, index.german) for w in _TOKEN.findall(part)} & set(roots)
-            break
-    if len(wanted) < 2:
-        return ""
-    best, theirs, negated_near = 0.0, "", ""
-    for sid in window:
-        for clause in _CLAUSE.split(index.sentences[sid]):
-            held = {stem(w, index.german) for w in _TOKEN.findall(clause)} & wanted
-            share = len(held) / len(wanted)
-            found = _negation_word(clause)
-            if share >= _NEAR_SHARE and found:
-                negated_near = negated_near or found
-            if share > best:
-                best, theirs = share, found
-    if best < _CLAUSE_SHARE:
-        return ""
-    if mine and not negated_near:
-        return f"negation '{mine}' (the context does not negate it)"
-    if not mine and theirs:
-        return f"the context negates it ('{theirs}')"
-    return ""
-
-
-def _negation_word(folded: str) -> str:
-    """The clause's negation, if it has one.
-
-    "without", "ohne", "no 1" and "no-brainer" negate no statement.
-    """
-    folded = _NOT_NEGATION.sub(" ", folded)
-    found = negated(folded)
-    if found in ("without", "ohne"):
-        rest = [
-            w for w in _TOKEN.findall(folded) if w in NEGATIONS and w not in ("without", "ohne")
-        ]
-        return rest[0] if rest else ""
-    return found

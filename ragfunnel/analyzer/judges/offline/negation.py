@@ -1,0 +1,109 @@
+"""The negation check: the claim's negation against the context clause that states it.
+
+A hard check of the offline judge (``align.py`` calls it; docs/judges.md §2, "Negation"): the
+claim's clause and the aligned window's clauses are compared, a negation negating the words
+within :data:`NEAR` of it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ragfunnel.analyzer.judges.lexicon import NEGATIONS
+from ragfunnel.analyzer.judges.offline.index import ContextIndex
+from ragfunnel.analyzer.judges.offline.words import stem
+from ragfunnel.analyzer.judges.terms import negated
+
+__all__ = ["NEAR", "negation_finding"]
+
+NEAR = 4
+"""A negation negates the words this many words either side of it."""
+_TOKEN = re.compile(r"[^\W_]+")
+_STRONG_WINDOW = 0.75
+"""A negation is a contradiction only where the context holds this share of the claim's words."""
+_CLAUSE = re.compile(
+    r"[,;:()]|\s-+\s|--|\s(?:and|but|however|while|whereas|although|because|who|which|that|"
+    r"und|aber|jedoch|wahrend|obwohl|weil|dass)\s"
+)
+_NOT_NEGATION = re.compile(r"\bno\.?\s*(?=\d)|\bno-")
+_CLAUSE_SHARE = 0.6
+"""...and one clause of the aligned window holds this share."""
+_NEAR_SHARE = 0.4
+"""A negated claim is contradicted when no window clause holding this share is negated."""
+
+
+def negation_finding(folded: str, roots: list[str], index: ContextIndex, window: list[int],
+              coverage: float) -> str:  # fmt: skip
+    """A negation disagreement between the claim and the clause of its window that states it.
+
+    The clause (a window sentence cut at commas, semicolons, brackets and "but"/"aber" …) must
+    hold most of the claim's words, so a negation elsewhere in the sentence ("…, but it is not
+    clear why") contradicts nothing; and a negation negates the words within :data:`NEAR` of
+    it, so "they didn't think twice … after she was feared to have drowned" does not negate
+    "she was feared to have drowned", while "he does not want to retire" does agree with "he
+    did not want to retire until he was 91 years old".
+    """
+    if not window or coverage < _STRONG_WINDOW:
+        return ""
+    mine = ""
+    wanted = set(roots)
+    for part in _CLAUSE.split(folded):
+        mine = _negation_word(part)
+        if mine:
+            # The negated clause's own words must be stated, negated, in the context.
+            wanted = {stem(w, index.german) for w in _TOKEN.findall(part)} & set(roots)
+            break
+    if len(wanted) < 2:
+        return ""
+    german = index.german
+    scope = _negated_stems(folded, german) & set(roots) if mine else set()
+    best, theirs, negated_near = 0.0, "", ""
+    for sid in window:
+        for clause in _CLAUSE.split(index.sentences[sid]):
+            held = {stem(w, german) for w in _TOKEN.findall(clause)} & wanted
+            share = len(held) / len(wanted)
+            found = _negation_word(clause)
+            if found and (share >= _NEAR_SHARE or scope & _negated_stems(clause, german)):
+                negated_near = negated_near or found
+            if share > best:
+                # The clause negates the claim only where its negation stands by claim words.
+                near = bool(found) and bool(_negated_stems(clause, german) & set(roots))
+                best, theirs = share, found if near else ""
+    if best < _CLAUSE_SHARE:
+        return ""
+    if mine and not negated_near:
+        return f"negation '{mine}' (the context does not negate it)"
+    if not mine and theirs:
+        return f"the context negates it ('{theirs}')"
+    return ""
+
+
+_CONTRACTED = re.compile(r"n't\b")
+
+
+def _negated_stems(folded: str, german: bool) -> set[str]:
+    """The stems of the words within :data:`NEAR` words of a negation of the text."""
+    tokens = _TOKEN.findall(_NOT_NEGATION.sub(" ", _CONTRACTED.sub(" not", folded)))
+    out: set[str] = set()
+    for i, token in enumerate(tokens):
+        if token in NEGATIONS and token not in ("without", "ohne"):
+            out.update(
+                stem(t, german) for t in tokens[max(0, i - NEAR) : i + NEAR + 1]
+                if t not in NEGATIONS
+            )  # fmt: skip
+    return out
+
+
+def _negation_word(folded: str) -> str:
+    """The clause's negation, if it has one.
+
+    "without", "ohne", "no 1" and "no-brainer" negate no statement.
+    """
+    folded = _NOT_NEGATION.sub(" ", folded)
+    found = negated(folded)
+    if found in ("without", "ohne"):
+        rest = [
+            w for w in _TOKEN.findall(folded) if w in NEGATIONS and w not in ("without", "ohne")
+        ]
+        return rest[0] if rest else ""
+    return found
