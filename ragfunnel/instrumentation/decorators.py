@@ -13,8 +13,6 @@ from __future__ import annotations
 import functools
 import inspect
 import sys
-import types
-import weakref
 from collections.abc import AsyncGenerator, Callable, Generator, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any, TypeVar, overload
@@ -26,6 +24,7 @@ from ragfunnel.instrumentation import config, stages
 from ragfunnel.instrumentation import contract as c
 from ragfunnel.instrumentation.calls import CURRENT_QUESTION, Call, begin
 from ragfunnel.instrumentation.config import state
+from ragfunnel.instrumentation.relays import RELAYED, STREAMS, arelayed, passed_on, relayed
 from ragfunnel.instrumentation.safety import internal_error
 from ragfunnel.instrumentation.span_attributes import Getter
 
@@ -86,94 +85,9 @@ def _start(
     return begin(plan, st, args, kwargs) if st.enabled else None
 
 
-_STREAMS = (types.GeneratorType, types.AsyncGeneratorType)
-_RELAYED = (c.Stage.RETRIEVE, c.Stage.RERANK, c.Stage.CUT)
-"""Stages whose returned generator is relayed and recorded as it is read (without ``ids=``/
-``scores=``, which take the whole value)."""
-
-
-def _relay(call: Call, gen: Generator[Any, Any, Any]) -> Generator[Any, Any, Any]:
-    """Yield what ``gen`` yields, sends and throws forwarded; record it all when it ends.
-
-    The call's span is current only while ``gen`` runs, never across a ``yield``; it ends when
-    ``gen`` is exhausted, raises, or is closed (what it yielded so far is recorded).
-    """
-    items: list[Any] = []
-    sent: Any = None
-    thrown: BaseException | None = None
-    try:
-        while True:
-            call.activate()
-            try:
-                item = gen.throw(thrown) if thrown is not None else gen.send(sent)
-            finally:
-                call.deactivate()
-            thrown = None
-            items.append(item)
-            try:
-                sent = yield item
-            except GeneratorExit:
-                raise
-            except BaseException as exc:  # noqa: BLE001 - forwarded into the generator
-                thrown, sent = exc, None
-    except StopIteration as stop:
-        call.finish_stream(items)
-        return stop.value
-    except GeneratorExit:
-        gen.close()
-        call.finish_stream(items)
-        raise
-    except BaseException as exc:
-        call.fail_stream(exc, items)
-        raise
-
-
-async def _arelay(call: Call, gen: AsyncGenerator[Any, Any]) -> AsyncGenerator[Any, Any]:
-    """:func:`_relay` for an async generator."""
-    items: list[Any] = []
-    sent: Any = None
-    thrown: BaseException | None = None
-    try:
-        while True:
-            call.activate()
-            try:
-                item = await (gen.athrow(thrown) if thrown is not None else gen.asend(sent))
-            finally:
-                call.deactivate()
-            thrown = None
-            items.append(item)
-            try:
-                sent = yield item
-            except GeneratorExit:
-                raise
-            except BaseException as exc:  # noqa: BLE001 - forwarded into the generator
-                thrown, sent = exc, None
-    except StopAsyncIteration:
-        call.finish_stream(items)
-    except GeneratorExit:
-        await gen.aclose()
-        call.finish_stream(items)
-        raise
-    except BaseException as exc:
-        call.fail_stream(exc, items)
-        raise
-
-
-def _passed_on(call: Call, result: Any) -> Any:
-    """A generator returned by a ranking stage, relayed: the span ends when it does.
-
-    A relay dropped before it was ever started is never closed by Python, so a finalizer ends
-    the span then (with no ids: nothing was read).
-    """
-    call.deactivate()
-    relay = _relay(call, result) if type(result) is types.GeneratorType else _arelay(call, result)
-    weakref.finalize(relay, call.end_if_open)
-    return relay
-
-
 def _wrap(fn: Callable[..., Any], plan: stages.Plan) -> Callable[..., Any]:
     arguments = _Arguments(fn, plan)
-    relays = plan.stage in _RELAYED and plan.ids is None and plan.scores is None
+    relays = plan.stage in RELAYED and plan.ids is None and plan.scores is None
 
     if inspect.isasyncgenfunction(fn):
 
@@ -185,7 +99,7 @@ def _wrap(fn: Callable[..., Any], plan: stages.Plan) -> Callable[..., Any]:
                 async for item in gen:
                     yield item
                 return
-            relay = _arelay(call, gen)  # ``async for`` would not forward asend/athrow: by hand
+            relay = arelayed(call, gen)  # ``async for`` would not forward asend/athrow: by hand
             try:
                 item = await relay.asend(None)
                 while True:
@@ -211,7 +125,7 @@ def _wrap(fn: Callable[..., Any], plan: stages.Plan) -> Callable[..., Any]:
             call = _start(plan, arguments, args, kwargs)
             if call is None:
                 return (yield from gen)
-            return (yield from _relay(call, gen))
+            return (yield from relayed(call, gen))
 
         return gen_wrapper
 
@@ -230,8 +144,8 @@ def _wrap(fn: Callable[..., Any], plan: stages.Plan) -> Callable[..., Any]:
             except BaseException as exc:
                 call.fail(exc)
                 raise
-            if relays and type(result) in _STREAMS:
-                return _passed_on(call, result)
+            if relays and type(result) in STREAMS:
+                return passed_on(call, result)
             call.finish(result)
             return result
 
@@ -252,8 +166,8 @@ def _wrap(fn: Callable[..., Any], plan: stages.Plan) -> Callable[..., Any]:
         except BaseException as exc:
             call.fail(exc)
             raise
-        if relays and type(result) in _STREAMS:
-            return _passed_on(call, result)
+        if relays and type(result) in STREAMS:
+            return passed_on(call, result)
         call.finish(result)
         return result
 
