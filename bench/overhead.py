@@ -9,6 +9,9 @@ CPU time, cases interleaved, median of the repeats. rerank and cut also record t
 their baseline is a bare span with the same three arrays.
 
     python bench/overhead.py [--calls 5000] [--repeats 15]
+
+``bench/overhead_instructions.py`` counts the same cases' instructions under valgrind instead
+(independent of machine load).
 """
 
 from __future__ import annotations
@@ -62,15 +65,9 @@ def interleaved_us(
     return {name: statistics.median(values) for name, values in samples.items()}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--calls", type=int, default=5_000)
-    parser.add_argument("--repeats", type=int, default=15)
-    args = parser.parse_args()
-
-    os.environ["RAGFUNNEL_MAX_QUEUE_SIZE"] = "1000000"  # nothing dropped between flushes
-    provider = TracerProvider()
-    ragfunnel.configure(tracer_provider=provider, exporter=Discard(), run_id="bench")
+def build_cases(provider: TracerProvider) -> tuple[dict[str, Callable[[], Any]], dict[str, str]]:
+    """Every timed case (bare function, the two bare-span baselines, one per decorator), and
+    which baseline each decorator is divided by."""
     tracer = provider.get_tracer("baseline")
 
     def plain(query: str, top_k: int = 50) -> list[tuple[str, float]]:
@@ -98,31 +95,47 @@ def main() -> None:
         "ingest": ragfunnel.ingest(lambda document_id: DOCS),
         "generate": ragfunnel.generate(model="m")(lambda question, context: "answer"),
     }
-    calls: dict[str, Callable[[], Any]] = {
+    cases: dict[str, Callable[[], Any]] = {
+        "bare function": lambda: plain("q"),
+        "bare2": bare_span,
+        "bare3": bare_span_with_input,
         "retrieve": lambda: decorated["retrieve"]("q"),
         "rerank": lambda: decorated["rerank"]("q", DOCS),
         "cut": lambda: decorated["cut"](DOCS),
         "ingest": lambda: decorated["ingest"]("doc"),
         "generate": lambda: decorated["generate"]("q", DOCS),
     }
+    baseline_of = dict.fromkeys(decorated, "bare2") | {"rerank": "bare3", "cut": "bare3"}
+    return cases, baseline_of
+
+
+def configure_bench() -> TracerProvider:
+    """One provider and ragfunnel's own export pipeline, into an exporter that discards."""
+    os.environ["RAGFUNNEL_MAX_QUEUE_SIZE"] = "1000000"  # nothing dropped between flushes
+    provider = TracerProvider()
+    ragfunnel.configure(tracer_provider=provider, exporter=Discard(), run_id="bench")
+    return provider
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--calls", type=int, default=5_000)
+    parser.add_argument("--repeats", type=int, default=15)
+    args = parser.parse_args()
+
+    provider = configure_bench()
+    cases, baseline_names = build_cases(provider)
+    plain = cases["bare function"]
+    calls = {stage: cases[stage] for stage in baseline_names}
 
     n, r = args.calls, args.repeats
-    timed = interleaved_us(
-        {
-            "bare function": lambda: plain("q"),
-            "bare2": bare_span,
-            "bare3": bare_span_with_input,
-            **calls,
-        },
-        n,
-        r,
-    )
+    timed = interleaved_us(cases, n, r)
     bare_fn, base, base3 = timed["bare function"], timed["bare2"], timed["bare3"]
     baseline_of = {"rerank": base3, "cut": base3}
     rows = [(stage, timed[stage]) for stage in calls]
 
     ragfunnel.configure(tracer_provider=provider, exporter="none", enabled=False)
-    off_timed = interleaved_us({"bare": lambda: plain("q"), "off": calls["retrieve"]}, n, r)
+    off_timed = interleaved_us({"bare": plain, "off": calls["retrieve"]}, n, r)
     off = off_timed["off"] - off_timed["bare"]
 
     print(

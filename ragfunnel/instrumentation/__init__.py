@@ -24,6 +24,9 @@ from ragfunnel.instrumentation.decorators import (
     stage,
 )
 from ragfunnel.instrumentation.export import ExportStats
+from ragfunnel.instrumentation.exporters import (
+    DEFAULT_TRACE_DIR as DEFAULT_TRACE_DIR,  # for the CLI's `ingest` default; not in ragfunnel's API
+)
 from ragfunnel.instrumentation.safety import internal_error_counts, unread_counts
 from ragfunnel.instrumentation.threads import ContextThreadPoolExecutor, with_context
 

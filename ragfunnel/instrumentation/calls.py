@@ -23,6 +23,10 @@ from ragfunnel.instrumentation.config import State
 from ragfunnel.instrumentation.extract import Unread
 from ragfunnel.instrumentation.redaction import exception_record
 from ragfunnel.instrumentation.safety import internal_error, not_read
+from ragfunnel.instrumentation.span_attributes import Attributes, stream_result
+
+_attach, _detach, _in_context = otel_context.attach, otel_context.detach, trace.set_span_in_context
+_QUESTION_ID, _SCHEMA, _SCHEMA_VERSION = c.QUESTION_ID, c.SCHEMA, c.SCHEMA_VERSION
 
 
 @dataclass
@@ -53,10 +57,8 @@ class Call:
 
     def activate(self) -> None:
         """Make this call's span (and question) current in the running context."""
-        ctx_token = otel_context.attach(trace.set_span_in_context(self.span))
-        q_token = (
-            CURRENT_QUESTION.set(self.question) if self.plan.stage is c.Stage.QUESTION else None
-        )
+        ctx_token = _attach(_in_context(self.span))
+        q_token = CURRENT_QUESTION.set(self.question) if self.plan.is_question else None
         self.tokens = (ctx_token, q_token)
 
     def deactivate(self) -> None:
@@ -65,13 +67,13 @@ class Call:
         self.tokens = ()
         if q_token is not None:
             CURRENT_QUESTION.reset(q_token)
-        otel_context.detach(ctx_token)
+        _detach(ctx_token)
 
-    def record(self, result: Any, attrs: stages.Attributes, where: str) -> None:
+    def record(self, result: Any, attrs: Attributes, where: str) -> None:
         """Add ``result``'s attributes (and ``attrs``) to the span; never raises."""
         try:
             if self.span.is_recording():
-                stages.on_result(self.plan, self.st, result, attrs)
+                self.plan.on_result(self.plan, self.st, result, attrs)
                 self.span.set_attributes(attrs)
         except Unread as unread:
             not_read(f"{self.plan.stage.value} result", unread)
@@ -79,7 +81,7 @@ class Call:
         except Exception as exc:  # noqa: BLE001 - extraction must never reach the app
             internal_error(where, exc)
 
-    def _set_attributes(self, attrs: stages.Attributes) -> None:
+    def _set_attributes(self, attrs: Attributes) -> None:
         try:
             self.span.set_attributes(attrs)
         except Exception as exc:  # noqa: BLE001
@@ -87,26 +89,36 @@ class Call:
 
     def finish(self, result: Any) -> None:
         """Record the result and end the span; never raises (:meth:`record`, then :meth:`end`)."""
-        attrs: stages.Attributes = {}
-        span = self.span
+        attrs: Attributes = {}
+        span, plan = self.span, self.plan
         try:
             try:  # record(), inlined: this runs on every call
                 if span.is_recording():
-                    stages.on_result(self.plan, self.st, result, attrs)
+                    plan.on_result(plan, self.st, result, attrs)
                     span.set_attributes(attrs)
             except Unread as unread:
-                not_read(f"{self.plan.stage.value} result", unread)
+                not_read(f"{plan.stage.value} result", unread)
                 self._set_attributes(attrs)
             except Exception as exc:  # noqa: BLE001 - extraction must never reach the app
-                internal_error(self.plan.result_where, exc)
+                internal_error(plan.result_where, exc)
         finally:
-            self.end()
+            self.ended = True  # end(), inlined
+            try:
+                if self.tokens:
+                    ctx_token, q_token = self.tokens
+                    self.tokens = ()
+                    if q_token is not None:
+                        CURRENT_QUESTION.reset(q_token)
+                    _detach(ctx_token)
+                span.end()
+            except Exception as exc:  # noqa: BLE001
+                internal_error("ending a span", exc)
 
-    def _streamed(self, items: list[Any], attrs: stages.Attributes, where: str) -> None:
+    def _streamed(self, items: list[Any], attrs: Attributes, where: str) -> None:
         if not self.span.is_recording():
             return
         try:
-            result = stages.stream_result(self.plan, items)
+            result = stream_result(self.plan, items)
         except Exception as exc:  # noqa: BLE001 - extraction must never reach the app
             internal_error(where, exc)
         else:
@@ -155,32 +167,49 @@ class Call:
                 self.tokens = ()
                 if q_token is not None:
                     CURRENT_QUESTION.reset(q_token)
-                otel_context.detach(ctx_token)
+                _detach(ctx_token)
             self.span.end()
         except Exception as exc:  # noqa: BLE001
             internal_error("ending a span", exc)
 
 
-def begin(plan: stages.Plan, st: State, get: stages.Getter) -> Call | None:
-    """Start a stage's span with its input attributes; ``None`` if ragfunnel itself failed."""
+def begin(
+    plan: stages.Plan,
+    st: State,
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+    current: bool = False,
+) -> Call | None:
+    """Start a stage's span with its input attributes; ``None`` if ragfunnel itself failed.
+
+    With ``current``, the call is also made current (:meth:`Call.activate`, without the call).
+    """
     try:
-        attrs = dict(plan.static)
+        attrs = plan.static.copy()
         parent_question = CURRENT_QUESTION.get()
         question: Question | None = None
-        if parent_question is not None and plan.stage is not c.Stage.QUESTION:
-            attrs[c.QUESTION_ID] = parent_question.id
+        if parent_question is not None and not plan.is_question:
+            attrs[_QUESTION_ID] = parent_question.id
         else:
             # A stage span under a question is read with its root, which carries the version.
-            attrs[c.SCHEMA] = c.SCHEMA_VERSION
-        stages.on_call(plan, st, get, attrs)
-        assert st.tracer is not None
-        span = st.tracer.start_span(plan.span_name, attributes=attrs)
-        if plan.stage is c.Stage.QUESTION:
-            if c.QUESTION_ID not in attrs:  # neither id nor text: the trace identifies it
-                attrs[c.QUESTION_ID] = f"q-trace-{span.get_span_context().trace_id:032x}"
-                span.set_attribute(c.QUESTION_ID, attrs[c.QUESTION_ID])
-            question = Question(str(attrs[c.QUESTION_ID]), span)
-        return Call(plan, st, span, question)
+            attrs[_SCHEMA] = _SCHEMA_VERSION
+        plan.on_call(plan, st, args, kwargs, attrs)
+        tracer = st.tracer
+        assert tracer is not None
+        span = tracer.start_span(plan.span_name, attributes=attrs)
+        if plan.is_question:
+            if _QUESTION_ID not in attrs:  # neither id nor text: the trace identifies it
+                attrs[_QUESTION_ID] = f"q-trace-{span.get_span_context().trace_id:032x}"
+                span.set_attribute(_QUESTION_ID, attrs[_QUESTION_ID])
+            question = Question(str(attrs[_QUESTION_ID]), span)
+            call = Call(plan, st, span, question)
+            if current:
+                call.tokens = (_attach(_in_context(span)), CURRENT_QUESTION.set(question))
+            return call
+        call = Call(plan, st, span, None)
+        if current:
+            call.tokens = (_attach(_in_context(span)), None)
+        return call
     except Exception as exc:  # noqa: BLE001
         internal_error(f"{plan.stage.value} span start", exc)
         return None

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import functools
 import inspect
-import types
-import weakref
+import sys
 from collections.abc import AsyncGenerator, Callable, Generator, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any, TypeVar, overload
@@ -21,11 +20,13 @@ from typing import Any, TypeVar, overload
 from opentelemetry import trace
 from opentelemetry.trace import Span
 
+from ragfunnel.instrumentation import config, stages
 from ragfunnel.instrumentation import contract as c
-from ragfunnel.instrumentation import stages
 from ragfunnel.instrumentation.calls import CURRENT_QUESTION, Call, begin
 from ragfunnel.instrumentation.config import state
+from ragfunnel.instrumentation.relays import RELAYED, STREAMS, arelayed, passed_on, relayed
 from ragfunnel.instrumentation.safety import internal_error
+from ragfunnel.instrumentation.span_attributes import Getter
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -47,26 +48,33 @@ class _Arguments:
             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
         }
         self.defaults = {p.name: p.default for p in params if p.default is not p.empty}
+        self.sources = plan.sources
+        # Where each argument-named option is found, looked up once (an argument that can only
+        # be passed by keyword has no position: one past any call's arguments).
+        self.named = {
+            option: (source, self.positions.get(source, sys.maxsize), self.defaults.get(source))
+            for option, source in plan.sources.items()
+            if type(source) is str  # an argument name (a Mode member is a literal)
+        }
+        plan.get = self.get  # bound once: no closure per call
 
-    def getter(self, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> stages.Getter:
-        sources = self.plan.sources
+    def get(self, option: str, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> Any:
+        """The value of ``option`` in a call (a :data:`span_attributes.Getter`)."""
+        named = self.named.get(option)
+        if named is not None:
+            name, pos, default = named
+            if name in kwargs:
+                return kwargs[name]
+            return args[pos] if pos < len(args) else default
+        source = self.sources.get(option)
+        if source is not None and callable(source):
+            return source(*args, **kwargs)
+        return source
 
-        def get(option: str) -> Any:
-            source = sources.get(option)
-            if source is None:
-                return None
-            if type(source) is str:  # an argument name (a Mode member is a literal)
-                if source in kwargs:
-                    return kwargs[source]
-                pos = self.positions.get(source)
-                if pos is not None and pos < len(args):
-                    return args[pos]
-                return self.defaults.get(source)
-            if callable(source):
-                return source(*args, **kwargs)
-            return source
 
-        return get
+def _literal(sources: Mapping[str, Any]) -> Getter:
+    """The getter of a ``stage()`` block, whose options are the values themselves."""
+    return lambda option, _args, _kwargs: sources.get(option)
 
 
 def _start(
@@ -74,97 +82,12 @@ def _start(
 ) -> Call | None:
     """The call's span, started, when tracing is on."""
     st = state()
-    return begin(plan, st, arguments.getter(args, kwargs)) if st.enabled else None
-
-
-_STREAMS = (types.GeneratorType, types.AsyncGeneratorType)
-_RELAYED = (c.Stage.RETRIEVE, c.Stage.RERANK, c.Stage.CUT)
-"""Stages whose returned generator is relayed and recorded as it is read (without ``ids=``/
-``scores=``, which take the whole value)."""
-
-
-def _relay(call: Call, gen: Generator[Any, Any, Any]) -> Generator[Any, Any, Any]:
-    """Yield what ``gen`` yields, sends and throws forwarded; record it all when it ends.
-
-    The call's span is current only while ``gen`` runs, never across a ``yield``; it ends when
-    ``gen`` is exhausted, raises, or is closed (what it yielded so far is recorded).
-    """
-    items: list[Any] = []
-    sent: Any = None
-    thrown: BaseException | None = None
-    try:
-        while True:
-            call.activate()
-            try:
-                item = gen.throw(thrown) if thrown is not None else gen.send(sent)
-            finally:
-                call.deactivate()
-            thrown = None
-            items.append(item)
-            try:
-                sent = yield item
-            except GeneratorExit:
-                raise
-            except BaseException as exc:  # noqa: BLE001 - forwarded into the generator
-                thrown, sent = exc, None
-    except StopIteration as stop:
-        call.finish_stream(items)
-        return stop.value
-    except GeneratorExit:
-        gen.close()
-        call.finish_stream(items)
-        raise
-    except BaseException as exc:
-        call.fail_stream(exc, items)
-        raise
-
-
-async def _arelay(call: Call, gen: AsyncGenerator[Any, Any]) -> AsyncGenerator[Any, Any]:
-    """:func:`_relay` for an async generator."""
-    items: list[Any] = []
-    sent: Any = None
-    thrown: BaseException | None = None
-    try:
-        while True:
-            call.activate()
-            try:
-                item = await (gen.athrow(thrown) if thrown is not None else gen.asend(sent))
-            finally:
-                call.deactivate()
-            thrown = None
-            items.append(item)
-            try:
-                sent = yield item
-            except GeneratorExit:
-                raise
-            except BaseException as exc:  # noqa: BLE001 - forwarded into the generator
-                thrown, sent = exc, None
-    except StopAsyncIteration:
-        call.finish_stream(items)
-    except GeneratorExit:
-        await gen.aclose()
-        call.finish_stream(items)
-        raise
-    except BaseException as exc:
-        call.fail_stream(exc, items)
-        raise
-
-
-def _passed_on(call: Call, result: Any) -> Any:
-    """A generator returned by a ranking stage, relayed: the span ends when it does.
-
-    A relay dropped before it was ever started is never closed by Python, so a finalizer ends
-    the span then (with no ids: nothing was read).
-    """
-    call.deactivate()
-    relay = _relay(call, result) if type(result) is types.GeneratorType else _arelay(call, result)
-    weakref.finalize(relay, call.end_if_open)
-    return relay
+    return begin(plan, st, args, kwargs) if st.enabled else None
 
 
 def _wrap(fn: Callable[..., Any], plan: stages.Plan) -> Callable[..., Any]:
     arguments = _Arguments(fn, plan)
-    relays = plan.stage in _RELAYED and plan.ids is None and plan.scores is None
+    relays = plan.stage in RELAYED and plan.ids is None and plan.scores is None
 
     if inspect.isasyncgenfunction(fn):
 
@@ -176,7 +99,7 @@ def _wrap(fn: Callable[..., Any], plan: stages.Plan) -> Callable[..., Any]:
                 async for item in gen:
                     yield item
                 return
-            relay = _arelay(call, gen)  # ``async for`` would not forward asend/athrow: by hand
+            relay = arelayed(call, gen)  # ``async for`` would not forward asend/athrow: by hand
             try:
                 item = await relay.asend(None)
                 while True:
@@ -202,7 +125,7 @@ def _wrap(fn: Callable[..., Any], plan: stages.Plan) -> Callable[..., Any]:
             call = _start(plan, arguments, args, kwargs)
             if call is None:
                 return (yield from gen)
-            return (yield from _relay(call, gen))
+            return (yield from relayed(call, gen))
 
         return gen_wrapper
 
@@ -213,17 +136,16 @@ def _wrap(fn: Callable[..., Any], plan: stages.Plan) -> Callable[..., Any]:
             st = state()  # inlined, not _start: this is the path whose cost is measured
             if not st.enabled:
                 return await fn(*args, **kwargs)
-            call = begin(plan, st, arguments.getter(args, kwargs))
+            call = begin(plan, st, args, kwargs, True)
             if call is None:
                 return await fn(*args, **kwargs)
-            call.activate()
             try:
                 result = await fn(*args, **kwargs)
             except BaseException as exc:
                 call.fail(exc)
                 raise
-            if relays and type(result) in _STREAMS:
-                return _passed_on(call, result)
+            if relays and type(result) in STREAMS:
+                return passed_on(call, result)
             call.finish(result)
             return result
 
@@ -231,20 +153,21 @@ def _wrap(fn: Callable[..., Any], plan: stages.Plan) -> Callable[..., Any]:
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        st = state()  # inlined, not _start: this is the path whose cost is measured
+        # state(), inlined (it only adds the first call's configuration from the environment):
+        # this is the path whose cost bench/overhead.py measures.
+        st = config._state or state()
         if not st.enabled:
             return fn(*args, **kwargs)
-        call = begin(plan, st, arguments.getter(args, kwargs))
+        call = begin(plan, st, args, kwargs, True)  # and made current
         if call is None:
             return fn(*args, **kwargs)
-        call.activate()
         try:
             result = fn(*args, **kwargs)
         except BaseException as exc:
             call.fail(exc)
             raise
-        if relays and type(result) in _STREAMS:
-            return _passed_on(call, result)
+        if relays and type(result) in STREAMS:
+            return passed_on(call, result)
         call.finish(result)
         return result
 
@@ -363,8 +286,9 @@ def stage(kind: str | c.Stage, **options: Any) -> Iterator[StageHandle]:
     """
     kind = c.Stage(kind)
     plan = stages.make_plan(kind, kind.value, stages.normalize_options(kind, options))
+    plan.get = _literal(plan.sources)
     st = state()
-    call = begin(plan, st, plan.sources.get) if st.enabled else None
+    call = begin(plan, st, (), {}) if st.enabled else None
     handle = StageHandle(call)
     if call is None:
         yield handle

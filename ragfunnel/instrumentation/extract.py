@@ -197,11 +197,20 @@ def fast_ranked(items: Sequence[Any]) -> tuple[Sequence[str], Sequence[float] | 
     if first is tuple and countOf(map(type, items), tuple) == n:
         # Plain tuples: the general path reads item[0] and item[1] of each; so do the columns
         # (zip stops at the shortest tuple, and a 1-tuple leaves fewer than two columns).
-        pairs = zip(*items, strict=False)  # lazily: a third column is never built
+        pairs = zip(*items)  # noqa: B905 - lazily: a third column is never built
         ids: Sequence[Any] = next(pairs, ())
         scores: Sequence[Any] = next(pairs, ())
         if not scores:
             return None
+        if countOf(map(type, scores), float) == n:  # the usual case, _checked() inlined
+            kept = scores if math.isfinite(sum(scores)) else None
+            try:
+                joined = "".join(ids)
+            except TypeError:
+                return None
+            if "://" in joined:
+                return [redact_urls(i) for i in ids], kept
+            return ids, kept
     elif first is dict:
         if countOf(map(type, items), dict) != n:
             return None
@@ -271,9 +280,15 @@ def ids_of(value: Any) -> list[str]:
     """Only the ids of a ranked list (a stage's input), URLs redacted: no score work."""
     items = items_of(value)
     if items:
+        n = len(items)
         if type(items[0]) is tuple:
-            # Plain, non-empty tuples only: indexing anything else could run app code.
-            ids: Sequence[Any] = [x[0] if type(x) is tuple and x else None for x in items]
+            # Plain, non-empty tuples only: indexing anything else could run app code. All of
+            # them plain: the first column in one C pass (shorter when one tuple is empty).
+            ids: Sequence[Any] = ()
+            if countOf(map(type, items), tuple) == n:
+                ids = next(zip(*items), ())  # noqa: B905 - only the first column is built
+            if len(ids) != n:
+                ids = [x[0] if type(x) is tuple and x else None for x in items]
         else:
             ids = items
         if (found := _checked(ids, None)) is not None:

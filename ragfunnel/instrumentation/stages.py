@@ -9,35 +9,17 @@ The generic machinery (sync/async/generators, span lifetime, error safety) lives
 from __future__ import annotations
 
 import inspect
-import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from ragfunnel.instrumentation import contract as c
-from ragfunnel.instrumentation.config import State
-from ragfunnel.instrumentation.extract import (
-    Ranked,
-    Unread,
-    answer_of,
-    fast_ranked,
-    field_of,
-    ids_of,
-    ranked,
-)
-from ragfunnel.instrumentation.redaction import (
-    is_secret_name,
-    redact,
-    redact_ids,
-    redact_urls,
-    scrub_attributes,
-)
-from ragfunnel.instrumentation.safety import not_read
+from ragfunnel.instrumentation import span_attributes
+from ragfunnel.instrumentation.redaction import is_secret_name, scrub_attributes
 from ragfunnel.instrumentation.settings import MAX_EXTRA_ATTRIBUTES
+from ragfunnel.instrumentation.span_attributes import Attributes, Getter
 
-Attributes = dict[str, Any]
-Getter = Callable[[str], Any]
-"""Resolves one option of a call: an argument's value, a callable's result, or a literal."""
+__all__ = ["Attributes", "Getter", "Plan", "make_plan"]
 
 _DOC_ARGS = ("documents", "docs", "candidates", "nodes", "results", "hits", "chunks", "passages")
 
@@ -111,9 +93,21 @@ class Plan:
     fast: bool = False
     """No ``ids=``/``scores=`` reader: the result's shape alone decides how it is read."""
 
+    is_question: bool = False
+    get: Getter = field(default=lambda option, args, kwargs: None)
+    """Reads an option's value in a call: set by the decorator (or ``stage()``) that owns the plan."""
+    on_call: span_attributes.OnCall = span_attributes.ON_CALL[c.Stage.QUESTION]
+    """The stage's own reading of the call's inputs (``span_attributes.ON_CALL``)."""
+    on_result: span_attributes.OnResult = span_attributes.ON_RESULT[c.Stage.QUESTION]
+    """The stage's own reading of the return value (``span_attributes.ON_RESULT``)."""
+
     def __post_init__(self) -> None:
-        self.result_where = f"{self.stage.value} result extraction"  # once, not per call
+        # Everything a call would otherwise ask of the stage, decided once.
+        self.result_where = f"{self.stage.value} result extraction"
         self.fast = self.ids is None and self.scores is None
+        self.is_question = self.stage is c.Stage.QUESTION
+        self.on_call = span_attributes.ON_CALL[self.stage]
+        self.on_result = span_attributes.ON_RESULT[self.stage]
 
 
 def normalize_options(stage: c.Stage, options: dict[str, Any]) -> dict[str, Any]:
@@ -255,175 +249,3 @@ def _string_at(index: int) -> Callable[..., str | None]:
         return value if isinstance(value, str) else None
 
     return text
-
-
-def _content(st: State, attrs: Attributes, key: str, text: Any) -> None:
-    if st.capture_content and isinstance(text, str):
-        kept = redact(st.redact, key, text)
-        if kept is not None:
-            attrs[key] = kept
-
-
-def _content_list(st: State, attrs: Attributes, key: str, texts: Sequence[str] | None) -> None:
-    if st.capture_content and texts:
-        kept = [redact(st.redact, key, t) for t in texts]
-        attrs[key] = [t if t is not None else "" for t in kept]
-
-
-def _put_ranked(attrs: Attributes, found: Ranked, ids_key: str = c.DOCUMENTS_IDS) -> None:
-    attrs[ids_key] = found.ids if found.redacted else redact_ids(found.ids)
-    if ids_key == c.DOCUMENTS_IDS and found.scores is not None:
-        attrs[c.DOCUMENTS_SCORES] = found.scores
-
-
-def _number(value: Any) -> int | float | None:
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return value
-    return None
-
-
-_CUT_OPTIONS = (
-    ("k", c.CUT_K, int),
-    ("threshold", c.CUT_THRESHOLD, float),
-    ("token_budget", c.CUT_TOKEN_BUDGET, int),
-)
-
-
-def on_call(plan: Plan, st: State, get: Getter, attrs: Attributes) -> None:
-    """Attributes known when the call starts (inputs and options).
-
-    An option without a source (no argument of that name, no literal) is not even looked up:
-    that was decided once, when the plan was made.
-    """
-    stage, sources = plan.stage, plan.sources
-    if stage is c.Stage.QUESTION:
-        text = get("text")
-        given = get("id")
-        qid = str(given) if given is not None else None
-        if isinstance(text, str):
-            attrs[c.QUESTION_HASH] = c.question_hash(text)
-            qid = qid or c.derived_question_id(text)
-            _content(st, attrs, c.QUESTION_TEXT, text)
-        if qid is not None:  # else the decorator names the question after its trace
-            attrs[c.QUESTION_ID] = qid
-        attrs[c.RUN_ID] = st.run_id
-        attrs.update(st.pipeline_attributes)
-    elif stage is c.Stage.RETRIEVE:
-        if st.capture_content:  # the argument is not even read otherwise
-            _content(st, attrs, c.QUERY, get("query"))
-        if "top_k" in sources and (top_k := _number(get("top_k"))) is not None:
-            attrs[c.TOP_K] = int(top_k)
-    elif stage in (c.Stage.RERANK, c.Stage.CUT):
-        if "input" in sources and (given := get("input")) is not None:
-            try:
-                attrs[c.INPUT_IDS] = ids_of(given)  # URLs redacted
-            except Unread as unread:
-                not_read(f"{stage.value} input", unread)
-        if stage is c.Stage.RERANK:
-            if "top_n" in sources and (top_n := _number(get("top_n"))) is not None:
-                attrs[c.TOP_N] = int(top_n)
-        else:
-            for option, key, kind in _CUT_OPTIONS:
-                if option in sources and (value := _number(get(option))) is not None:
-                    # The contract's types (an infinite budget stays a double).
-                    attrs[key] = kind(value) if math.isfinite(value) else float(value)
-    elif stage is c.Stage.GENERATE:
-        context = get("context")
-        if isinstance(context, str):
-            _content_list(st, attrs, c.CONTEXT_TEXTS, [context])
-        elif context is not None:
-            try:
-                found = ranked(context, texts=st.capture_content)
-            except Unread as unread:
-                not_read("generate context", unread)
-            else:
-                attrs[c.CONTEXT_IDS] = found.ids if found.redacted else redact_ids(found.ids)
-                _content_list(st, attrs, c.CONTEXT_TEXTS, found.texts)
-        mode = get("mode")
-        mode = getattr(mode, "value", mode)  # a Mode member, or its value
-        attrs[c.MODE] = mode if isinstance(mode, str) and mode else c.Mode.PIPELINE.value
-        if (sample := _number(get("sample_index"))) is not None:
-            attrs[c.SAMPLE_INDEX] = int(sample)
-    elif stage is c.Stage.INGEST:
-        document = get("document_id")
-        if document is not None:
-            attrs[c.DOCUMENT_ID] = redact_urls(str(document))
-        if c.INDEX_VERSION not in attrs and (
-            version := st.pipeline_attributes.get(c.PIPELINE_PREFIX + "index_version")
-        ):
-            attrs[c.INDEX_VERSION] = str(version)
-
-
-_RANKING = frozenset({c.Stage.RETRIEVE, c.Stage.RERANK, c.Stage.CUT})
-_SEQUENCES = frozenset({list, tuple})
-
-
-def on_result(plan: Plan, st: State, result: Any, attrs: Attributes) -> None:
-    """Attributes read from the return value."""
-    stage = plan.stage
-    if stage in _RANKING:
-        # The usual list of pairs or ids, without building a Ranked on the way.
-        if (
-            plan.fast
-            and type(result) in _SEQUENCES
-            and result
-            and (found := fast_ranked(result)) is not None
-        ):
-            attrs[c.DOCUMENTS_IDS], scores = found
-            if scores is not None:
-                attrs[c.DOCUMENTS_SCORES] = scores
-            return
-        _put_ranked(attrs, ranked(result, ids=plan.ids, scores=plan.scores))
-    elif stage is c.Stage.INGEST:
-        _put_ranked(attrs, ranked(result, ids=plan.ids), c.CHUNKS_IDS)
-        for key, name in (
-            (c.PAGES_WITHOUT_TEXT, "pages_without_text"),
-            (c.PARTS_WITHOUT_TEXT, "parts_without_text"),
-        ):
-            count = field_of(result, name)
-            if isinstance(count, int):
-                attrs[key] = count
-    elif stage is c.Stage.GENERATE:
-        answer = answer_of(result, text=plan.text_of)
-        _content(st, attrs, c.ANSWER_TEXT, answer.text)
-        if answer.response_model:
-            attrs[c.GEN_AI_RESPONSE_MODEL] = answer.response_model
-        if answer.input_tokens is not None:
-            attrs[c.GEN_AI_INPUT_TOKENS] = answer.input_tokens
-        if answer.output_tokens is not None:
-            attrs[c.GEN_AI_OUTPUT_TOKENS] = answer.output_tokens
-        if answer.logprob_min is not None:
-            attrs[c.LOGPROBS_MIN] = answer.logprob_min
-            attrs[c.LOGPROBS_LOW_CONFIDENCE] = answer.low_confidence or []
-
-
-def stream_result(plan: Plan, items: list[Any]) -> Any:
-    """Turn what a generator yielded into the value ``on_result`` reads.
-
-    A streaming generate yields text chunks or chat-completion chunks: they are joined into one
-    answer (with their logprobs). Other stages yield documents: the list is the result.
-    """
-    if plan.stage is not c.Stage.GENERATE or plan.text_of is not None:
-        return items
-    text: list[str] = []
-    logprobs: list[Any] = []
-    model = None
-    for item in items:
-        if isinstance(item, str):
-            text.append(item)
-            continue
-        choices = field_of(item, "choices")
-        if not choices:
-            continue
-        choice = choices[0]
-        piece = field_of(field_of(choice, "delta"), "content")
-        if isinstance(piece, str):
-            text.append(piece)
-        content = field_of(field_of(choice, "logprobs"), "content")
-        if content:
-            logprobs.extend(content)
-        model = model or field_of(item, "model")
-    return {
-        "model": model,
-        "choices": [{"message": {"content": "".join(text)}, "logprobs": {"content": logprobs}}],
-    }

@@ -11,7 +11,7 @@ from openai.types.chat import ChatCompletion
 
 import ragfunnel
 from ragfunnel.instrumentation import contract as c
-from ragfunnel.instrumentation.extract import ExtractionError, answer_of, ranked
+from ragfunnel.instrumentation.extract import ExtractionError, answer_of, ids_of, ranked
 from ragfunnel.testing import CapturedSpans
 
 
@@ -180,3 +180,42 @@ def test_one_shot_values_are_refused_not_consumed(value: Any) -> None:
         ranked(value)
     inner = value["documents"] if isinstance(value, dict) else value
     assert list(inner)  # still holds its item
+
+
+class _LoudTuple(tuple):  # type: ignore[type-arg]
+    """A tuple subclass whose own protocol methods are app code: reading them is logged."""
+
+    calls: list[str] = []
+
+    def __getitem__(self, key: Any) -> Any:
+        self.calls.append("__getitem__")
+        return super().__getitem__(key)
+
+    def __iter__(self) -> Any:
+        self.calls.append("__iter__")
+        return super().__iter__()
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ([("a", 0.9), ("b", 0.5)], ["a", "b"]),  # the first column of plain pairs
+        ([("a",), ("b", 0.5, "x")], ["a", "b"]),  # any length from 1
+        (
+            (("a", 1), ("https://u:pw@h/x", 2)),
+            ["a", "https://REDACTED:REDACTED@h/x"],
+        ),  # URLs redacted
+        (["a", "b"], ["a", "b"]),
+        ([{"id": "a"}, {"id": "b"}], ["a", "b"]),
+        ([("a", 0.9), ()], ExtractionError),  # an empty tuple has no id, as before
+        ([("a", 0.9), _LoudTuple(("b", 0.5))], ["a", "b"]),  # a subclass: the general path
+    ],
+)
+def test_a_stage_inputs_ids(value: Any, expected: list[str] | type[Exception]) -> None:
+    _LoudTuple.calls.clear()
+    if isinstance(expected, list):
+        assert ids_of(value) == expected
+    else:
+        with pytest.raises(expected):
+            ids_of(value)
+    assert "__iter__" not in _LoudTuple.calls  # the one-column split takes plain tuples only

@@ -1,6 +1,6 @@
 """``ragfunnel demo``: run the shipped demo pipeline with known faults and show the diagnosis.
 
-A thin layer over :func:`ragfunnel.demo.runner.run_demo`: options, a progress display on stderr,
+A thin layer over :func:`ragfunnel.demo.run_demo`: options, a progress display on stderr,
 and the closing text. Writes only under --workdir (the demo's own files there). The pipeline's
 libraries (the demo extra) are imported only when the command runs, so that every other
 command works with the analyzer extra alone.
@@ -21,8 +21,7 @@ from ragfunnel.analyzer.cli.exits import fail, reported
 from ragfunnel.analyzer.cli.options import QuietOption
 from ragfunnel.analyzer.cli.output import say
 from ragfunnel.analyzer.cli.progress import progress_bar
-from ragfunnel.demo import DEFAULT_WORKDIR
-from ragfunnel.demo.faults import FAULTS
+from ragfunnel.demo import DEFAULT_WORKDIR, FAULTS
 
 DEMO_HELP = f"""Run a small hybrid RAG pipeline (BM25 + LSA, fusion, reranker, confidence \
 gate, cited answers) over the policy corpus shipped with ragfunnel, once clean and once with \
@@ -80,9 +79,7 @@ def demo_command(
 ) -> None:
     """Run the demo and print its diagnosis (see DEMO_HELP)."""
     try:  # the demo extra's libraries: the rest of the CLI works without them
-        from ragfunnel.demo.console import closing_text
-        from ragfunnel.demo.pipeline import LLM
-        from ragfunnel.demo.runner import run_demo
+        from ragfunnel.demo import LLM, closing_text, run_demo
     except ImportError as exc:
         fail(
             "demo",

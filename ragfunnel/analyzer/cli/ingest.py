@@ -18,7 +18,7 @@ from ragfunnel.analyzer.cli.exits import fail, reported, usage_error
 from ragfunnel.analyzer.cli.options import JsonOption, QuietOption, StoreOption
 from ragfunnel.analyzer.cli.output import STDOUT, iso, say, write_json
 from ragfunnel.analyzer.errors import AnalyzerError
-from ragfunnel.instrumentation.exporters import DEFAULT_TRACE_DIR
+from ragfunnel.instrumentation import DEFAULT_TRACE_DIR
 
 if TYPE_CHECKING:
     from ragfunnel.analyzer.ingest import IngestSummary
@@ -147,7 +147,7 @@ def _no_empty_store(dsn: str | None) -> Iterator[list[int]]:
     The yielded list receives the number of spans read; a failed ingest (an exception, or
     ``typer.Exit``) or one that read nothing leaves no empty store behind for analysis to find.
     """
-    from ragfunnel.analyzer.store.dsn import DEFAULT_DSN, ENV_STORE, parse_dsn
+    from ragfunnel.analyzer.store import DEFAULT_DSN, ENV_STORE, parse_dsn
 
     read: list[int] = []
     try:

@@ -49,17 +49,17 @@ recommended one); ``--csv`` writes every one."""
 
 
 def _number(value: float) -> str:
-    from ragfunnel.analyzer.report import wording
+    from ragfunnel.analyzer.report import number
 
     if math.isinf(value):
         return "∞" if value > 0 else "-∞"
-    return wording.number(float(value))
+    return number(float(value))
 
 
 def _cost(value: float) -> str:
-    from ragfunnel.analyzer.report import wording
+    from ragfunnel.analyzer.report import number
 
-    return f"{value:,.0f}" if float(value).is_integer() else wording.number(float(value))
+    return f"{value:,.0f}" if float(value).is_integer() else number(float(value))
 
 
 def _shown(sweep: pl.DataFrame) -> pl.DataFrame:
@@ -77,7 +77,7 @@ def threshold_text(result: Abstention) -> str:
     """The confusion and the sweep, per run."""
     import polars as pl
 
-    from ragfunnel.analyzer.report import wording
+    from ragfunnel.analyzer.report import count, more, percent
 
     lines: list[str] = []
     for run_id in result.pipeline_threshold:
@@ -98,12 +98,12 @@ def threshold_text(result: Abstention) -> str:
                 if on
             )
             lines.append(
-                f"  {_number(r['threshold']):>9}  {wording.percent(r['coverage']):>8}  "
-                f"{wording.percent(r['risk']):>6}  {wording.percent(r['unanswerable_share']):>18}  "
+                f"  {_number(r['threshold']):>9}  {percent(r['coverage']):>8}  "
+                f"{percent(r['risk']):>6}  {percent(r['unanswerable_share']):>18}  "
                 f"{r['answerable_refused']:>18,}  {r['unanswerable_answered']:>21,}  "
                 f"{_cost(r['cost']):>6}  {marks}".rstrip()
             )  # fmt: skip
-        cut = wording.more(shown.height, sweep.height, "thresholds: --csv OUT writes every one")
+        cut = more(shown.height, sweep.height, "thresholds: --csv OUT writes every one")
         if cut:
             lines.append(f"  {cut}")
         own, best = result.pipeline_threshold[run_id], result.recommended[run_id]
@@ -112,8 +112,7 @@ def threshold_text(result: Abstention) -> str:
                      f"{result.cost_ratio:g}")  # fmt: skip
         if result.unscored.get(run_id):
             lines.append(
-                f"  {wording.count(result.unscored[run_id], 'question')} without a top score "
-                "left out"
+                f"  {count(result.unscored[run_id], 'question')} without a top score left out"
             )
         lines.append("")
     lines.append(RISK_NOTE)

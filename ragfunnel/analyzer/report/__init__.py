@@ -7,7 +7,9 @@
 
 docs/report.md is the contract: what each section says, the export schemas, the CI limits.
 Besides the report: the comparison of two runs (``diff_runs``), the CI gate, the exports and the
-terminal texts of an analysis (``summary_text``, ``describe_record`` …, from ``funnel_text``).
+terminal texts of an analysis (``summary_text``, ``describe_record`` …, from ``funnel_text``)
+and the number formats the CLI shares with it (``number``, ``percent``, ``count``, ``more``, from
+``wording``).
 """
 
 from ragfunnel.analyzer.report.build import build_report
@@ -38,6 +40,7 @@ from ragfunnel.analyzer.report.sources import (
     textless_documents,
 )
 from ragfunnel.analyzer.report.terminal import render_diff, render_report, report_text
+from ragfunnel.analyzer.report.wording import count, more, number, percent
 
 __all__ = [
     "QuestionTexts",
@@ -48,11 +51,15 @@ __all__ = [
     "build_report",
     "check_jaeger_url",
     "check_limits",
+    "count",
     "describe_record",
     "describe_shape",
     "diff_runs",
     "diff_summary",
+    "more",
+    "number",
     "parse_limits",
+    "percent",
     "pipeline_snapshots",
     "question_texts",
     "render_diff",

@@ -14,7 +14,7 @@ outside this package.
 """
 
 from ragfunnel.analyzer.store.connection import Store
-from ragfunnel.analyzer.store.dsn import DEFAULT_DSN, ENV_STORE, redact_dsn
+from ragfunnel.analyzer.store.dsn import DEFAULT_DSN, ENV_STORE, parse_dsn, redact_dsn
 from ragfunnel.analyzer.store.migrations import Migration, migrate
 from ragfunnel.analyzer.store.opening import StoreArg, takes_store
 from ragfunnel.analyzer.store.store_error import StoreError
@@ -29,6 +29,7 @@ __all__ = [
     "StoreArg",
     "StoreError",
     "migrate",
+    "parse_dsn",
     "redact_dsn",
     "takes_store",
 ]
