@@ -1,6 +1,6 @@
 """``ragfunnel diff RUN_A RUN_B``: two runs compared on the cases both asked, pair by pair.
 
-A thin layer over ``workflows.diff_from_store``: it analyses both runs in one pass, prints the
+A thin layer over ``workflows.diff_from_store``: it analyzes both runs in one pass, prints the
 transitions, McNemar's test, the metric deltas and the configuration changes, writes the JSON
 and HTML asked for, and with ``--fail-on-regression`` exits 3 naming each regression.
 """
