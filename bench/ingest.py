@@ -39,7 +39,7 @@ from ragfunnel.analyzer.ingest import ingest_paths
 from ragfunnel.analyzer.ingest import native as _native
 from ragfunnel.analyzer.store import Store
 from ragfunnel.analyzer.store.migrations import migrate
-from ragfunnel.analyzer.store.stage_table import stage_table
+from ragfunnel.analyzer.store.tables.stage_spans import stage_table
 
 # MergeTree's own defaults: parts over 10 MB are wide.
 WIDE_PARTS = "min_bytes_for_wide_part = 10485760, min_rows_for_wide_part = 0"

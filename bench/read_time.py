@@ -46,7 +46,8 @@ from funnel import (
 
 from ragfunnel.analyzer.funnel import READ_TIME_NOTICE, analyze
 from ragfunnel.analyzer.store import Store
-from ragfunnel.analyzer.store.migrations import migrate, stage_table_ready
+from ragfunnel.analyzer.store.migrations import migrate
+from ragfunnel.analyzer.store.schema import stage_table_ready
 
 
 def generate(path: Path, n: int, n_cases: int) -> float:

@@ -27,47 +27,20 @@ from ragfunnel.analyzer.funnel import analysis as analysis_module
 from ragfunnel.analyzer.funnel.read import session as session_module
 from ragfunnel.analyzer.store import Store, StoreError
 from ragfunnel.analyzer.store.inventory import inventory
-from ragfunnel.analyzer.store.stage_table import STAGE_TABLE
+from ragfunnel.analyzer.store.tables.stage_spans import STAGE_TABLE
 
 # The one test that imports test modules: it re-runs their trace scenarios at read time.
 from tests.analyzer.funnel import test_conventions as conventions
 from tests.analyzer.funnel import test_decisions as decisions
 from tests.support import decisions as decision_helpers
 from tests.support.decisions import A_ID, B_ID, RIGHT, WRONG, Q, case, ranked
+from tests.support.recorder import Recorder
 from tests.support.traces import TraceBuilder
 
 _STATEMENT = re.compile(r"\s*(\w+)(?:\s+(TEMPORARY))?(?:\s+TABLE)?(?:\s+IF\s+\w+(?:\s+\w+)?)?"
                         r"(?:\s+INTO)?\s+`?([\w.`-]+)?", re.IGNORECASE)  # fmt: skip
 _WRITES = {"CREATE", "ALTER", "DROP", "INSERT", "TRUNCATE", "RENAME", "OPTIMIZE", "ATTACH",
            "DETACH", "EXCHANGE", "DELETE", "UPDATE", "GRANT", "REVOKE", "SYSTEM"}  # fmt: skip
-
-
-class Recorder:
-    """Stands in for a store's client and records every statement sent through it."""
-
-    def __init__(self, client: Any) -> None:
-        self._client = client
-        self.statements: list[str] = []
-
-    def command(self, sql: str, *args: Any, **kw: Any) -> Any:
-        self.statements.append(sql)
-        return self._client.command(sql, *args, **kw)
-
-    def query_arrow(self, sql: str, *args: Any, **kw: Any) -> Any:
-        self.statements.append(sql)
-        return self._client.query_arrow(sql, *args, **kw)
-
-    def insert_arrow(self, table: str, data: Any, *args: Any, **kw: Any) -> Any:
-        database = kw.get("database")
-        self.statements.append(f"INSERT INTO `{database}`.`{table}`" if database else
-                               f"INSERT INTO `{table}`")  # fmt: skip
-        return self._client.insert_arrow(table, data, *args, **kw)
-
-    def __getattr__(self, name: str) -> Any:
-        # Any other call would bypass the record: the test must know every way in.
-        if callable(getattr(self._client, name)) and name != "close":
-            raise AssertionError(f"unrecorded client call {name}()")
-        return getattr(self._client, name)
 
 
 def writes(statements: list[str]) -> list[str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from openinference.instrumentation import (
     Document,
@@ -29,6 +30,8 @@ def oi_question(
     *,
     reranked: Sequence[str] | None = None,
     answer: str = RIGHT,
+    model: str = "gpt-4o-mini",
+    invocation_parameters: dict[str, Any] | None = None,
 ) -> None:
     """A LlamaIndex-shaped trace: query CHAIN → RETRIEVER (with an empty RETRIEVER nested
     inside, as frameworks do) → RERANKER → LLM."""
@@ -53,7 +56,8 @@ def oi_question(
         with tracer.start_as_current_span("llm", openinference_span_kind="llm") as llm:
             llm.set_attributes(
                 get_llm_attributes(
-                    model_name="gpt-4o-mini",
+                    model_name=model,
+                    invocation_parameters=invocation_parameters,
                     output_messages=[{"role": "assistant", "content": answer}],
                 )
             )

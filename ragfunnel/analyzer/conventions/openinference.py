@@ -5,7 +5,10 @@
 ``RERANKER`` spans take ``reranker.input_documents.N…`` and give ``reranker.output_documents.N…``;
 ``LLM`` spans answer in ``llm.output_messages.0.message.content``, else ``output.value``; a
 ``CHAIN`` or ``AGENT`` span with an ``input.value`` is a question candidate (the analysis takes
-the earliest of the trace). Each trace is one question. This module holds the declaration only.
+the earliest of the trace). Each trace is one question. A run's configuration is what its
+``LLM``, ``EMBEDDING`` and ``RERANKER`` spans record of their model and parameters
+(:data:`LLM_SETTINGS`, :data:`EMBEDDING_SETTINGS`, :data:`RERANKER_SETTINGS`, named as the
+spans name them). This module holds the declaration only.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from ragfunnel.analyzer.conventions.vocabulary import (
     FlatDocuments,
     Has,
     OneOf,
+    RunSettings,
     SpanName,
     StageFields,
     StageRule,
@@ -26,15 +30,18 @@ from ragfunnel.instrumentation import contract as c
 
 __all__ = [
     "DOCUMENT_CONTENT",
+    "EMBEDDING_SETTINGS",
     "INPUT_MIME",
     "INPUT_VALUE",
     "LLM_MODEL",
     "LLM_OUTPUT_CONTENT",
+    "LLM_SETTINGS",
     "OPENINFERENCE",
     "OUTPUT_VALUE",
     "RERANKER_INPUT",
     "RERANKER_MODEL",
     "RERANKER_OUTPUT",
+    "RERANKER_SETTINGS",
     "RERANKER_TOP_K",
     "RETRIEVAL_DOCUMENTS",
 ]
@@ -52,9 +59,21 @@ LLM_MODEL = "llm.model_name"
 LLM_OUTPUT_CONTENT = "llm.output_messages.0.message.content"
 DOCUMENT_CONTENT = "document.content"
 
+LLM_SETTINGS = (LLM_MODEL, "llm.invocation_parameters", "llm.provider", "llm.system")
+"""What an ``LLM`` span records of its set-up: model, invocation parameters (JSON), provider."""
+EMBEDDING_SETTINGS = ("embedding.model_name",)
+"""What an ``EMBEDDING`` span records of its set-up."""
+RERANKER_SETTINGS = (RERANKER_MODEL, RERANKER_TOP_K)
+"""What a ``RERANKER`` span records of its set-up."""
+
 OPENINFERENCE = Convention(
     name="openinference",
     marker=Has(KIND),
+    settings=(
+        RunSettings(OneOf(KIND, ("LLM",)), keys=LLM_SETTINGS, per_trace=True),
+        RunSettings(OneOf(KIND, ("EMBEDDING",)), keys=EMBEDDING_SETTINGS, per_trace=True),
+        RunSettings(OneOf(KIND, ("RERANKER",)), keys=RERANKER_SETTINGS, per_trace=True),
+    ),
     rules=(
         StageRule(
             c.Stage.RETRIEVE,

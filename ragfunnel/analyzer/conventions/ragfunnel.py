@@ -13,6 +13,7 @@ from ragfunnel.analyzer.conventions.vocabulary import (
     Has,
     JsonList,
     OneOf,
+    RunSettings,
     StageFields,
     StageRule,
 )
@@ -31,6 +32,8 @@ RAGFUNNEL = Convention(
     name="ragfunnel",
     marker=Has(c.STAGE),
     common=StageFields(question_key=Attr(c.QUESTION_ID), abstained=Attr(c.ANSWER_ABSTAINED)),
+    # The question span's snapshot of the pipeline (``@ragfunnel.question(pipeline=...)``).
+    settings=(RunSettings(_is(c.Stage.QUESTION), prefix=c.PIPELINE_PREFIX, run_id=Attr(c.RUN_ID)),),
     rules=(
         StageRule(
             c.Stage.QUESTION,

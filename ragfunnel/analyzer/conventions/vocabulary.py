@@ -30,6 +30,7 @@ __all__ = [
     "JsonList",
     "JsonText",
     "OneOf",
+    "RunSettings",
     "SpanName",
     "SpanNamed",
     "StageFields",
@@ -202,6 +203,30 @@ class StageRule:
 
 
 @dataclass(frozen=True)
+class RunSettings:
+    """Where a convention's spans record how the pipeline was set up: a run's configuration.
+
+    A report shows, per run, each setting's value (``docs/report.md``). Settings are read from
+    the spans ``on`` selects, of this convention only.
+
+    Attributes:
+        on: the spans that carry the settings.
+        prefix: every attribute under this prefix is a setting, named without it.
+        keys: these attributes are settings, named as the span names them.
+        run_id: the attribute holding the span's run id; without one, the run id is ``""``
+            (a foreign trace's run, as its stage rows have it).
+        per_trace: a question is a trace (foreign traces): a value is counted once per trace
+            however many spans repeat it; otherwise once per span.
+    """
+
+    on: Condition
+    prefix: str | None = None
+    keys: tuple[str, ...] = ()
+    run_id: Attr | None = None
+    per_trace: bool = False
+
+
+@dataclass(frozen=True)
 class Convention:
     """One source of spans.
 
@@ -215,9 +240,11 @@ class Convention:
         marker: what claims a span for this convention.
         rules: the stages it knows, first match wins.
         common: fields shared by all of its stages.
+        settings: where its spans record the run's configuration, first match wins.
     """
 
     name: str
     marker: Condition
     rules: tuple[StageRule, ...]
     common: StageFields = field(default_factory=StageFields)
+    settings: tuple[RunSettings, ...] = ()

@@ -12,8 +12,8 @@ the byte offset after the last complete line, the line number there, a hash of t
 - Anything else — another head, a shorter file, a compressed or pretty-printed file that changed —
   is read from the start.
 
-The log lives in the store itself (table ``ragfunnel_ingest_log`` next to the traces, made by
-``ragfunnel.analyzer.store.migrations``), so it goes away with the store. As a safety net, a file is passed over only while the traces table
+The log lives in the store itself (table ``ragfunnel_ingest_log`` next to the traces:
+``store/tables/ingest_log.py`` holds it and its statements), so it goes away with the store. As a safety net, a file is passed over only while the traces table
 still holds at least as many spans in the file's time window as were read from it; when rows
 were deleted, the file is read again (de-duplication keeps that safe). ``rescan`` ignores the
 record altogether.
@@ -29,57 +29,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from ragfunnel.analyzer.store import StoreError
-from ragfunnel.analyzer.store.migrations import INGEST_LOG_TABLE, ensure_ingest_log
+from ragfunnel.analyzer.store.tables import ingest_log, traces
+from ragfunnel.analyzer.store.tables.ingest_log import FileRecord
 
 if TYPE_CHECKING:
-    import pyarrow
-
     from ragfunnel.analyzer.store import Store
 
 __all__ = ["HEAD_BYTES", "FileRecord", "IngestLog", "ReadPlan", "head_hash"]
 
 
-def _schema() -> pyarrow.Schema:
-    import pyarrow as pa
-
-    return pa.schema(
-        [
-            ("TracesTable", pa.string()),
-            ("Host", pa.string()),
-            ("Path", pa.string()),
-            ("Size", pa.uint64()),
-            ("MtimeNs", pa.int64()),
-            ("Head", pa.string()),
-            ("Offset", pa.uint64()),
-            ("Line", pa.uint64()),
-            ("Resumable", pa.bool_()),
-            ("Spans", pa.uint64()),
-            ("Low", pa.int64()),
-            ("High", pa.int64()),
-        ]
-    )
-
-
 HEAD_BYTES = 64 << 10
 """How much of a file's start is hashed to tell the same file, grown, from another one."""
-
-
-@dataclass(frozen=True)
-class FileRecord:
-    """Where an ingest stopped reading one file."""
-
-    size: int
-    mtime_ns: int
-    head: str
-    offset: int
-    """Bytes read up to the end of the last complete line (the whole file unless resumable)."""
-    line: int
-    """Lines up to ``offset``."""
-    resumable: bool
-    """A plain line file: reading may go on from ``offset``."""
-    spans: int
-    low: int
-    high: int
 
 
 @dataclass(frozen=True)
@@ -110,8 +70,8 @@ class IngestLog:
         self._records: dict[str, FileRecord] = {}
         self._held: dict[tuple[int, int], int] | None = None
         try:
-            self._table = ensure_ingest_log(store)
-            self._records = self._latest()
+            self._table = ingest_log.ensure_ingest_log(store)
+            self._records = ingest_log.latest_records(store, self._host)
         except StoreError as exc:
             self.error = str(exc)
 
@@ -151,50 +111,8 @@ class IngestLog:
             self.error = str(exc)
 
     def _insert(self, records: list[tuple[Path, FileRecord]]) -> None:
-        import pyarrow as pa
-
-        rows = [
-            {
-                "TracesTable": self._store.table,
-                "Host": self._host,
-                "Path": str(path.resolve()),
-                "Size": record.size,
-                "MtimeNs": record.mtime_ns,
-                "Head": record.head,
-                "Offset": record.offset,
-                "Line": record.line,
-                "Resumable": record.resumable,
-                "Spans": record.spans,
-                "Low": record.low,
-                "High": record.high,
-            }
-            for path, record in records
-        ]
-        self._store.insert_arrow(INGEST_LOG_TABLE, pa.Table.from_pylist(rows, schema=_schema()))
-
-    def _latest(self) -> dict[str, FileRecord]:
-        """The latest record of every file this host ingested into this table: one query."""
-        columns = ("Size", "MtimeNs", "Head", "Offset", "Line", "Resumable", "Spans", "Low", "High")
-        latest = ", ".join(f"argMax({name}, RecordedAt) AS {name}" for name in columns)
-        rows = self._store.query_arrow(
-            f"SELECT Path, {latest} FROM {self._table} "
-            "WHERE TracesTable = {t:String} AND Host = {host:String} GROUP BY Path",
-            {"t": self._store.table, "host": self._host},
-        ).to_pylist()
-        return {
-            row["Path"]: FileRecord(
-                size=row["Size"],
-                mtime_ns=row["MtimeNs"],
-                head=row["Head"],
-                offset=row["Offset"],
-                line=row["Line"],
-                resumable=bool(row["Resumable"]),
-                spans=row["Spans"],
-                low=row["Low"],
-                high=row["High"],
-            )
-            for row in rows
-        }
+        resolved = [(str(path.resolve()), record) for path, record in records]
+        ingest_log.insert_records(self._store, self._host, resolved)
 
     def _still_stored(self, record: FileRecord) -> bool:
         if not record.spans:
@@ -214,12 +132,9 @@ class IngestLog:
         windows = sorted({(r.low, r.high) for r in self._records.values() if r.spans})
         if not windows:
             return {}
-        starts = self._store.query_arrow(
-            "SELECT toUnixTimestamp64Nano(Timestamp) AS t FROM "
-            f"{self._store.traces_table} WHERE Timestamp >= fromUnixTimestamp64Nano({{low:Int64}}) "
-            "AND Timestamp <= fromUnixTimestamp64Nano({high:Int64}) ORDER BY t",
-            {"low": min(low for low, _ in windows), "high": max(high for _, high in windows)},
-        ).column("t")
+        starts = traces.span_starts(
+            self._store, min(low for low, _ in windows), max(high for _, high in windows)
+        )
         series = cast("pl.Series", pl.from_arrow(starts)).cast(pl.Int64)
         lows = pl.Series([low for low, _ in windows], dtype=pl.Int64)
         highs = pl.Series([high for _, high in windows], dtype=pl.Int64)

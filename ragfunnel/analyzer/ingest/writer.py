@@ -31,8 +31,10 @@ from ragfunnel.analyzer.ingest.result import IngestSummary, Skip
 from ragfunnel.analyzer.ingest.rows import Chunk
 from ragfunnel.analyzer.store import StoreError
 from ragfunnel.analyzer.store.migrations import REVISIONS, migrate
-from ragfunnel.analyzer.store.stage_repair import StageMender, stage_view_attached
-from ragfunnel.analyzer.store.stage_table import STAGE_TABLE, stage_table
+from ragfunnel.analyzer.store.schema import stage_view_attached
+from ragfunnel.analyzer.store.stage_repair import StageMender
+from ragfunnel.analyzer.store.tables import stage_spans, traces
+from ragfunnel.analyzer.store.tables.stage_spans import STAGE_TABLE
 
 if TYPE_CHECKING:
     from ragfunnel.analyzer.store import Store
@@ -113,15 +115,10 @@ class Writer:
         # min/max of the partition column come from each part's min-max index, not the rows.
         # The stage table's range too: a killed insert may have left stage rows only.
         store = self._store
-        tables = [store.traces_table] + ([stage_table(store)] if self._mender else [])
-        ranges = []
-        for name in tables:
-            row = store.query_arrow(
-                "SELECT count() AS n, toUnixTimestamp64Nano(min(Timestamp)) AS low, "
-                f"toUnixTimestamp64Nano(max(Timestamp)) AS high FROM {name}"
-            ).to_pylist()[0]
-            if int(row["n"]):
-                ranges.append((int(row["low"]), int(row["high"])))
+        found = [traces.time_range(store)] + (
+            [stage_spans.time_range(store)] if self._mender else []
+        )
+        ranges = [found_range for found_range in found if found_range is not None]
         if not ranges:
             return None
         return min(low for low, _ in ranges), max(high for _, high in ranges)
@@ -167,18 +164,9 @@ class Writer:
         """
         if self._stored is None and self._inserted is None:
             return {}
-        store = self._store
         found: dict[str, int] = {}
         for ids in _id_batches(pc.unique(chunk.table.column("TraceId")).to_pylist()):
-            result = store.query_arrow(
-                "SELECT concat(TraceId, SpanId) AS key, "
-                "toUnixTimestamp64Nano(min(Timestamp)) AS start "
-                f"FROM {store.traces_table} WHERE TraceId IN {{ids:Array(String)}} GROUP BY key",
-                {"ids": ids},
-            )
-            keys: list[str] = result.column("key").to_pylist()
-            starts: list[int] = result.column("start").to_pylist()
-            found.update(zip(keys, starts, strict=True))
+            found.update(traces.stored_starts(self._store, ids))
         return found
 
     def _report_conflicts(self, chunk: Chunk, stored: dict[str, int]) -> None:

@@ -8,7 +8,7 @@ generator model and the logprob attributes; the other samples' answers come alon
 ``sample_answers`` for the self-consistency signal.
 
 The prompt's chunks, and each chunk's text, come from wherever they were recorded
-(``conventions/chunk_texts.py``): the generate span's own context ids and texts; for a generate
+(``conventions/chunk_texts.py``, read by ``store/tables/traces.py``): the generate span's own context ids and texts; for a generate
 span without ids (the usual OpenInference and GenAI shape), the output of the trace's last
 ranking stage (the reranker's, else the retrievers'), as the funnel takes it; a chunk whose
 text the generate span lacks takes it from the trace's retrieve or rerank spans, else from the
@@ -25,8 +25,9 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from ragfunnel.analyzer.conventions.chunk_texts import chunk_texts_sql
 from ragfunnel.analyzer.store.stage_source import stage_source
+from ragfunnel.analyzer.store.tables.stage_spans import generate_answers
+from ragfunnel.analyzer.store.tables.traces import chunk_texts as stored_chunk_texts
 
 if TYPE_CHECKING:
     from ragfunnel.analyzer.store import Store
@@ -53,39 +54,6 @@ _SCHEMA = pl.Schema({  # type: ignore[arg-type]  # polars' stubs reject a mixed 
 })  # fmt: skip
 
 
-def _answers_sql(source: str, runs: bool) -> str:
-    run_filter = "WHERE RunId IN {runs:Array(String)}" if runs else ""
-    return f"""
-    WITH gen AS (
-        SELECT TraceId, SpanId, QuestionKey, Mode, ifNull(SampleIndex, 0) AS SampleIndex,
-            toUnixTimestamp64Nano(Timestamp) AS Started, AnswerText AS Answer,
-            HasAnswer, Name AS Model, LogprobsMin, LowConfidence
-        FROM {source}
-        WHERE Stage = 'generate' AND StatusCode != 'Error'
-    ),
-    asked AS (
-        SELECT TraceId, QuestionKey,
-            argMinIf(QuestionText, tuple(Stage != 'question', Timestamp), QuestionText != '')
-                AS Question,
-            anyIf(RunId, RunId != '') AS RunId
-        FROM {source}
-        WHERE Stage IN ('question', 'retrieve') AND TraceId IN (SELECT TraceId FROM gen)
-        GROUP BY TraceId, QuestionKey
-    ),
-    questions AS (SELECT * FROM asked {run_filter})
-    SELECT TraceId, QuestionKey, Mode,
-        argMin(tuple(SpanId, questions.RunId, Started, Answer, HasAnswer, Model, LogprobsMin,
-                     LowConfidence),
-               tuple(SampleIndex, -Started)) AS primary,
-        arrayFilter(x -> x != primary.4, groupArrayIf(Answer, HasAnswer)) AS SampleAnswers,
-        any(questions.Question) AS Question
-    FROM gen {"INNER" if runs else "LEFT"} JOIN questions USING (TraceId, QuestionKey)
-    WHERE Mode IN {{modes:Array(String)}}
-    GROUP BY TraceId, QuestionKey, Mode
-    ORDER BY TraceId, QuestionKey, Mode
-    """
-
-
 def read_answers(
     store: Store,
     *,
@@ -109,10 +77,7 @@ def read_answers(
     ``low_confidence``, ``sample_answers``.
     """
     src = stage_source(store)
-    parameters: dict[str, object] = {"modes": list(modes)}
-    if runs:
-        parameters["runs"] = list(runs)
-    raw = store.query_df(_answers_sql(src.sql, bool(runs)), parameters)
+    raw = generate_answers(store, src.sql, runs=runs, modes=modes)
     if raw.is_empty():
         return pl.DataFrame(schema=_SCHEMA)
     fields = ["span_id", "run_id", "started", "answer", "has_answer", "model", "logprobs_min",
@@ -140,13 +105,7 @@ def read_answers(
 def _contexts(store: Store, answers: pl.DataFrame, chunk_texts: Mapping[str, str]) -> pl.DataFrame:
     """Each answer's prompt chunks with their texts (see the module docstring)."""
     traces = answers.get_column("trace_id").unique().to_list()
-    within = (
-        f"(SELECT * FROM {store.traces_table} WHERE TraceId IN {{traces:Array(String)}} "
-        "AND StatusCode != 'Error')"
-    )
-    docs = store.query_df(
-        f"{chunk_texts_sql(within)} ORDER BY TraceId, Started", {"traces": traces}
-    )
+    docs = stored_chunk_texts(store, traces)
     own: dict[str, tuple[list[str], list[str]]] = {}
     ranking: dict[str, dict[str, list[tuple[list[str], list[str]]]]] = {}
     known: dict[str, dict[str, str]] = {}

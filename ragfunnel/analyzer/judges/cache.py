@@ -77,18 +77,14 @@ class StoreCache:
     """
 
     def __init__(self, store: Store, models: Iterable[str], *, write: bool = True) -> None:
-        from ragfunnel.analyzer.judges.tables import (
-            CACHE_TABLE,
-            cache_rows,
-            ensure_tables,
-            table_exists,
-        )
+        from ragfunnel.analyzer.judges.tables import cache_rows, ensure_tables
+        from ragfunnel.analyzer.store.schema import read_schema
 
         if write:
             ensure_tables(store)
         self._store = store
         self._write = write
-        exists = write or table_exists(store, CACHE_TABLE)
+        exists = write or read_schema(store).judge_cache_present
         self._data = cache_rows(store, list(models)) if exists else {}
         self._new: list[tuple[str, str, str, str, str]] = []
         self._lock = threading.Lock()

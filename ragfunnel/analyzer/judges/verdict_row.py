@@ -1,6 +1,6 @@
 """The verdict row, built in one place from one answer and its verdict.
 
-Its columns are the verdicts table's (``store/verdict_tables.py``: ``VERDICT_COLUMNS``), which
+Its columns are the verdicts table's (``store/tables/verdicts.py``: ``VERDICT_COLUMNS``), which
 ``tables.py`` writes and reads and the funnel reads (``funnel/read/verdicts.py``); this module is the
 only place that fills them.
 """
@@ -12,7 +12,7 @@ from typing import Any
 
 from ragfunnel.analyzer.judges.correctness import Correctness
 from ragfunnel.analyzer.judges.verdict_types import AnswerVerdict, ClaimVerdict, text_hash
-from ragfunnel.analyzer.store.verdict_tables import CLAIM_COLUMNS
+from ragfunnel.analyzer.store.tables.verdicts import CLAIM_COLUMNS
 
 __all__ = ["verdict_row"]
 

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ragfunnel.analyzer.errors import AnalyzerError
-from ragfunnel.analyzer.store.verdict_tables import PARTIAL, SUPPORTED, UNCERTAIN, UNSUPPORTED
+from ragfunnel.analyzer.store.tables.verdicts import PARTIAL, SUPPORTED, UNCERTAIN, UNSUPPORTED
 
 __all__ = [
     "LABELS",

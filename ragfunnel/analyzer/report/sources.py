@@ -1,10 +1,13 @@
 """What a report shows that the funnel's records do not carry, read from the store.
 
-Three small read-only queries: each run's configuration snapshot (the question spans'
-``ragfunnel.pipeline.*`` attributes, docs/span-contract.md), the documents whose ingestion
-recorded pages or parts without text, and the texts — question, answer, prompt chunks — of
-the few questions a report drills into. Both only SELECT: this module must
-never write to the store, and never fetch texts for more than the questions it is given.
+Three small read-only queries (their statements in ``store/tables/traces.py``): each run's
+configuration (the settings its spans recorded, as each span convention names them —
+ragfunnel's question spans' ``ragfunnel.pipeline.*`` attributes, an OpenInference ``LLM``
+span's ``llm.model_name`` and ``llm.invocation_parameters``, a GenAI span's
+``gen_ai.request.*``: ``conventions/run_settings.py``, docs/report.md), the documents whose
+ingestion recorded pages or parts without text, and the texts — question, answer, prompt
+chunks — of the few questions a report drills into. All only SELECT: this module must never
+write to the store, and never fetch texts for more than the questions it is given.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from typing import Any
 
 from ragfunnel.analyzer.report import wording
 from ragfunnel.analyzer.store import Store
+from ragfunnel.analyzer.store.tables import traces
 from ragfunnel.instrumentation import contract as c
 
 __all__ = ["QuestionTexts", "pipeline_snapshots", "question_texts", "textless_documents"]
@@ -34,7 +38,10 @@ class QuestionTexts:
 
 
 def pipeline_snapshots(store: Store, runs: Iterable[str]) -> dict[str, dict[str, Any]]:
-    """Per run, its ``ragfunnel.pipeline.*`` settings, the prefix dropped (``prompt_version``).
+    """Per run, its configuration: each setting its spans recorded, by name.
+
+    ragfunnel's ``ragfunnel.pipeline.*`` settings lose the prefix (``prompt_version``); a
+    foreign trace's keep the name its convention gives them (``llm.model_name``).
 
     A setting with one value over the run's questions maps to it; one that changed during the
     run maps to a list of ``"value (n questions)"``, commonest first — a run should have one.
@@ -42,23 +49,10 @@ def pipeline_snapshots(store: Store, runs: Iterable[str]) -> dict[str, dict[str,
     wanted = sorted(set(runs))
     if not wanted:
         return {}
-    rows = store.query_df(
-        f"""
-        SELECT SpanAttributes[{{run_key:String}}] AS run_id, key, value, count() AS n
-        FROM {store.traces_table}
-        ARRAY JOIN mapKeys(SpanAttributes) AS key, mapValues(SpanAttributes) AS value
-        WHERE SpanAttributes[{{stage_key:String}}] = 'question'
-          AND startsWith(key, {{prefix:String}})
-          AND SpanAttributes[{{run_key:String}}] IN {{runs:Array(String)}}
-        GROUP BY run_id, key, value
-        ORDER BY run_id, key, n DESC, value
-        """,
-        {"run_key": c.RUN_ID, "stage_key": c.STAGE, "prefix": c.PIPELINE_PREFIX, "runs": wanted},
-    )
+    rows = traces.run_settings(store, wanted)
     found: dict[str, dict[str, list[tuple[str, int]]]] = {run: {} for run in wanted}
     for run_id, key, value, n in rows.iter_rows():
-        name = str(key)[len(c.PIPELINE_PREFIX) :]
-        found[str(run_id)].setdefault(name, []).append((str(value), int(n)))
+        found[str(run_id)].setdefault(str(key), []).append((str(value), int(n)))
     return {
         run: {
             name: _value(values[0][0])
@@ -100,30 +94,9 @@ def question_texts(
     """
     out: dict[tuple[str, str], QuestionTexts] = {}
     wanted = set(keys)
-    traces = sorted({trace for trace, _ in wanted})
-    for start in range(0, len(traces), _BATCH):
-        rows = store.query_df(
-            f"""
-            SELECT TraceId AS trace_id, SpanAttributes[{{qid:String}}] AS question_key,
-                   SpanAttributes[{{stage:String}}] AS stage,
-                   SpanAttributes[{{qtext:String}}] AS question,
-                   SpanAttributes[{{atext:String}}] AS answer,
-                   SpanAttributes[{{cids:String}}] AS context_ids,
-                   SpanAttributes[{{ctexts:String}}] AS context_texts,
-                   SpanAttributes[{{mode:String}}] AS mode,
-                   toInt64OrDefault(SpanAttributes[{{sample:String}}], toInt64(0)) AS sample,
-                   Timestamp AS started
-            FROM {store.traces_table}
-            WHERE TraceId IN {{traces:Array(String)}} AND stage IN ('question', 'generate')
-            ORDER BY trace_id, question_key, sample DESC, started
-            """,
-            {
-                "qid": c.QUESTION_ID, "stage": c.STAGE, "qtext": c.QUESTION_TEXT,
-                "atext": c.ANSWER_TEXT, "cids": c.CONTEXT_IDS, "ctexts": c.CONTEXT_TEXTS,
-                "mode": c.MODE, "sample": c.SAMPLE_INDEX,
-                "traces": traces[start : start + _BATCH],
-            },
-        )  # fmt: skip
+    traces_wanted = sorted({trace for trace, _ in wanted})
+    for start in range(0, len(traces_wanted), _BATCH):
+        rows = traces.question_spans(store, traces_wanted[start : start + _BATCH])
         found: dict[tuple[str, str], dict[str, Any]] = {}
         for row in rows.iter_rows(named=True):
             key = (row["trace_id"], row["question_key"])
@@ -151,24 +124,7 @@ def textless_documents(store: Store, index_versions: Iterable[str]) -> dict[str,
     wanted = sorted(set(index_versions))
     if not wanted:
         return {}
-    rows = store.query_df(
-        f"""
-        SELECT SpanAttributes[{{version:String}}] AS version,
-               SpanAttributes[{{document:String}}] AS document
-        FROM {store.traces_table}
-        WHERE SpanAttributes[{{stage:String}}] = 'ingest'
-          AND StatusCode != 'Error'
-          AND SpanAttributes[{{version:String}}] IN {{versions:Array(String)}}
-          AND (toInt64OrZero(SpanAttributes[{{pages:String}}]) > 0
-               OR toInt64OrZero(SpanAttributes[{{parts:String}}]) > 0)
-        GROUP BY version, document
-        ORDER BY version, document
-        """,
-        {
-            "version": c.INDEX_VERSION, "document": c.DOCUMENT_ID, "stage": c.STAGE,
-            "pages": c.PAGES_WITHOUT_TEXT, "parts": c.PARTS_WITHOUT_TEXT, "versions": wanted,
-        },
-    )  # fmt: skip
+    rows = traces.textless_ingests(store, wanted)
     out: dict[str, list[str]] = {}
     for version, document in rows.iter_rows():
         if document:

@@ -8,9 +8,11 @@
 
 :mod:`.dsn` parses addresses, :mod:`.connection` holds the open :class:`Store`, :mod:`.opening`
 lets public functions take a DSN or path for it,
-:mod:`.traces_table` the exporter's ``otel_traces`` layout, and :mod:`.migrations` every object
-the analyzer owns (docs/store.md and docs/deployment.md describe them). No SQL DDL lives
-outside this package.
+:mod:`.tables` one module per table (its layout, typed row and every statement that reads or
+writes it), :mod:`.schema` what a store has and what is current, and :mod:`.migrations` the
+revisions that make every object the analyzer owns (docs/store.md and docs/deployment.md
+describe them). No SQL statement against a table lives outside this package (but the two SQL
+builders it runs: docs/architecture.md).
 """
 
 from ragfunnel.analyzer.store.connection import Store
@@ -18,7 +20,7 @@ from ragfunnel.analyzer.store.dsn import DEFAULT_DSN, ENV_STORE, parse_dsn, reda
 from ragfunnel.analyzer.store.migrations import Migration, migrate
 from ragfunnel.analyzer.store.opening import StoreArg, takes_store
 from ragfunnel.analyzer.store.store_error import StoreError
-from ragfunnel.analyzer.store.traces_table import TRACES_COLUMNS
+from ragfunnel.analyzer.store.tables.traces import TRACES_COLUMNS
 
 __all__ = [
     "DEFAULT_DSN",

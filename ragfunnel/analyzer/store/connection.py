@@ -4,16 +4,15 @@ One client library, one SQL dialect and one schema — the OpenTelemetry Collect
 clickhouseexporter's ``otel_traces`` (v0.165, :mod:`.traces_table`) — whether spans come from a
 laptop's trace files or a production collector. DSNs are parsed in :mod:`.dsn`.
 
-chdb runs one engine per process, bound to one data path: while a store on path A is open, a
-store on path B cannot be (closing every store on A frees the engine). Stores on the *same*
-path may be open together, and several databases live side by side under one path, so tests
-that need isolated stores either close each store before opening the next or share one path
-with a database each.
+chdb runs one engine per process, bound to one data path (:mod:`.clients`): stores on the
+*same* path may be open together, and several databases live side by side under one path, so
+tests that need isolated stores either close each store before opening the next or share one
+path with a database each.
 
 This module must never put a user value into SQL text (values go as bound parameters;
-identifiers are validated and quoted) and never let a password reach a message. It creates
-only ``otel_traces`` (and its database); every object the analyzer owns is made by
-:mod:`.migrations`.
+identifiers are validated and quoted) and never let a password reach a message. It runs
+statements; it writes none of its own against a table: ``otel_traces`` is checked and created by
+:mod:`.tables.traces`, every object the analyzer owns by :mod:`.migrations`.
 """
 
 from __future__ import annotations
@@ -25,12 +24,15 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, cast
 
-from clickhouse_connect.driver.exceptions import ClickHouseError
-
+from ragfunnel.analyzer.store.clients import (
+    CLIENT_ERRORS,
+    open_embedded,
+    open_server,
+    release_engine,
+)
 from ragfunnel.analyzer.store.dsn import (
     DEFAULT_DSN,
     ENV_STORE,
@@ -40,7 +42,7 @@ from ragfunnel.analyzer.store.dsn import (
     quote,
 )
 from ragfunnel.analyzer.store.store_error import StoreError
-from ragfunnel.analyzer.store.traces_table import TRACES_COLUMNS, traces_ddl
+from ragfunnel.analyzer.store.tables import traces
 
 if TYPE_CHECKING:
     import polars
@@ -48,14 +50,11 @@ if TYPE_CHECKING:
 
 __all__ = ["Store"]
 
-_SPACES = re.compile(r"\s+")
-_HTTP_PORTS = {"http": 8123, "https": 8443}
 
 _TMP = tempfile.gettempdir()
 _TMP_IS_GLOB = bool(re.search(r"[*?{}\[\]]", _TMP))  # file() would read it as a glob: not used
 
-# What clickhouse-connect raises: its own errors, plus OS and Arrow errors from the transport.
-_CLIENT_ERRORS = (ClickHouseError, OSError, ValueError)
+_CLIENT_ERRORS = CLIENT_ERRORS
 
 INSERT_STREAMS = 2
 """At most this many parallel streams in an embedded insert into ``otel_traces`` (the two cores
@@ -64,10 +63,6 @@ _MIN_STREAM_ROWS = 10_000  # fewer rows than this per stream: not worth another 
 
 SETTLED_PARTS = 8
 """Active parts per partition that an ingest leaves to later merges (:meth:`Store.settle`)."""
-
-# chdb allows one engine path per process; remember which path is in use and by how many stores.
-_engine_lock = threading.Lock()
-_engine_users: dict[str, int] = {}
 
 
 class Store:
@@ -141,13 +136,13 @@ class Store:
         create = create and not read_only
         settings = {"readonly": 2} if read_only else {}
         client = (
-            _open_embedded(target, create=create, settings=settings)
+            open_embedded(target, create=create, settings=settings)
             if target.embedded
-            else _open_server(target, settings=settings)
+            else open_server(target, settings=settings)
         )
         store = cls(target, client, database, table, read_only=read_only)
         try:
-            store._prepare(create=create)
+            traces.prepare_traces(store, create=create)
         except BaseException:
             store.close()
             raise
@@ -212,12 +207,7 @@ class Store:
             self.client.close()
         finally:
             if self._target.embedded:
-                with _engine_lock:
-                    left = _engine_users.get(self._target.path, 0) - 1
-                    if left > 0:
-                        _engine_users[self._target.path] = left
-                    else:
-                        _engine_users.pop(self._target.path, None)
+                release_engine(self._target.path)
 
     def query_arrow(self, sql: str, parameters: dict[str, Any] | None = None) -> pyarrow.Table:
         """Run ``sql``; values are bound from ``parameters`` and written ``{name:Type}`` in the SQL."""
@@ -350,137 +340,8 @@ class Store:
             for number, first in enumerate(range(0, max(data.num_rows, 1), step)):
                 with pa.ipc.new_file(f"{folder}/rows-{number}.arrow", data.schema) as writer:
                     writer.write_table(data.slice(first, step))
-            names = ", ".join(quote(name) for name in columns)
             with self._lock:
-                self.client.command(
-                    f"INSERT INTO {self.traces_table} ({names}) SELECT {names} "
-                    "FROM file({file:String}, 'Arrow', {structure:String}) "
-                    # A stream per file, each file's block written as it is read (no squashing
-                    # into one block, which one thread would write).
-                    f"SETTINGS max_insert_threads = {streams}, max_threads = {streams}, "
-                    "min_insert_block_size_rows = 0, min_insert_block_size_bytes = 0, "
-                    "parallel_view_processing = 1",
-                    parameters={
-                        "file": f"{folder}/rows-*.arrow",
-                        "structure": ", ".join(
-                            f"{quote(name)} {TRACES_COLUMNS[name]}" for name in columns
-                        ),
-                    },
-                )
+                traces.insert_from_files(self, f"{folder}/rows-*.arrow", columns, streams)
 
     def _error(self, what: str, exc: BaseException) -> StoreError:
         return StoreError(f"{what} on {self.dsn_redacted}: {self._target.scrub(exc)}")
-
-    def _prepare(self, *, create: bool) -> None:
-        found = self._columns(self.table)
-        if not found:
-            if not create:
-                raise StoreError(
-                    f"there is no table {self.traces_table} in {self.dsn_redacted}: "
-                    "ingest traces first, or open the store that holds them",
-                    argument="dsn",
-                )
-            self._create_schema()
-            found = self._columns(self.table)
-        self._check_columns(found)
-
-    def _columns(self, table: str) -> dict[str, str]:
-        result = self.query_arrow(
-            "SELECT name, type FROM system.columns WHERE database = {db:String} AND table = {t:String}",
-            {"db": self.database, "t": table},
-        )
-        names = result.column("name").to_pylist()
-        types = result.column("type").to_pylist()
-        return dict(zip(names, types, strict=True))
-
-    def _check_columns(self, found: dict[str, str]) -> None:
-        problems = []
-        for name, expected in TRACES_COLUMNS.items():
-            actual = found.get(name)
-            if actual is None:
-                problems.append(f"{name} is missing")
-            elif _SPACES.sub("", actual) != _SPACES.sub("", expected):
-                problems.append(f"{name} is {actual}, expected {expected}")
-        if problems:
-            raise StoreError(
-                f"table {self.traces_table} in {self.dsn_redacted} does not have the "
-                f"clickhouseexporter otel_traces schema (v0.165): {'; '.join(problems)}. "
-                "ragfunnel never alters an existing table: use another table or database."
-            )
-
-    def _create_schema(self) -> None:
-        self.command(f"CREATE DATABASE IF NOT EXISTS {quote(self.database)}")
-        self.command(traces_ddl(self.traces_table, compact_parts=self.embedded))
-
-
-def _open_embedded(target: Target, *, create: bool, settings: dict[str, Any]) -> Any:
-    import clickhouse_connect
-
-    if not create and not Path(target.path).is_dir():
-        raise StoreError(
-            f"there is no store at {target.redacted}: run `ragfunnel ingest` first (only "
-            "ingest creates a store), or give the store that holds the traces",
-            argument="dsn",
-        )
-    with _engine_lock:
-        busy = [path for path, users in _engine_users.items() if users and path != target.path]
-        if busy:
-            raise StoreError(
-                f"cannot open {target.redacted}: the embedded engine (chdb) of this process is "
-                f"bound to chdb://{busy[0]} until every store on it is closed — chdb allows one "
-                "store path per process (use one path with several databases instead)"
-            )
-        Path(target.path).mkdir(parents=True, exist_ok=True)
-        try:
-            client = clickhouse_connect.get_client(
-                interface="chdb", path=target.path, settings=settings
-            )
-        except _CLIENT_ERRORS as exc:
-            holder = _locked_by_another_process(Path(target.path))
-            if holder is not None:
-                raise StoreError(
-                    f"the store {target.redacted} is in use by another process{holder}: an "
-                    "embedded store is opened by one process at a time. Wait until that ingest "
-                    "or analysis ends, or give this one another store (--store)."
-                ) from None
-            raise StoreError(f"cannot open the embedded store {target.redacted}: {exc}") from None
-        _engine_users[target.path] = _engine_users.get(target.path, 0) + 1
-    return client
-
-
-def _locked_by_another_process(path: Path) -> str | None:
-    """`` (pid N)`` or ``""`` if another process holds the engine's lock on ``path``, else None.
-
-    The engine keeps its ``status`` file locked (``flock``) while it runs on a path.
-    """
-    import fcntl
-
-    status = path / "status"
-    try:
-        with status.open("rb") as file:
-            try:
-                fcntl.flock(file, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                found = re.search(rb"PID:\s*(\d+)", file.read(4096))
-                return f" (pid {found.group(1).decode()})" if found else ""
-            fcntl.flock(file, fcntl.LOCK_UN)
-    except OSError:
-        return None
-    return None
-
-
-def _open_server(target: Target, *, settings: dict[str, Any]) -> Any:
-    import clickhouse_connect
-
-    try:
-        return clickhouse_connect.get_client(
-            host=target.host,
-            port=target.port,
-            username=target.username,
-            password=target.password,
-            secure=target.secure,
-            interface="https" if target.secure else "http",
-            settings=settings,
-        )
-    except _CLIENT_ERRORS as exc:
-        raise StoreError(f"cannot connect to {target.redacted}: {target.scrub(exc)}") from None

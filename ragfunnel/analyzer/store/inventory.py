@@ -1,7 +1,7 @@
 """What a store holds: the traces table and every analyzer object, with revisions and row counts.
 
-:func:`inventory` only reads ``system.tables`` and the schema marker: it is safe on a
-production store opened by a user with SELECT rights alone.
+:func:`inventory` only reads what :mod:`.schema` reads (``system.tables`` and the schema
+marker): it is safe on a production store opened by a user with SELECT rights alone.
 """
 
 from __future__ import annotations
@@ -9,15 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ragfunnel.analyzer.store.migrations import (
-    CURRENT_REVISION,
-    INGEST_LOG_TABLE,
-    MARKER_TABLE,
-    REVISIONS,
-    applied_markers,
-    applied_revision,
-)
-from ragfunnel.analyzer.store.stage_table import STAGE_TABLE, VIEW_NAME
+from ragfunnel.analyzer.store.migrations import CURRENT_REVISION, REVISIONS
+from ragfunnel.analyzer.store.schema import read_schema
+from ragfunnel.analyzer.store.tables.ingest_log import INGEST_LOG_TABLE
+from ragfunnel.analyzer.store.tables.markers import MARKER_TABLE
+from ragfunnel.analyzer.store.tables.stage_spans import STAGE_TABLE, VIEW_NAME
 
 if TYPE_CHECKING:
     from ragfunnel.analyzer.store.connection import Store
@@ -84,21 +80,15 @@ class StoreInventory:
 
 def inventory(store: Store) -> StoreInventory:
     """List what ``store`` holds of the traces table and the analyzer's objects; reads only."""
-    rows = store.query_arrow(
-        "SELECT name, engine, total_rows FROM system.tables WHERE database = {db:String}",
-        {"db": store.database},
-    ).to_pylist()
-    found = {row["name"]: row for row in rows}
+    schema = read_schema(store)
+    found = schema.tables
 
     def listed(name: str, role: str) -> StoredObject:
-        row = found.get(name)
-        if row is None:
+        entry = found.get(name)
+        if entry is None:
             return StoredObject(name, role, "", None)
-        engine = str(row["engine"])
-        count = (
-            None if engine == _VIEW_ENGINE or row["total_rows"] is None else int(row["total_rows"])
-        )
-        return StoredObject(name, role, engine, count)
+        count = None if entry.engine == _VIEW_ENGINE else entry.rows
+        return StoredObject(name, role, entry.engine, count)
 
     roles = {
         store.table: "spans (the collector's clickhouseexporter table)",
@@ -115,12 +105,11 @@ def inventory(store: Store) -> StoreInventory:
     objects += [
         listed(name, "left by an older ragfunnel: no revision uses it") for name in leftovers
     ]
-    stage = found.get(STAGE_TABLE)
     return StoreInventory(
         dsn=store.dsn_redacted,
         database=store.database,
-        revision=applied_revision(store),
+        revision=schema.revision,
         current_revision=CURRENT_REVISION,
         objects=tuple(objects),
-        stage_table_current=stage is not None and STAGE_TABLE in applied_markers(store),
+        stage_table_current=schema.stage_table_current,
     )

@@ -26,14 +26,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ragfunnel.analyzer.store.dsn import quote
-from ragfunnel.analyzer.store.migrations import stage_select, stage_table_ready
-from ragfunnel.analyzer.store.stage_table import STAGE_TABLE, VIEW_NAME
+from ragfunnel.analyzer.store.schema import stage_table_ready
+from ragfunnel.analyzer.store.tables.stage_spans import stage_select, stage_table
 
 if TYPE_CHECKING:
     from ragfunnel.analyzer.store.connection import Store
 
-__all__ = ["StageCheck", "StageMender", "check_stage", "repair_stage", "stage_view_attached"]
+__all__ = ["StageCheck", "StageMender", "check_stage", "repair_stage"]
 
 REPAIR_HINT = "run `ragfunnel store migrate` to repair it"
 
@@ -71,19 +70,8 @@ class StageCheck:
         )
 
 
-def stage_view_attached(store: Store) -> bool:
-    """Whether the current stage table and the view feeding it both exist; reads only."""
-    if not stage_table_ready(store):
-        return False
-    found = store.command(
-        "SELECT count() FROM system.tables WHERE database = {db:String} AND name = {v:String}",
-        {"db": store.database, "v": VIEW_NAME},
-    )
-    return bool(found)
-
-
 def _stage(store: Store) -> str:
-    return quote(store.database, STAGE_TABLE)
+    return stage_table(store)
 
 
 def check_stage(store: Store) -> StageCheck | None:

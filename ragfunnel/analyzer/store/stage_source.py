@@ -5,7 +5,7 @@ below both).
 
 The read path never writes to a store the user did not ask to prepare:
 
-- the stage table exists and is current (``ragfunnel.analyzer.store.migrations``): read it;
+- the stage table exists and is current (``ragfunnel.analyzer.store.schema``): read it;
 - the store is the embedded one and writable: the user owns it, so it is migrated on first use
   (the view then parses every later insert);
 - otherwise (a server, or a store opened read-only): the same SELECT that fills the stage table
@@ -20,8 +20,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ragfunnel.analyzer.store.migrations import migrate, stage_select, stage_table_ready
-from ragfunnel.analyzer.store.stage_table import STAGE_TABLE, stage_table
+from ragfunnel.analyzer.store.migrations import migrate
+from ragfunnel.analyzer.store.schema import stage_table_ready
+from ragfunnel.analyzer.store.tables.stage_spans import STAGE_TABLE, stage_select, stage_table
 from ragfunnel.instrumentation.contract import Stage
 
 if TYPE_CHECKING:

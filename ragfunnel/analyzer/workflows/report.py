@@ -92,7 +92,8 @@ class ReportSources:
     """What a report reads from the store besides the analysis, read while it is open.
 
     Attributes:
-        snapshots: each run's configuration (``ragfunnel.pipeline.*``), by run id.
+        snapshots: each run's configuration (the settings its spans recorded, as the span
+            conventions name them), by run id.
         texts: the question, answer and chunk texts of the questions shown.
         textless: documents ingested without text, by index version.
         store: the store's redacted DSN, named on the page.
@@ -106,7 +107,11 @@ class ReportSources:
 
 def report_sources(store: Store, result: FunnelResult) -> ReportSources:
     """Read what the report of ``result`` needs from ``store`` (runs' configurations, texts)."""
-    run_ids = [str(r) for r in result.records.get_column("run_id").unique().drop_nulls().sort()]
+    # Questions without a run (foreign traces) report as the run "": their configuration too.
+    import polars as pl
+
+    column = result.records.get_column("run_id").cast(pl.String).fill_null("")
+    run_ids = [str(r) for r in column.unique().sort()]
     snapshots = pipeline_snapshots(store, run_ids)
     versions = result.records.get_column("index_version").unique().drop_nulls()
     textless = textless_documents(store, (str(v) for v in versions))

@@ -31,7 +31,7 @@ from ragfunnel.analyzer.conventions import (
 from ragfunnel.analyzer.funnel import analyze
 from ragfunnel.analyzer.ingest import ingest_spans
 from ragfunnel.analyzer.store import Store
-from ragfunnel.analyzer.store.stage_table import STAGE_COLUMNS
+from ragfunnel.analyzer.store.tables.stage_spans import STAGE_COLUMNS
 from ragfunnel.instrumentation.contract import Stage
 from ragfunnel.testing import capture_spans
 from tests.support.data import DATA

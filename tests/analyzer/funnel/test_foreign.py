@@ -18,7 +18,7 @@ from ragfunnel.analyzer.cases import CaseSet
 from ragfunnel.analyzer.funnel import analyze
 from ragfunnel.analyzer.ingest import ingest_spans
 from ragfunnel.analyzer.store import Store
-from ragfunnel.analyzer.store.stage_table import stage_table
+from ragfunnel.analyzer.store.tables.stage_spans import stage_table
 from tests.support.decisions import A_ID, B_ID, RIGHT, WRONG, Q, case, filler, one
 from tests.support.openinference import oi_question
 from tests.support.traces import hashes

@@ -9,7 +9,7 @@ import pytest
 
 from ragfunnel.analyzer.store import Store
 from ragfunnel.analyzer.store.migrations import migrate, view_ddl
-from ragfunnel.analyzer.store.stage_table import STAGE_TABLE, stage_table
+from ragfunnel.analyzer.store.tables.stage_spans import STAGE_TABLE, stage_table
 from tests.support.traces import TraceBuilder, hashes
 
 

@@ -57,7 +57,7 @@ def test_a_policy_object_runs_as_its_name_does(store: Store) -> None:
 
 def test_the_claim_columns_are_defined_once() -> None:
     from ragfunnel.analyzer.funnel.read.verdicts import CLAIM
-    from ragfunnel.analyzer.store.verdict_tables import CLAIM_COLUMNS, VERDICT_COLUMNS
+    from ragfunnel.analyzer.store.tables.verdicts import CLAIM_COLUMNS, VERDICT_COLUMNS
 
     assert [name for _, name in CLAIM_COLUMNS] == [n for n in CLAIM.to_schema() if n != "judge"]
     assert {column for column, _ in CLAIM_COLUMNS} <= {column for column, _ in VERDICT_COLUMNS}

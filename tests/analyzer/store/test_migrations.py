@@ -23,8 +23,9 @@ from ragfunnel.analyzer.store.migrations import (
     stage_table_ready,
 )
 from ragfunnel.analyzer.store.part_format import COMPACT_PARTS
-from ragfunnel.analyzer.store.stage_table import STAGE_TABLE, VIEW_NAME, stage_table
-from ragfunnel.analyzer.store.verdict_tables import CACHE_TABLE, VERDICTS_TABLE
+from ragfunnel.analyzer.store.tables.judge_cache import CACHE_TABLE
+from ragfunnel.analyzer.store.tables.stage_spans import STAGE_TABLE, VIEW_NAME, stage_table
+from ragfunnel.analyzer.store.tables.verdicts import VERDICTS_TABLE
 from tests.support.traces import TraceBuilder
 
 

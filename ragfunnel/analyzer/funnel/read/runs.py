@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from ragfunnel.analyzer.errors import InvalidArgument
 from ragfunnel.analyzer.funnel.read.source import StageSource, stage_source
 from ragfunnel.analyzer.store import Store
+from ragfunnel.analyzer.store.tables.stage_spans import run_ids
 
 __all__ = ["SHOWN_RUNS", "UnknownRun", "check_runs", "held_runs", "unknown_runs_message"]
 
@@ -34,15 +35,9 @@ def held_runs(
     fewer spans, and it finds every run a question span names (the usual case).
     """
     source = source or stage_source(store)
-    table, where = (
-        (source.sql, "")
-        if every_stage
-        else (source.question_sql, "Stage IN ('question', 'ingest') AND ")
-    )
-    rows = store.query_arrow(
-        f"SELECT DISTINCT RunId AS run FROM {table} WHERE {where}RunId != '' ORDER BY run"
-    )
-    return [str(r) for r in rows.column("run").to_pylist()]
+    if every_stage:
+        return run_ids(store, source.sql)
+    return run_ids(store, source.question_sql, question_spans=True)
 
 
 def check_runs(

@@ -31,8 +31,9 @@ from ragfunnel.analyzer.funnel.read import sql
 from ragfunnel.analyzer.funnel.read.index_truth import IndexTruth
 from ragfunnel.analyzer.funnel.read.source import StageSource
 from ragfunnel.analyzer.funnel.read.wide_layout import meta_field
-from ragfunnel.analyzer.store import Store, StoreError
-from ragfunnel.analyzer.store.stage_table import BUCKETS, STAGE_COLUMNS
+from ragfunnel.analyzer.store import Store
+from ragfunnel.analyzer.store.tables.stage_spans import BUCKETS, STAGE_COLUMNS
+from ragfunnel.analyzer.store.temporary import TemporaryTables
 from ragfunnel.instrumentation.contract import question_hash
 
 __all__ = ["Discovery", "Session", "SideData"]
@@ -120,7 +121,7 @@ class Session:
         self.keys_table = f"_ragfunnel_{tag}_keys"
         self.items_table = f"_ragfunnel_{tag}_items"
         self.match_table = f"_ragfunnel_{tag}_match"
-        self._created: list[str] = []
+        self._tables = TemporaryTables(store)
         self.instances = 0
         """Question instances in the store, as :meth:`batches` counted them (0 before)."""
         # Item scores of the funnel passes (``with_scores``), by batch: the next batch's pass
@@ -141,18 +142,11 @@ class Session:
     ) -> None:
         # Cleanup must not mask the analysis's own error; the tables die with the session.
         with self._paused:
-            for name in self._created:
-                with contextlib.suppress(StoreError):
-                    self.store.command(f"DROP TEMPORARY TABLE IF EXISTS `{name}`")
-
-    def _create(self, name: str, columns: str, engine: str = "Memory") -> None:
-        self.store.command(f"CREATE TEMPORARY TABLE `{name}` ({columns}) ENGINE = {engine}")
-        self._created.append(name)
+            self._tables.drop_all()
 
     def _temporary(self, name: str, columns: str, data: pa.Table) -> None:
-        self._create(name, columns)
-        if data.num_rows:
-            self.store.insert_arrow(name, data, temporary=True)
+        self._tables.create(name, columns)
+        self._tables.fill(name, data)
 
     @property
     def question_rows(self) -> str:
@@ -165,12 +159,9 @@ class Session:
         """
         if not self._question_rows:
             name = f"_ragfunnel_{self._tag}_rows"
-            self._create(name, _MEMORY_COLUMNS)
-            self.store.command(
-                f"INSERT INTO `{name}` SELECT * FROM {self._question_source} "
-                "WHERE Stage IN ('question', 'ingest')"
-            )
-            self._question_rows = f"`{name}`"
+            quoted = self._tables.create(name, _MEMORY_COLUMNS)
+            self._tables.fill_from(name, sql.question_rows_sql(self._question_source))
+            self._question_rows = quoted
         return self._question_rows
 
     def load_cases(self, cases: pl.DataFrame) -> None:
@@ -223,20 +214,18 @@ class Session:
         columns, select = sql.match_sql(self.keys_table, self.items_table, items)
         # A Join table keeps its hash table: every batch's query joins it as it is, instead of
         # building a hash table of every case again (time and, with a million cases, memory).
-        self._create(self.match_table, columns, engine="Join(ALL, INNER, key_hash)")
-        self.store.command(f"INSERT INTO `{self.match_table}` {select}")
+        self._tables.create(self.match_table, columns, engine="Join(ALL, INNER, key_hash)")
+        self._tables.fill_from(self.match_table, select)
         # The funnel reads the match table only; the cases' own tables can go (a million
         # cases' keys and item lists are about a hundred megabytes).
         for name in (self.keys_table, self.items_table):
-            self.store.command(f"DROP TEMPORARY TABLE IF EXISTS `{name}`")
+            self._tables.drop(name)
         self.store.release_memory()
         return self.match_table
 
     def keys_for(self, case_idx: int) -> list[str]:
         """Every question key that maps to one case (for a single question's records)."""
-        rows = self.store.query_df(
-            f"SELECT key FROM `{self.keys_table}` WHERE case_idx = {{c:UInt32}}", {"c": case_idx}
-        )
+        rows = self.store.query_df(sql.case_keys_sql(self.keys_table), {"c": case_idx})
         return rows.get_column("key").to_list()
 
     def index_truth(self) -> IndexTruth:
@@ -301,9 +290,7 @@ class Session:
         """
         if query.question_keys:
             return [replace(query, buckets=None)]
-        found = self.store.query_arrow(
-            f"SELECT count() AS n FROM {self.question_rows} WHERE Stage = 'question'"
-        )
+        found = self.store.query_arrow(sql.question_count_sql(self.question_rows))
         instances = self.instances = int(found.column("n")[0].as_py())
         size = READ_TIME_BATCH_INSTANCES if self.read_time else BATCH_INSTANCES
         count = max(1, min(BUCKETS, -(-instances // size)))

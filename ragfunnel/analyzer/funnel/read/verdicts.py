@@ -1,6 +1,7 @@
 """The judges' verdicts as the funnel reads them: one deciding verdict per question instance.
 
-``ragfunnel judge`` writes ``ragfunnel_verdicts_v1`` (docs/judges.md); this module reads it —
+``ragfunnel judge`` writes ``ragfunnel_verdicts_v1`` (docs/judges.md); this module reads it
+(``store/tables/verdicts.py`` holds the statement) —
 only when it exists, never creating it — and keeps, for each trace and question, the verdict
 of the pipeline answer by the strongest judge (an LLM or fact-checker over the offline judge),
 the latest one. It shapes the record columns ``faithfulness`` and ``claims`` and the inputs of
@@ -16,14 +17,13 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from ragfunnel.analyzer.store.dsn import quote
-from ragfunnel.analyzer.store.migrations import verdicts_ready
-from ragfunnel.analyzer.store.verdict_tables import (
+from ragfunnel.analyzer.store.schema import read_schema
+from ragfunnel.analyzer.store.tables.verdicts import (
     CLAIM_COLUMNS,
     OFFLINE_JUDGE,
     PARTIAL,
     UNCERTAIN,
-    VERDICTS_TABLE,
+    deciding_verdict_rows,
 )
 
 if TYPE_CHECKING:
@@ -73,21 +73,9 @@ def no_verdicts() -> pl.DataFrame:
 
 def read_verdicts(store: Store, runs: Sequence[str] = ()) -> pl.DataFrame:
     """The deciding verdict of each judged pipeline answer (see the module docstring)."""
-    if not verdicts_ready(store):
+    if not read_schema(store).verdicts_present:
         return no_verdicts()
-    run_filter = "AND RunId IN {runs:Array(String)}" if runs else ""
-    raw = store.query_df(
-        f"""
-        SELECT TraceId, QuestionKey,
-            argMax(tuple(Judge, Abstained, Faithfulness, {", ".join(c for c, _ in CLAIM_COLUMNS)},
-                         Correctness, CorrectnessReason),
-                   tuple(Judge != 'offline', JudgedAt)) AS v
-        FROM {quote(store.database, VERDICTS_TABLE)} FINAL
-        WHERE Mode = 'pipeline' {run_filter}
-        GROUP BY TraceId, QuestionKey
-        """,
-        {"runs": list(runs)} if runs else None,
-    )
+    raw = deciding_verdict_rows(store, runs)
     if raw.is_empty():
         return no_verdicts()
     fields = [name for _, name in CLAIM_COLUMNS]

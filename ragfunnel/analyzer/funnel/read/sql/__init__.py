@@ -2,15 +2,19 @@
 
 ``query`` (:class:`FunnelQuery` and the SELECT every stage-table query is built on),
 ``instances`` (the per-instance funnel aggregation, roots, scores), ``side_queries`` (rare
-details) and ``cases`` (matching, discovery, index truth). ``Session`` runs them all.
+details) and ``cases`` (matching, discovery, index truth). SQL text only: ``Session`` runs
+them all through the store (its temporary tables through ``store/temporary.py``).
 """
 
 from ragfunnel.analyzer.funnel.read.sql.cases import (
+    case_keys_sql,
     discovery_sql,
     index_truth_sql,
     ingest_versions_sql,
     match_sql,
     multi_ingested_sql,
+    question_count_sql,
+    question_rows_sql,
 )
 from ragfunnel.analyzer.funnel.read.sql.instances import (
     funnel_sql,
@@ -30,6 +34,7 @@ from ragfunnel.analyzer.funnel.read.sql.side_queries import (
 
 __all__ = [
     "FunnelQuery",
+    "case_keys_sql",
     "discovery_sql",
     "errors_sql",
     "funnel_sql",
@@ -40,6 +45,8 @@ __all__ = [
     "match_sql",
     "multi_ingested_sql",
     "oracle_sql",
+    "question_count_sql",
+    "question_rows_sql",
     "retrievers_sql",
     "roots_sql",
     "samples_sql",

@@ -11,12 +11,30 @@ from __future__ import annotations
 from ragfunnel.analyzer.funnel.read.wide_layout import item_hash
 
 __all__ = [
+    "case_keys_sql",
     "discovery_sql",
     "index_truth_sql",
     "ingest_versions_sql",
     "match_sql",
     "multi_ingested_sql",
+    "question_count_sql",
+    "question_rows_sql",
 ]
+
+
+def question_rows_sql(source: str) -> str:
+    """The question and ingest stage rows of ``source`` (copied once at read time)."""
+    return f"SELECT * FROM {source} WHERE Stage IN ('question', 'ingest')"
+
+
+def question_count_sql(question_rows: str) -> str:
+    """How many question instances (question stage rows) there are: column ``n``."""
+    return f"SELECT count() AS n FROM {question_rows} WHERE Stage = 'question'"
+
+
+def case_keys_sql(keys_table: str) -> str:
+    """Every question key of the case bound as ``{c:UInt32}``, from the cases' key table."""
+    return f"SELECT key FROM `{keys_table}` WHERE case_idx = {{c:UInt32}}"
 
 
 def match_sql(keys_table: str, items_table: str, items: int) -> tuple[str, str]:

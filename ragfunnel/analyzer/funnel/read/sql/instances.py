@@ -1,6 +1,6 @@
 """The SQL that rebuilds each question's funnel inside ClickHouse (embedded or server).
 
-One aggregation over the typed stage table (``ragfunnel.analyzer.store.stage_table``) gives one
+One aggregation over the typed stage table (``ragfunnel.analyzer.store.tables.stage_spans``) gives one
 row per question instance (a question inside one trace): for every stage, the *last attempt*
 (latest start) of that stage's span, and for every expected evidence item its 1-based position
 in that span's list. Evidence items are compared as 64-bit hashes, and the positions of four

@@ -1,0 +1,212 @@
+"""The typed stage-span table the funnel reads (one row per stage span), and its view.
+
+Its layout (:data:`STAGE_COLUMNS`), the statements that create it and the materialized view on
+``otel_traces`` that fills it (:func:`view_ddl`, :func:`create_stage_spans`, which also
+backfills the spans stored before), and the reads of stage rows that are not the funnel's own
+aggregation: the runs a store holds, an ingest's time range, the answers the judges judge.
+The SELECT that turns ``otel_traces`` rows into stage rows lives with the span conventions
+(``conventions/assemble.py``); this module only runs it. Reads take the stage rows' source
+(``StageSource.sql``: this table, or that SELECT as a subquery at read time).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from typing import TYPE_CHECKING
+
+from ragfunnel.analyzer.conventions import BUCKETS, stage_select_sql
+from ragfunnel.analyzer.store.dsn import quote
+from ragfunnel.analyzer.store.part_format import COMPACT_PARTS
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from ragfunnel.analyzer.store.connection import Store
+    from ragfunnel.instrumentation.contract import Stage
+
+__all__ = [
+    "BUCKETS",
+    "STAGE_COLUMNS",
+    "STAGE_TABLE",
+    "VIEW_NAME",
+    "create_stage_spans",
+    "generate_answers",
+    "run_ids",
+    "stage_select",
+    "stage_table",
+    "time_range",
+    "view_ddl",
+]
+
+STAGE_TABLE = "ragfunnel_stage_spans_v1"
+"""The table's name carries its layout's version: a new layout is a new table (and revision)."""
+VIEW_NAME = f"{STAGE_TABLE}_mv"
+"""The materialized view on ``otel_traces`` that fills :data:`STAGE_TABLE` as spans arrive."""
+
+STAGE_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("Timestamp", "DateTime64(9) CODEC(Delta, ZSTD(1))"),
+    ("TraceId", "String CODEC(ZSTD(1))"),
+    ("SpanId", "String CODEC(ZSTD(1))"),
+    ("ParentSpanId", "String CODEC(ZSTD(1))"),
+    ("InstanceKey", "UInt64"),
+    ("Bucket", "UInt8"),
+    ("QuestionKey", "String CODEC(ZSTD(1))"),
+    ("Source", "LowCardinality(String)"),
+    ("Stage", "LowCardinality(String)"),
+    ("StatusCode", "LowCardinality(String)"),
+    ("StatusMessage", "String CODEC(ZSTD(1))"),
+    ("RunId", "LowCardinality(String)"),
+    ("QuestionHash", "String CODEC(ZSTD(1))"),
+    ("QuestionText", "String CODEC(ZSTD(1))"),
+    ("QuestionMime", "LowCardinality(String)"),
+    ("IndexVersion", "LowCardinality(String)"),
+    ("Abstained", "UInt8"),
+    ("Name", "LowCardinality(String)"),
+    ("FusedFrom", "Array(LowCardinality(String))"),
+    ("TopK", "Nullable(Int64)"),
+    ("CutK", "Nullable(Int64)"),
+    ("CutThreshold", "Nullable(Float64)"),
+    ("CutTokenBudget", "Nullable(Float64)"),
+    ("HasIds", "UInt8"),
+    ("Ids", "Array(String) CODEC(ZSTD(1))"),
+    # Hashes do not compress: compressing them would only cost every insert time.
+    ("IdHashes", "Array(UInt64) CODEC(NONE)"),
+    ("Scores", "Array(Float64) CODEC(ZSTD(1))"),
+    ("TopScore", "Float64"),
+    ("HasInput", "UInt8"),
+    ("InputHashes", "Array(UInt64) CODEC(NONE)"),
+    ("DocumentId", "String CODEC(ZSTD(1))"),
+    ("Mode", "LowCardinality(String)"),
+    ("SampleIndex", "Nullable(Int64)"),
+    ("HasAnswer", "UInt8"),
+    ("AnswerText", "String CODEC(ZSTD(1))"),
+    ("LogprobsMin", "Nullable(Float64)"),
+    ("LowConfidence", "Array(String)"),
+)
+"""Column names and types (with codecs), in the order of the conventions' stage rows."""
+
+
+def stage_table(store: Store) -> str:
+    """The quoted qualified name of the typed stage-span table in ``store``'s database."""
+    return quote(store.database, STAGE_TABLE)
+
+
+def stage_select(traces_table: str, stages: Collection[Stage] | None = None) -> str:
+    """The stage-span rows of ``traces_table``, columns in the stage table's order.
+
+    With ``stages``, only the spans that could be of those stages are read (then filter on
+    ``Stage``: see ``stage_select_sql``).
+    """
+    order = ", ".join(name for name, _ in STAGE_COLUMNS)
+    # The inner SELECT computes in dependency order; the outer one fixes the table's order.
+    return f"SELECT {order} FROM ({stage_select_sql(traces_table, stages=stages)})"
+
+
+def view_ddl(database: str, traces_table: str, *, compact_parts: bool = False) -> list[str]:
+    """The statements that create the typed stage table and its materialized view.
+
+    Exposed for DBAs of clustered deployments, who may want to add ``ON CLUSTER`` and
+    replicated engines before running them. ``compact_parts`` adds the embedded store's part
+    settings (``store/part_format.py``).
+    """
+    columns = ",\n    ".join(f"{name} {kind}" for name, kind in STAGE_COLUMNS)
+    table = quote(database, STAGE_TABLE)
+    return [
+        f"CREATE TABLE IF NOT EXISTS {table} (\n    {columns}\n) ENGINE = MergeTree "
+        # Bucket first: the funnel aggregates a range of buckets at a time, reading only
+        # their granules (memory stays bounded whatever the number of questions); then Stage,
+        # so one-stage reads (discovery, ingest) skip the other stages within each bucket.
+        "ORDER BY (Bucket, Stage, QuestionKey, TraceId, Timestamp)"
+        + (f" SETTINGS {COMPACT_PARTS}" if compact_parts else ""),
+        f"CREATE MATERIALIZED VIEW IF NOT EXISTS {quote(database, VIEW_NAME)} TO {table} AS "
+        + stage_select(traces_table),
+    ]
+
+
+def create_stage_spans(store: Store) -> None:
+    """Create the stage table and its view, then backfill the spans stored before.
+
+    The view feeds the table from then on; the backfill copies what was stored before,
+    skipping rows already copied, so an interrupted backfill resumes.
+    """
+    for statement in view_ddl(store.database, store.traces_table, compact_parts=store.embedded):
+        store.command(statement)
+    table = stage_table(store)
+    store.command(
+        f"INSERT INTO {table} {stage_select(store.traces_table)} "
+        f"WHERE (TraceId, SpanId) NOT IN (SELECT TraceId, SpanId FROM {table})"
+    )
+
+
+def time_range(store: Store) -> tuple[int, int] | None:
+    """The first and last start (ns) of the stage table's rows; None when it is empty.
+
+    min/max of the partition column come from each part's min-max index, not the rows.
+    """
+    row = store.query_arrow(
+        "SELECT count() AS n, toUnixTimestamp64Nano(min(Timestamp)) AS low, "
+        f"toUnixTimestamp64Nano(max(Timestamp)) AS high FROM {stage_table(store)}"
+    ).to_pylist()[0]
+    return (int(row["low"]), int(row["high"])) if int(row["n"]) else None
+
+
+def run_ids(store: Store, source: str, *, question_spans: bool = False) -> list[str]:
+    """Every run id of a stage row of ``source``, sorted.
+
+    ``question_spans``: only question and ingest rows (``source`` is then the source's
+    ``question_sql``, which at read time parses only the spans that could be those).
+    """
+    where = "Stage IN ('question', 'ingest') AND " if question_spans else ""
+    rows = store.query_arrow(
+        f"SELECT DISTINCT RunId AS run FROM {source} WHERE {where}RunId != '' ORDER BY run"
+    )
+    return [str(r) for r in rows.column("run").to_pylist()]
+
+
+def generate_answers(
+    store: Store, source: str, *, runs: Sequence[str] = (), modes: Sequence[str] = ("pipeline",)
+) -> pl.DataFrame:
+    """Per question instance and mode, the answer the funnel counts, from ``source``'s rows.
+
+    The lowest-numbered sample's last successful generate span: ``TraceId``, ``QuestionKey``,
+    ``Mode``, ``primary`` = (span id, run id, start ns, answer, has answer, model, lowest
+    logprob, low-confidence tokens), ``SampleAnswers`` (the other samples' answers) and
+    ``Question`` (the question span's text, else the retrieval query). With ``runs``, only
+    instances of those runs.
+    """
+    run_filter = "WHERE RunId IN {runs:Array(String)}" if runs else ""
+    parameters: dict[str, object] = {"modes": list(modes)}
+    if runs:
+        parameters["runs"] = list(runs)
+    return store.query_df(
+        f"""
+    WITH gen AS (
+        SELECT TraceId, SpanId, QuestionKey, Mode, ifNull(SampleIndex, 0) AS SampleIndex,
+            toUnixTimestamp64Nano(Timestamp) AS Started, AnswerText AS Answer,
+            HasAnswer, Name AS Model, LogprobsMin, LowConfidence
+        FROM {source}
+        WHERE Stage = 'generate' AND StatusCode != 'Error'
+    ),
+    asked AS (
+        SELECT TraceId, QuestionKey,
+            argMinIf(QuestionText, tuple(Stage != 'question', Timestamp), QuestionText != '')
+                AS Question,
+            anyIf(RunId, RunId != '') AS RunId
+        FROM {source}
+        WHERE Stage IN ('question', 'retrieve') AND TraceId IN (SELECT TraceId FROM gen)
+        GROUP BY TraceId, QuestionKey
+    ),
+    questions AS (SELECT * FROM asked {run_filter})
+    SELECT TraceId, QuestionKey, Mode,
+        argMin(tuple(SpanId, questions.RunId, Started, Answer, HasAnswer, Model, LogprobsMin,
+                     LowConfidence),
+               tuple(SampleIndex, -Started)) AS primary,
+        arrayFilter(x -> x != primary.4, groupArrayIf(Answer, HasAnswer)) AS SampleAnswers,
+        any(questions.Question) AS Question
+    FROM gen {"INNER" if runs else "LEFT"} JOIN questions USING (TraceId, QuestionKey)
+    WHERE Mode IN {{modes:Array(String)}}
+    GROUP BY TraceId, QuestionKey, Mode
+    ORDER BY TraceId, QuestionKey, Mode
+    """,
+        parameters,
+    )
