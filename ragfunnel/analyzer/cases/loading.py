@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Literal
 
-from ragfunnel.analyzer.cases.bulk import BOM, json_into, jsonl_into
+from ragfunnel.analyzer.cases.bulk_readers import BOM, json_into, jsonl_into
 from ragfunnel.analyzer.cases.case_columns import CaseColumns, ColumnBuilder
 from ragfunnel.analyzer.cases.caseset import CaseSet
 from ragfunnel.analyzer.cases.problems import CaseError, CaseProblem

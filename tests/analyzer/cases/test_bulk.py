@@ -20,7 +20,7 @@ from ragfunnel.analyzer.cases import (
     CaseError,
     CaseSet,
     Leaf,
-    bulk,
+    bulk_readers,
     case_columns,
     load_cases,
     loading,
@@ -72,8 +72,8 @@ def assert_same(path: Path) -> CaseSet:
 @pytest.fixture
 def small_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
     """Chunks and flushes of a few cases, so that their edges fall everywhere."""
-    monkeypatch.setattr(bulk, "_CHUNK_BYTES", 200)
-    monkeypatch.setattr(bulk, "_CHUNK_CASES", 3)
+    monkeypatch.setattr(bulk_readers, "_CHUNK_BYTES", 200)
+    monkeypatch.setattr(bulk_readers, "_CHUNK_CASES", 3)
     monkeypatch.setattr(case_columns, "_FLUSH_ROWS", 2)
 
 

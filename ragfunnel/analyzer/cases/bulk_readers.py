@@ -1,7 +1,7 @@
 """JSON and JSON Lines cases decoded in bulk with msgspec: the fast way in for large files.
 
 Cases go to the :class:`ColumnBuilder` a chunk at a time: the plain ones as one Arrow batch
-(``plain``), every other one decoded on its own and validated in full, in file order. These
+(``plain_shapes``), every other one decoded on its own and validated in full, in file order. These
 readers only vouch for files they read exactly as the reference readers (``readers``) would:
 anything they cannot decode, or whose lines they might count differently, makes them return
 False, and the caller reads the file again with the reference readers, which report every
@@ -17,7 +17,7 @@ import msgspec
 import polars as pl
 
 from ragfunnel.analyzer.cases.case_columns import ColumnBuilder
-from ragfunnel.analyzer.cases.plain import PLAIN_DECODER, PlainCase, plain_batch
+from ragfunnel.analyzer.cases.plain_shapes import PLAIN_DECODER, PlainCase, plain_batch
 
 __all__ = ["BOM", "json_into", "jsonl_into"]
 
