@@ -118,8 +118,27 @@ class Loader:
         added = len(self.builder) - before_rows
         self.summary.read += added + self.builder.duplicates - before_duplicates
         self.summary.duplicates += self.builder.duplicates - before_duplicates
+        if self.builder.conflicts:
+            self._report_conflicts(source, line)
         if len(self) >= self._limit:
             self.flush()
+
+    def _report_conflicts(self, source: str, line: int) -> None:
+        """Name the spans of this document read earlier in the chunk with another start time.
+
+        (The native converter declines such a line, so every conflict is found here. Copies in
+        different chunks are found by the writer's lookup of stored spans.)
+        """
+        conflicts = self.builder.conflicts
+        first = conflicts[0]
+        self.skip(
+            source,
+            line,
+            f"{len(conflicts):,} span(s) already read in this ingest with another start time "
+            "(the same trace and span id, other content): this copy not stored — e.g. span "
+            f"{first[32:]} of trace {first[:32]}",
+        )
+        conflicts.clear()
 
     def skip(self, source: str, line: int, reason: str) -> None:
         """Record something that could not be read."""

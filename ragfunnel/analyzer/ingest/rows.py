@@ -41,6 +41,7 @@ from ragfunnel.analyzer.ingest.values import InvalidValue, any_value_as_string, 
 
 __all__ = [
     "MAX_VALUE_CHARS",
+    "SAME_START_NS",
     "TRACES_ARROW_SCHEMA",
     "Chunk",
     "RowBuilder",
@@ -56,6 +57,10 @@ _HEX = "0123456789abcdef"
 _ARRAY_CACHE = 4096  # distinct arrays remembered (a few MB)
 _ZERO_TRACE = "0" * 32
 _ZERO_SPAN = "0" * 16
+
+SAME_START_NS = 1_000
+"""Two copies of a span (same trace and span id) whose start times differ by less than this are
+the same span (Jaeger keeps microseconds only); otherwise the later copy has other content."""
 
 _KINDS: dict[int | str, str] = {
     0: "Unspecified",
@@ -141,15 +146,19 @@ class Chunk:
 
 
 class Seen(Protocol):
-    """The ``TraceId + SpanId`` keys of a chunk so far (a set, or one shared with another builder)."""
+    """The spans of a chunk so far: ``TraceId + SpanId`` to start time.
 
-    def __contains__(self, key: object, /) -> bool: ...
+    A dict, or the native converter's map when both converters add to one chunk.
+    """
 
-    def add(self, key: str, /) -> None:
-        """Remember ``key``."""
+    def get(self, key: str, /) -> int | None:
+        """The start time (ns) of span ``key``, or None when it was not seen."""
+
+    def __setitem__(self, key: str, start: int, /) -> None:
+        """Remember span ``key`` and its start time."""
 
     def clear(self) -> None:
-        """Forget every key."""
+        """Forget every span."""
 
 
 class SpanProblem(ValueError):
@@ -215,15 +224,20 @@ class RowBuilder:
 
     Args:
         note: called with a message for each repair that kept a span (cut value, clock skew).
-        seen: the keys of the chunk so far, when another builder adds to the same chunk.
+        seen: the spans of the chunk so far, when another builder adds to the same chunk.
+
+    A span repeated within the chunk is counted in :attr:`duplicates` and not added again; if
+    its start time differs from the first copy's, its key is added to :attr:`conflicts` too
+    (which the caller reports and empties).
     """
 
     def __init__(
         self, note: Callable[[str], None] | None = None, *, seen: Seen | None = None
     ) -> None:
         self._note = note or _ignore
-        self.seen: Seen = set() if seen is None else seen
+        self.seen: Seen = {} if seen is None else seen
         self.duplicates = 0
+        self.conflicts: list[str] = []
         self._arrays: dict[bytes, str] = {}
         self._reset()
 
@@ -331,8 +345,11 @@ class RowBuilder:
             if not span_id:
                 raise SpanProblem("no spanId")
         key = trace_id + span_id
-        if key in self.seen:
+        earlier = self.seen.get(key)
+        if earlier is not None:
             self.duplicates += 1
+            if not _same_start(earlier, span.startTimeUnixNano):
+                self.conflicts.append(key)
             return False
         parent = _hex_id(span.parentSpanId, 8, "parentSpanId") if span.parentSpanId else ""
         start = _time(span.startTimeUnixNano, "startTimeUnixNano")
@@ -344,7 +361,7 @@ class RowBuilder:
         links = [self._link(link) for link in span.links] if span.links else ()
         status = span.status
 
-        self.seen.add(key)
+        self.seen[key] = start
         if self._rows:
             self.low, self.high = min(self.low, start), max(self.high, start)
         else:
@@ -488,6 +505,15 @@ class RowBuilder:
             pa.ListArray.from_arrays(link_offsets, self._link_attributes.to_arrow()),
         ]
         return pa.Table.from_arrays(columns, schema=TRACES_ARROW_SCHEMA)
+
+
+def _same_start(earlier: int, value: int | str) -> bool:
+    """Whether a copy starting at ``value`` is the span seen starting at ``earlier``."""
+    try:
+        start = _time(value, "startTimeUnixNano")
+    except SpanProblem:
+        return False  # an unreadable start time is other content
+    return abs(start - earlier) < SAME_START_NS
 
 
 def _dictionary(indices: pa.Array, values: list[str]) -> pa.Array:
