@@ -58,8 +58,10 @@ ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 _BUFFER = 4 << 20
 MAX_DOCUMENT_BYTES = 256 << 20
 """A multi-line (pretty-printed) document is read whole: past this size it is refused, with a
-message. Reading one takes about six times its size in memory (634 MB for a 108 MB
-pretty-printed OTLP document), so this bounds an ingest near 1.5 GB."""
+message. Reading an OTLP one takes about 2.5 times its size in memory above the ~530 MiB any
+ingest takes (774 MiB peak for a 110 MB pretty-printed document,
+tests/analyzer/ingest/test_document_memory.py), so this bounds an ingest near 1.2 GB. A Jaeger
+download is decoded generically first, which takes several times more."""
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _TRAILING = re.compile(r"trailing characters \(byte (\d+)\)")
 _json_encode = msgspec.json.encode
@@ -202,7 +204,10 @@ def read_lines(
             if opens_document(line):
                 reading.document = True
                 try:
-                    rest = b"".join(iterator)
+                    # A stream's rest in one read: joining its lines held them all (millions
+                    # of small objects for a pretty-printed document, several times its size).
+                    read = getattr(iterator, "read", None)
+                    rest = read() if read is not None else b"".join(iterator)
                 except Exception as exc:  # noqa: BLE001 - as above
                     sink.skip(
                         source,
@@ -220,7 +225,8 @@ def read_lines(
                         "(write OTLP JSON lines, one document per line, or split the export)",
                     )
                     return reading
-                read_document(line + rest, source, sink, first_line=number)
+                rest = line + rest  # one copy of the document alive while it is read
+                read_document(rest, source, sink, first_line=number)
                 return reading
         _read_line(line, source, number, sink)
 
@@ -291,6 +297,8 @@ def read_document(data: bytes, source: str, sink: Sink, *, first_line: int = 1) 
         if start >= end:
             return
         chunk = data[start:]
+        if _read_otlp_document(chunk, source, line, sink):
+            return
         try:
             obj = msgspec.json.decode(chunk)
         except RecursionError:  # nested too deep to decode in one piece: span by span
@@ -316,6 +324,22 @@ def read_document(data: bytes, source: str, sink: Sink, *, first_line: int = 1) 
             read_deep_line(chunk, source, line, sink)
         line += chunk.count(b"\n")
         start += len(chunk)
+
+
+def _read_otlp_document(data: bytes, source: str, line: int, sink: Sink) -> bool:
+    """Read ``data`` if it is exactly one well-formed OTLP document; False to read it otherwise.
+
+    Decoded straight into typed structs, a pretty-printed OTLP document never becomes the
+    generic tree of dicts and lists, which took about ten times the document's size.
+    """
+    try:
+        envelope = decode_envelope(data)
+    except (msgspec.DecodeError, RecursionError):  # several documents, a bad span, too deep
+        return False
+    if envelope.resource_spans is None:
+        return False  # a Jaeger export or an error answer
+    sink.add(envelope.resource_spans, source, line)
+    return True
 
 
 def _salvage(
