@@ -27,7 +27,7 @@ pub enum Outcome {
 type Key = [u8; 48];
 
 /// Two copies of a span whose start times differ by less than this (ns) are the same span:
-/// Jaeger keeps microseconds only (`rows.py`, `SAME_START_NS`).
+/// Jaeger keeps microseconds only (`span_fields.py`, `SAME_START_NS`).
 pub const SAME_START_NS: i64 = 1_000;
 
 pub struct Builder {

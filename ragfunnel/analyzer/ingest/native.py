@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 import ragfunnel.environment_variables as env
-from ragfunnel.analyzer.ingest.rows import MAX_VALUE_CHARS, TRACES_ARROW_SCHEMA
+from ragfunnel.analyzer.ingest.arrow_columns import TRACES_ARROW_SCHEMA
+from ragfunnel.analyzer.ingest.rows import MAX_VALUE_CHARS
 
 if TYPE_CHECKING:
     from ragfunnel_native import Converter
