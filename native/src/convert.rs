@@ -10,7 +10,7 @@
 
 use std::borrow::Cow;
 
-use rustc_hash::FxHashSet;
+use rustc_hash::FxHashMap;
 
 use crate::columns::{Dict, DictCol, MapCol, StrCol, MAX_BYTES};
 use crate::json::Json;
@@ -26,9 +26,14 @@ pub enum Outcome {
 
 type Key = [u8; 48];
 
+/// Two copies of a span whose start times differ by less than this (ns) are the same span:
+/// Jaeger keeps microseconds only (`span_fields.py`, `SAME_START_NS`).
+pub const SAME_START_NS: i64 = 1_000;
+
 pub struct Builder {
     max_value_chars: usize,
-    pub seen: FxHashSet<Key>,
+    /// The chunk's spans so far, by identity: their start times.
+    pub seen: FxHashMap<Key, i64>,
     pub start: Vec<i64>,
     pub trace: StrCol,
     pub span: StrCol,
@@ -252,7 +257,7 @@ impl Builder {
     pub fn new(max_value_chars: usize) -> Self {
         Builder {
             max_value_chars,
-            seen: FxHashSet::default(),
+            seen: FxHashMap::default(),
             start: Vec::new(),
             trace: StrCol::new(),
             span: StrCol::new(),
@@ -590,7 +595,8 @@ impl Builder {
         ))
     }
 
-    /// Parse and add one span; `Ok(false)` for a duplicate of a span already in this chunk.
+    /// Parse and add one span; `Ok(false)` for a duplicate of a span already in this chunk
+    /// (a copy with another start time declines the line).
     fn span(&mut self, p: &mut Json, resource: &ResourceRow, scope: (i32, i32)) -> Result<bool> {
         let before = self.mark();
         let max = self.max_value_chars;
@@ -670,11 +676,16 @@ impl Builder {
         if !hex_id::<32>(&trace_id, &mut key[..32])? || !hex_id::<16>(&span_id, &mut key[32..])? {
             return Err(Decline); // "no traceId" / "no spanId"
         }
-        if !self.seen.insert(key) {
+        if let Some(&earlier) = self.seen.get(&key) {
+            if earlier.abs_diff(start) >= SAME_START_NS as u64 {
+                // A copy with other content: Python names it, with its file and line.
+                return Err(Decline);
+            }
             // What this duplicate wrote of its attributes, events and links goes.
             self.truncate(before);
             return Ok(false);
         }
+        self.seen.insert(key, start);
         self.line_keys.push(key);
         if start == 0 || end < start {
             return Err(Decline); // skipped, or Duration set to 0 with a note

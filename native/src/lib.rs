@@ -103,16 +103,20 @@ impl Converter {
         self.builder.high
     }
 
-    /// Whether ``TraceId + SpanId`` (48 lowercase hex digits) is in this chunk.
-    fn seen_contains(&self, key: &str) -> bool {
-        <[u8; 48]>::try_from(key.as_bytes()).is_ok_and(|k| self.builder.seen.contains(&k))
+    /// The start time (ns) of the span ``TraceId + SpanId`` (48 lowercase hex digits) in this
+    /// chunk, or None.
+    fn seen_get(&self, key: &str) -> Option<i64> {
+        <[u8; 48]>::try_from(key.as_bytes())
+            .ok()
+            .and_then(|k| self.builder.seen.get(&k).copied())
     }
 
-    /// Record a key added by the Python path, so that either path sees the other's spans.
-    fn seen_add(&mut self, key: &str) -> PyResult<()> {
+    /// Record a span added by the Python path, with its start time, so that either path sees
+    /// the other's spans.
+    fn seen_add(&mut self, key: &str, start: i64) -> PyResult<()> {
         let key = <[u8; 48]>::try_from(key.as_bytes())
             .map_err(|_| pyo3::exceptions::PyValueError::new_err("a key is 48 hex digits"))?;
-        self.builder.seen.insert(key);
+        self.builder.seen.insert(key, start);
         Ok(())
     }
 

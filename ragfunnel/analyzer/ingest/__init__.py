@@ -15,12 +15,13 @@ Example::
         print(summary.describe())
 """
 
+from ragfunnel.analyzer.ingest.arrow_columns import TRACES_ARROW_SCHEMA
 from ragfunnel.analyzer.ingest.files import DEFAULT_TRACE_DIR, expand_paths, ingest_paths
 from ragfunnel.analyzer.ingest.in_memory import ingest_lines, ingest_spans, spans_to_arrow
 from ragfunnel.analyzer.ingest.jaeger_pull import pull_from_jaeger
 from ragfunnel.analyzer.ingest.native import available as native_converter_available
 from ragfunnel.analyzer.ingest.result import IngestError, IngestSummary, Skip
-from ragfunnel.analyzer.ingest.rows import MAX_VALUE_CHARS, TRACES_ARROW_SCHEMA
+from ragfunnel.analyzer.ingest.rows import MAX_VALUE_CHARS
 
 __all__ = [
     "DEFAULT_TRACE_DIR",

@@ -20,35 +20,22 @@ attributes and link trace state, scope attributes, and the original attribute or
 resource. Unlike the collector, an ``http.status_code`` never sets the status: spans that
 came from OTLP had their status already.
 
-Jaeger's API v3 (``/api/v3/traces``) answers in OTLP JSON and needs no mapping; this module
-only fetches it (:func:`fetch_v3`).
+Jaeger's API v3 (``/api/v3/traces``) answers in OTLP JSON and needs no mapping: it is fetched
+by :mod:`.jaeger_api`.
 """
 
 from __future__ import annotations
 
-import base64
 import json
-import re
-import urllib.error
-import urllib.parse
-import urllib.request
-from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from ragfunnel.analyzer.errors import AnalyzerError
 from ragfunnel.analyzer.ingest.values import go_json
 
-__all__ = ["JaegerError", "fetch_v3", "parse_duration", "trace_to_otlp"]
+__all__ = ["trace_to_otlp"]
 
 _HTML_ESCAPES = ("\\u003c", "\\u003e", "\\u0026")
 _KIND_NUMBERS = {"internal": 1, "server": 2, "client": 3, "producer": 4, "consumer": 5}
 _NO_SERVICE = "OTLPResourceNoServiceName"
-_DURATION = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h|d|w)")
-_UNITS = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
-
-
-class JaegerError(AnalyzerError):
-    """Jaeger could not be queried; the message says what it answered."""
 
 
 class _Unreadable(ValueError):
@@ -339,82 +326,3 @@ def _jaeger_id(value: Any, digits: int, what: str) -> str:
         raise _Unreadable(f"{what} {value[:40]!r} is longer than {digits} hex digits")
     # Jaeger prints a 128-bit id whose high half is zero as 16 digits: pad it back.
     return value.lower().rjust(digits, "0")
-
-
-def parse_duration(text: str) -> timedelta:
-    """``"90s"``, ``"15m"``, ``"1h30m"``, ``"2d"``, ``"1w"`` as a timedelta.
-
-    Raises:
-        ValueError: anything else.
-    """
-    cleaned = text.strip().lower().replace(" ", "")
-    parts = _DURATION.findall(cleaned)
-    if not parts or "".join(number + unit for number, unit in parts) != cleaned:
-        raise ValueError(f"cannot read {text!r} as a duration: use e.g. 30m, 1h, 1h30m, 2d")
-    return timedelta(seconds=sum(float(number) * _UNITS[unit] for number, unit in parts))
-
-
-def _rfc3339(moment: datetime) -> str:
-    return moment.astimezone(timezone.utc).isoformat(timespec="microseconds").replace("+00:00", "Z")
-
-
-def fetch_v3(
-    url: str,
-    service: str,
-    start: datetime,
-    end: datetime,
-    *,
-    limit: int,
-    timeout: float = 60.0,
-    auth: tuple[str, str] | None = None,
-) -> bytes | None:
-    """One ``GET {url}/api/v3/traces`` for ``service`` in [start, end].
-
-    ``auth`` is a (user, password) pair sent as HTTP basic authentication.
-
-    Returns the body, or None when Jaeger has no traces there (its 404 "No traces found").
-
-    Raises:
-        JaegerError: not an http(s) URL, unreachable, or any other HTTP error.
-    """
-    parts = urllib.parse.urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise JaegerError(
-            f"the Jaeger URL must be http(s), such as http://localhost:16686, not {url!r}",
-            argument="url",
-        )
-    query = urllib.parse.urlencode(
-        {
-            "query.service_name": service,
-            "query.start_time_min": _rfc3339(start),
-            "query.start_time_max": _rfc3339(end),
-            "query.num_traces": str(limit),
-        }
-    )
-    target = f"{url.rstrip('/')}/api/v3/traces?{query}"
-    headers = {"Accept": "application/json"}
-    if auth is not None:
-        token = base64.b64encode(f"{auth[0]}:{auth[1]}".encode()).decode("ascii")
-        headers["Authorization"] = f"Basic {token}"
-    request = urllib.request.Request(target, headers=headers)  # noqa: S310 - scheme checked above
-    try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310 - scheme checked above
-            return bytes(response.read())
-    except urllib.error.HTTPError as exc:
-        body = exc.read().decode("utf-8", errors="replace")
-        if exc.code == 404 and "no traces found" in body.lower():
-            return None
-        raise JaegerError(
-            f"Jaeger at {url} answered HTTP {exc.code}: {_error_message(body)}"
-        ) from None
-    except (urllib.error.URLError, OSError) as exc:
-        reason = getattr(exc, "reason", exc)
-        raise JaegerError(f"cannot reach Jaeger at {url}: {reason}") from None
-
-
-def _error_message(body: str) -> str:
-    try:
-        error = json.loads(body).get("error", {})
-        return str(error.get("message") or body.strip())[:300]
-    except (ValueError, AttributeError):
-        return body.strip()[:300]

@@ -1,6 +1,6 @@
 """Pulling a service's traces from a running Jaeger (API v3) into the store, window by window.
 
-The formats are mapped in :mod:`.jaeger`; this module decides which windows to ask for. A
+The request is :mod:`.jaeger_api`'s; this module decides which windows to ask for. A
 ``user:password@`` in the URL is sent as HTTP basic authentication and never shown: errors and
 the ingest log name the URL without it (and with signature query parameters redacted).
 """
@@ -12,7 +12,7 @@ from datetime import datetime, timedelta, timezone
 
 import msgspec
 
-from ragfunnel.analyzer.ingest import jaeger, otlp
+from ragfunnel.analyzer.ingest import jaeger_api, otlp
 from ragfunnel.analyzer.ingest.chunking import Loader
 from ragfunnel.analyzer.ingest.otlp_structs import decode_envelope
 from ragfunnel.analyzer.ingest.result import IngestError, IngestSummary
@@ -44,7 +44,7 @@ def pull_from_jaeger(
     """
     assert isinstance(store, Store)  # takes_store opened it
     try:
-        span = jaeger.parse_duration(since) if isinstance(since, str) else since
+        span = jaeger_api.parse_duration(since) if isinstance(since, str) else since
     except ValueError as exc:
         raise IngestError(str(exc), argument="since") from None
     end = until or datetime.now(timezone.utc)
@@ -55,7 +55,7 @@ def pull_from_jaeger(
         loader = Loader(writer, summary)
         try:
             _pull_window(loader, jaeger_at, service, (end - span, end), limit=limit)
-        except jaeger.JaegerError as exc:
+        except jaeger_api.JaegerError as exc:
             # The URL went out without its credentials; a query's secrets are redacted too.
             raise IngestError(redact_urls(str(exc)), argument=exc.argument) from None
         loader.flush()
@@ -81,7 +81,7 @@ def _pull_window(
 ) -> None:
     start, end = window
     source = f"{at.shown.rstrip('/')}/api/v3/traces"
-    body = jaeger.fetch_v3(at.url, service, start, end, limit=limit, auth=at.auth)
+    body = jaeger_api.fetch_v3(at.url, service, start, end, limit=limit, auth=at.auth)
     if body is None:
         return
     if end - start > timedelta(seconds=1) and _trace_count(body) >= limit:

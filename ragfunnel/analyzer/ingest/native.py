@@ -10,13 +10,16 @@ Without the package, or with ``RAGFUNNEL_NATIVE=0``, every line takes the Python
 
 from __future__ import annotations
 
+import functools
+import logging
 import os
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
 import ragfunnel.environment_variables as env
-from ragfunnel.analyzer.ingest.rows import MAX_VALUE_CHARS, TRACES_ARROW_SCHEMA
+from ragfunnel.analyzer.ingest.arrow_columns import TRACES_ARROW_SCHEMA
+from ragfunnel.analyzer.ingest.rows import MAX_VALUE_CHARS
 
 if TYPE_CHECKING:
     from ragfunnel_native import Converter
@@ -27,6 +30,8 @@ NATIVE_ENV = env.NATIVE
 """Set to ``0`` to read every line with the Python path (to compare, or to rule it out)."""
 
 _OFF = ("0", "false", "no", "off")
+
+logger = logging.getLogger(__name__)
 
 
 def available() -> bool:
@@ -42,26 +47,39 @@ def converter() -> Converter | None:
         from ragfunnel_native import Converter
     except ImportError:
         return None
+    if not hasattr(Converter, "seen_get"):
+        # A build older than this ragfunnel (it kept span keys without their start times, so
+        # it could not tell a conflicting copy): every line takes the Python path.
+        _warn_outdated()
+        return None
     return Converter(MAX_VALUE_CHARS)
 
 
+@functools.cache
+def _warn_outdated() -> None:
+    logger.warning(
+        "ragfunnel-native is older than this ragfunnel; reading with the slower Python path "
+        "(reinstall ragfunnel-native from this version's native/ to speed ingest up)"
+    )
+
+
 class SharedSeen:
-    """The native converter's keys, as the Python builder's ``seen`` set: one chunk, one set."""
+    """The native converter's spans, as the Python builder's ``seen`` map: one chunk, one map."""
 
     __slots__ = ("_converter",)
 
     def __init__(self, converter: Converter) -> None:
         self._converter = converter
 
-    def __contains__(self, key: object, /) -> bool:
-        return isinstance(key, str) and self._converter.seen_contains(key)
+    def get(self, key: str, /) -> int | None:
+        """The start time (ns) of span ``key`` in this chunk, or None."""
+        return self._converter.seen_get(key)
 
-    def add(self, key: str, /) -> None:
-        """Remember ``key`` as seen."""
-        self._converter.seen_add(key)
+    def __setitem__(self, key: str, start: int, /) -> None:
+        self._converter.seen_add(key, start)
 
     def clear(self) -> None:
-        """Forget every key."""
+        """Forget every span."""
         self._converter.seen_clear()
 
 

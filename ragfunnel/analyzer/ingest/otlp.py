@@ -19,29 +19,18 @@ from __future__ import annotations
 
 import gzip
 import io
-import json
 import re
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, Protocol, cast
+from typing import IO, Protocol, cast
 
 import msgspec
 
-from ragfunnel.analyzer.ingest import jaeger
 from ragfunnel.analyzer.ingest.deep_lines import read_deep_line
-from ragfunnel.analyzer.ingest.depth import deeper_than
-from ragfunnel.analyzer.ingest.otlp_structs import (
-    ResourceSpans,
-    Scope,
-    ScopeSpans,
-    Span,
-    decode_envelope,
-    decode_resource,
-    decode_scope,
-    decode_span,
-)
+from ragfunnel.analyzer.ingest.otlp_structs import ResourceSpans, decode_envelope
+from ragfunnel.analyzer.ingest.salvage import dispatch, salvage
 
 __all__ = [
     "Reading",
@@ -58,15 +47,11 @@ ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 _BUFFER = 4 << 20
 MAX_DOCUMENT_BYTES = 256 << 20
 """A multi-line (pretty-printed) document is read whole: past this size it is refused, with a
-message. Reading one takes about six times its size in memory (634 MB for a 108 MB
-pretty-printed OTLP document), so this bounds an ingest near 1.5 GB."""
-_SURROGATE = re.compile("[\ud800-\udfff]")
+message. Reading an OTLP one takes about 2.5 times its size in memory above the ~530 MiB any
+ingest takes (774 MiB peak for a 110 MB pretty-printed document,
+tests/analyzer/ingest/test_document_memory.py), so this bounds an ingest near 1.2 GB. A Jaeger
+download is decoded generically first, which takes several times more."""
 _TRAILING = re.compile(r"trailing characters \(byte (\d+)\)")
-_json_encode = msgspec.json.encode
-_UNRECOGNISED = (
-    "not a trace document: expected OTLP JSON (resourceSpans), a Jaeger API v3 answer (result) "
-    "or a Jaeger UI export (data)"
-)
 
 
 class Sink(Protocol):
@@ -202,7 +187,10 @@ def read_lines(
             if opens_document(line):
                 reading.document = True
                 try:
-                    rest = b"".join(iterator)
+                    # A stream's rest in one read: joining its lines held them all (millions
+                    # of small objects for a pretty-printed document, several times its size).
+                    read = getattr(iterator, "read", None)
+                    rest = read() if read is not None else b"".join(iterator)
                 except Exception as exc:  # noqa: BLE001 - as above
                     sink.skip(
                         source,
@@ -220,7 +208,8 @@ def read_lines(
                         "(write OTLP JSON lines, one document per line, or split the export)",
                     )
                     return reading
-                read_document(line + rest, source, sink, first_line=number)
+                rest = line + rest  # one copy of the document alive while it is read
+                read_document(rest, source, sink, first_line=number)
                 return reading
         _read_line(line, source, number, sink)
 
@@ -269,13 +258,13 @@ def _read_line(line: bytes, source: str, number: int, sink: Sink) -> None:
         read_deep_line(line, source, number, sink)
         return
     except msgspec.DecodeError:
-        _salvage(line, source, number, sink, last_line_unterminated=not line.endswith(b"\n"))
+        salvage(line, source, number, sink, last_line_unterminated=not line.endswith(b"\n"))
         return
     spans = envelope.resource_spans
     if spans is not None:
         sink.add(spans, source, number)
     else:
-        _salvage(line, source, number, sink, last_line_unterminated=False)
+        salvage(line, source, number, sink, last_line_unterminated=False)
 
 
 def read_document(data: bytes, source: str, sink: Sink, *, first_line: int = 1) -> None:
@@ -291,6 +280,8 @@ def read_document(data: bytes, source: str, sink: Sink, *, first_line: int = 1) 
         if start >= end:
             return
         chunk = data[start:]
+        if _read_otlp_document(chunk, source, line, sink):
+            return
         try:
             obj = msgspec.json.decode(chunk)
         except RecursionError:  # nested too deep to decode in one piece: span by span
@@ -299,176 +290,34 @@ def read_document(data: bytes, source: str, sink: Sink, *, first_line: int = 1) 
         except msgspec.DecodeError as exc:
             found = _TRAILING.search(str(exc))
             if not found:
-                _salvage(
-                    chunk, source, line, sink, last_line_unterminated=not chunk.endswith(b"\n")
-                )
+                salvage(chunk, source, line, sink, last_line_unterminated=not chunk.endswith(b"\n"))
                 return
             # msgspec names the (1-based) byte where the next document begins.
             chunk = chunk[: int(found.group(1)) - 1]
             try:
                 obj = msgspec.json.decode(chunk)
             except msgspec.DecodeError:
-                _salvage(data[start:], source, line, sink, last_line_unterminated=False)
+                salvage(data[start:], source, line, sink, last_line_unterminated=False)
                 return
         try:
-            _dispatch(obj, chunk, source, line, sink)
+            dispatch(obj, chunk, source, line, sink)
         except RecursionError:  # a document nested too deep for the Jaeger mapping
             read_deep_line(chunk, source, line, sink)
         line += chunk.count(b"\n")
         start += len(chunk)
 
 
-def _salvage(
-    data: bytes, source: str, line: int, sink: Sink, *, last_line_unterminated: bool
-) -> None:
-    """Read a line the fast decoder refused, keeping whatever spans are sound."""
-    if deeper_than(data):  # the generic decoders below recurse: never hand them a deep line
-        read_deep_line(data, source, line, sink)
-        return
+def _read_otlp_document(data: bytes, source: str, line: int, sink: Sink) -> bool:
+    """Read ``data`` if it is exactly one well-formed OTLP document; False to read it otherwise.
+
+    Decoded straight into typed structs, a pretty-printed OTLP document never becomes the
+    generic tree of dicts and lists, which took about ten times the document's size.
+    """
     try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        text = data.decode("utf-8", errors="replace")
-        sink.note(
-            source, line, f"bytes that are not UTF-8 (first at byte {exc.start}) replaced by U+FFFD"
-        )
-    try:
-        obj = json.loads(text)
-    except json.JSONDecodeError as exc:
-        if last_line_unterminated:
-            sink.skip(
-                source,
-                line,
-                "truncated line, no newline at the end (a writer stopped mid-line, or is still "
-                f"writing it): {exc.msg}",
-            )
-        else:
-            sink.skip(source, line, f"invalid JSON: {exc.msg} (column {exc.colno})")
-        return
-    if _has_surrogates(obj):
-        sink.note(source, line, "unpaired UTF-16 surrogate escapes replaced by U+FFFD")
-        obj = _replace_surrogates(obj)
-    _dispatch(obj, None, source, line, sink)
-
-
-def _dispatch(obj: Any, raw: bytes | None, source: str, line: int, sink: Sink) -> None:
-    """Route a parsed JSON value by its shape."""
-    if isinstance(obj, list):
-        for item in obj:
-            _dispatch(item, None, source, line, sink)
-        return
-    if not isinstance(obj, dict):
-        sink.skip(source, line, _UNRECOGNISED)
-        return
-    if "resourceSpans" in obj or isinstance(obj.get("result"), dict):
-        if raw is not None:
-            try:
-                envelope = decode_envelope(raw)
-            except msgspec.DecodeError:
-                pass
-            else:
-                sink.add(envelope.resource_spans or [], source, line)
-                return
-        payload = obj.get("result") if "resourceSpans" not in obj else obj
-        _salvage_otlp(
-            payload.get("resourceSpans") if isinstance(payload, dict) else None, source, line, sink
-        )
-    elif "data" in obj or ("spans" in obj and "traceID" in obj):
-        traces = obj.get("data", [obj])
-        if not isinstance(traces, list):
-            sink.skip(source, line, "Jaeger export: 'data' is not a list of traces")
-            return
-        for index, trace in enumerate(traces):
-            document, problems = jaeger.trace_to_otlp(trace)
-            for problem in problems:
-                sink.skip(source, line, f"trace {index}: {problem}")
-            if document:
-                _salvage_otlp(document, source, line, sink)
-    elif "error" in obj:
-        error = obj["error"]
-        message = error.get("message") if isinstance(error, dict) else error
-        sink.skip(source, line, f"an error answer, not traces: {message}")
-    else:
-        sink.skip(source, line, _UNRECOGNISED)
-
-
-def _salvage_otlp(resource_spans: Any, source: str, line: int, sink: Sink) -> None:
-    """Decode an OTLP ``resourceSpans`` list piece by piece, skipping only the bad spans."""
-    if not isinstance(resource_spans, list):
-        sink.skip(source, line, "resourceSpans is not a list")
-        return
-    good: list[ResourceSpans] = []
-    for r_index, rs in enumerate(resource_spans):
-        if not isinstance(rs, dict):
-            sink.skip(source, line, f"resourceSpans[{r_index}] is not an object")
-            continue
-        try:
-            # Only null means absent: "" or [] is a broken resource, not an empty one.
-            resource = decode_resource(_json_encode(_or_empty(rs.get("resource"), {})))
-        except msgspec.DecodeError as exc:
-            sink.skip(
-                source, line, f"resourceSpans[{r_index}].resource: {_where(exc)}; its spans skipped"
-            )
-            continue
-        scope_spans: list[ScopeSpans] = []
-        scope_list = _or_empty(rs.get("scopeSpans"), [])
-        if not isinstance(scope_list, list):
-            sink.skip(source, line, f"resourceSpans[{r_index}].scopeSpans is not a list")
-            continue
-        for s_index, ss in enumerate(scope_list):
-            where = f"resourceSpans[{r_index}].scopeSpans[{s_index}]"
-            if not isinstance(ss, dict) or not isinstance(ss.get("spans", []), list):
-                sink.skip(source, line, f"{where}: not an object with a list of spans")
-                continue
-            try:
-                scope = decode_scope(_json_encode(_or_empty(ss.get("scope"), {})))
-            except msgspec.DecodeError as exc:
-                sink.skip(source, line, f"{where}.scope: {_where(exc)}; its spans skipped")
-                continue
-            spans = [
-                decoded
-                for p_index, span in enumerate(ss.get("spans", []))
-                if (decoded := _decode_span(span, f"{where}.spans[{p_index}]", source, line, sink))
-            ]
-            scope_spans.append(ScopeSpans(scope=scope if scope != Scope() else None, spans=spans))
-        good.append(ResourceSpans(resource=resource, scopeSpans=scope_spans))
-    if good:
-        sink.add(good, source, line)
-
-
-def _or_empty(value: Any, empty: Any) -> Any:
-    return empty if value is None else value
-
-
-def _decode_span(span: Any, where: str, source: str, line: int, sink: Sink) -> Span | None:
-    try:
-        return decode_span(_json_encode(span))
-    except msgspec.DecodeError as exc:
-        span_id = span.get("spanId") if isinstance(span, dict) else None
-        sink.skip(source, line, f"{where} (spanId {span_id!r}): {_where(exc)}")
-        return None
-
-
-def _where(exc: msgspec.DecodeError) -> str:
-    return str(exc).replace(" - at `$", " at `")
-
-
-def _has_surrogates(obj: Any) -> bool:
-    if isinstance(obj, str):
-        return _SURROGATE.search(obj) is not None
-    if isinstance(obj, list):
-        return any(_has_surrogates(item) for item in obj)
-    if isinstance(obj, dict):
-        return any(_has_surrogates(k) or _has_surrogates(v) for k, v in obj.items())
-    return False
-
-
-def _replace_surrogates(obj: Any) -> Any:
-    # Go's JSON decoder turns an unpaired surrogate escape into U+FFFD; so do we.
-    if isinstance(obj, str):
-        return _SURROGATE.sub("\ufffd", obj)
-    if isinstance(obj, list):
-        return [_replace_surrogates(item) for item in obj]
-    if isinstance(obj, dict):
-        return {_replace_surrogates(k): _replace_surrogates(v) for k, v in obj.items()}
-    return obj
+        envelope = decode_envelope(data)
+    except (msgspec.DecodeError, RecursionError):  # several documents, a bad span, too deep
+        return False
+    if envelope.resource_spans is None:
+        return False  # a Jaeger export or an error answer
+    sink.add(envelope.resource_spans, source, line)
+    return True

@@ -19,8 +19,6 @@ converted once and referenced by index.
 
 from __future__ import annotations
 
-import base64
-import binascii
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, cast
@@ -28,6 +26,12 @@ from typing import Protocol, cast
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ragfunnel.analyzer.ingest.arrow_columns import (
+    TRACES_ARROW_SCHEMA,
+    TS,
+    MapColumn,
+    dictionary_of,
+)
 from ragfunnel.analyzer.ingest.depth import VALUE_DEPTH, deeper_than
 from ragfunnel.analyzer.ingest.otlp_structs import (
     AnyValue,
@@ -37,6 +41,17 @@ from ragfunnel.analyzer.ingest.otlp_structs import (
     ResourceSpans,
     Span,
 )
+from ragfunnel.analyzer.ingest.span_fields import (
+    HEX_DIGITS,
+    KINDS,
+    STATUS_CODES,
+    ZERO_SPAN,
+    ZERO_TRACE,
+    SpanProblem,
+    hex_id,
+    parse_time,
+    same_start,
+)
 from ragfunnel.analyzer.ingest.values import InvalidValue, any_value_as_string, array_as_string
 
 __all__ = [
@@ -45,73 +60,12 @@ __all__ = [
     "Chunk",
     "RowBuilder",
     "Seen",
-    "SpanProblem",
 ]
 
 MAX_VALUE_CHARS = 1 << 20
 """Attribute values longer than this many characters (1 Mi) are cut, with a note."""
 
-_MAX_TIME_NS = 2**63 - 1  # the last instant DateTime64(9) and Arrow's ns timestamps can hold
-_HEX = "0123456789abcdef"
 _ARRAY_CACHE = 4096  # distinct arrays remembered (a few MB)
-_ZERO_TRACE = "0" * 32
-_ZERO_SPAN = "0" * 16
-
-_KINDS: dict[int | str, str] = {
-    0: "Unspecified",
-    1: "Internal",
-    2: "Server",
-    3: "Client",
-    4: "Producer",
-    5: "Consumer",
-    "SPAN_KIND_UNSPECIFIED": "Unspecified",
-    "SPAN_KIND_INTERNAL": "Internal",
-    "SPAN_KIND_SERVER": "Server",
-    "SPAN_KIND_CLIENT": "Client",
-    "SPAN_KIND_PRODUCER": "Producer",
-    "SPAN_KIND_CONSUMER": "Consumer",
-}
-_STATUS_CODES: dict[int | str, str] = {
-    0: "Unset",
-    1: "Ok",
-    2: "Error",
-    "STATUS_CODE_UNSET": "Unset",
-    "STATUS_CODE_OK": "Ok",
-    "STATUS_CODE_ERROR": "Error",
-}
-
-# Repetitive strings (names, kinds, attribute keys) travel dictionary-encoded, as the
-# LowCardinality columns they become; map keys so encoded make the insert ~10% cheaper.
-_DICT = pa.dictionary(pa.int32(), pa.string())
-_STRING_MAP = pa.map_(_DICT, pa.string())
-_TS = pa.timestamp("ns")
-TRACES_ARROW_SCHEMA = pa.schema(
-    [
-        ("Timestamp", _TS),
-        ("TraceId", pa.string()),
-        ("SpanId", pa.string()),
-        ("ParentSpanId", pa.string()),
-        ("TraceState", pa.string()),
-        ("SpanName", _DICT),
-        ("SpanKind", _DICT),
-        ("ServiceName", _DICT),
-        ("ResourceAttributes", _STRING_MAP),
-        ("ScopeName", _DICT),
-        ("ScopeVersion", _DICT),
-        ("SpanAttributes", _STRING_MAP),
-        ("Duration", pa.uint64()),
-        ("StatusCode", _DICT),
-        ("StatusMessage", pa.string()),
-        ("Events.Timestamp", pa.list_(_TS)),
-        ("Events.Name", pa.list_(pa.string())),
-        ("Events.Attributes", pa.list_(_STRING_MAP)),
-        ("Links.TraceId", pa.list_(pa.string())),
-        ("Links.SpanId", pa.list_(pa.string())),
-        ("Links.TraceState", pa.list_(pa.string())),
-        ("Links.Attributes", pa.list_(_STRING_MAP)),
-    ]
-)
-"""The Arrow schema of a chunk of rows; column names match ``otel_traces`` (Nested flattened)."""
 
 
 @dataclass
@@ -141,73 +95,19 @@ class Chunk:
 
 
 class Seen(Protocol):
-    """The ``TraceId + SpanId`` keys of a chunk so far (a set, or one shared with another builder)."""
+    """The spans of a chunk so far: ``TraceId + SpanId`` to start time.
 
-    def __contains__(self, key: object, /) -> bool: ...
+    A dict, or the native converter's map when both converters add to one chunk.
+    """
 
-    def add(self, key: str, /) -> None:
-        """Remember ``key``."""
+    def get(self, key: str, /) -> int | None:
+        """The start time (ns) of span ``key``, or None when it was not seen."""
+
+    def __setitem__(self, key: str, start: int, /) -> None:
+        """Remember span ``key`` and its start time."""
 
     def clear(self) -> None:
-        """Forget every key."""
-
-
-class SpanProblem(ValueError):
-    """A span that cannot become a row; the message names the field."""
-
-
-class _MapColumn:
-    """A ``Map(String, String)`` column: flat keys and values, and per-row end offsets."""
-
-    def __init__(self) -> None:
-        self.keys: list[str] = []
-        self.values: list[str] = []
-        self.offsets: list[int] = [0]
-
-    def append(self, keys: list[str], values: list[str]) -> None:
-        self.keys += keys
-        self.values += values
-        self.offsets.append(len(self.keys))
-
-    def to_arrow(self) -> pa.Array:
-        return pa.MapArray.from_arrays(
-            pa.array(self.offsets, pa.int32()),
-            pc.dictionary_encode(pa.array(self.keys, pa.string())),
-            pa.array(self.values, pa.string()),
-        )
-
-
-def _hex_id(value: str, size: int, what: str) -> str:
-    """A trace (size 16) or span (size 8) id in lowercase hex; '' for an empty or zero id."""
-    if len(value) == 2 * size:
-        value = value.lower()
-        if not value.strip(_HEX):
-            return "" if value.count("0") == 2 * size else value
-        raise SpanProblem(f"{what} {value!r} is not hexadecimal")
-    if not value:
-        return ""
-    # OTLP/JSON proper is hex, but protobuf's generic JSON mapping writes bytes as base64.
-    try:
-        padded = value.replace("-", "+").replace("_", "/") + "=" * (-len(value) % 4)
-        raw = base64.b64decode(padded, validate=True)
-    except (binascii.Error, ValueError):
-        raw = b""
-    if len(raw) != size:
-        raise SpanProblem(
-            f"{what} {value[:48]!r} is neither {2 * size} hex digits nor base64 of {size} bytes"
-        )
-    hexed = raw.hex()
-    return "" if hexed.count("0") == 2 * size else hexed
-
-
-def _time(value: int | str, what: str) -> int:
-    try:
-        number = int(value)
-    except ValueError:
-        raise SpanProblem(f"{what} {str(value)[:40]!r} is not an integer") from None
-    if not 0 <= number <= _MAX_TIME_NS:
-        raise SpanProblem(f"{what} {number} is out of range")
-    return number
+        """Forget every span."""
 
 
 class RowBuilder:
@@ -215,15 +115,20 @@ class RowBuilder:
 
     Args:
         note: called with a message for each repair that kept a span (cut value, clock skew).
-        seen: the keys of the chunk so far, when another builder adds to the same chunk.
+        seen: the spans of the chunk so far, when another builder adds to the same chunk.
+
+    A span repeated within the chunk is counted in :attr:`duplicates` and not added again; if
+    its start time differs from the first copy's, its key is added to :attr:`conflicts` too
+    (which the caller reports and empties).
     """
 
     def __init__(
         self, note: Callable[[str], None] | None = None, *, seen: Seen | None = None
     ) -> None:
         self._note = note or _ignore
-        self.seen: Seen = set() if seen is None else seen
+        self.seen: Seen = {} if seen is None else seen
         self.duplicates = 0
+        self.conflicts: list[str] = []
         self._arrays: dict[bytes, str] = {}
         self._reset()
 
@@ -236,16 +141,16 @@ class RowBuilder:
         self._resource_index: dict[tuple[tuple[str, ...], tuple[str, ...]], int] = {}
         self._scopes: list[tuple[str, str]] = []
         self._scope_index: dict[tuple[str, str], int] = {}
-        self._attributes = _MapColumn()
+        self._attributes = MapColumn()
         self._event_offsets = [0]
         self._event_time: list[int] = []
         self._event_name: list[str] = []
-        self._event_attributes = _MapColumn()
+        self._event_attributes = MapColumn()
         self._link_offsets = [0]
         self._link_trace: list[str] = []
         self._link_span: list[str] = []
         self._link_state: list[str] = []
-        self._link_attributes = _MapColumn()
+        self._link_attributes = MapColumn()
 
     def __len__(self) -> int:
         return len(self._rows)
@@ -321,30 +226,33 @@ class RowBuilder:
             SpanProblem: the span cannot become a row.
         """
         trace_id = span.traceId
-        if len(trace_id) != 32 or trace_id.strip(_HEX) or trace_id == _ZERO_TRACE:
-            trace_id = _hex_id(trace_id, 16, "traceId")  # not lowercase hex: the slow path
+        if len(trace_id) != 32 or trace_id.strip(HEX_DIGITS) or trace_id == ZERO_TRACE:
+            trace_id = hex_id(trace_id, 16, "traceId")  # not lowercase hex: the slow path
             if not trace_id:
                 raise SpanProblem("no traceId")
         span_id = span.spanId
-        if len(span_id) != 16 or span_id.strip(_HEX) or span_id == _ZERO_SPAN:
-            span_id = _hex_id(span_id, 8, "spanId")
+        if len(span_id) != 16 or span_id.strip(HEX_DIGITS) or span_id == ZERO_SPAN:
+            span_id = hex_id(span_id, 8, "spanId")
             if not span_id:
                 raise SpanProblem("no spanId")
         key = trace_id + span_id
-        if key in self.seen:
+        earlier = self.seen.get(key)
+        if earlier is not None:
             self.duplicates += 1
+            if not same_start(earlier, span.startTimeUnixNano):
+                self.conflicts.append(key)
             return False
-        parent = _hex_id(span.parentSpanId, 8, "parentSpanId") if span.parentSpanId else ""
-        start = _time(span.startTimeUnixNano, "startTimeUnixNano")
+        parent = hex_id(span.parentSpanId, 8, "parentSpanId") if span.parentSpanId else ""
+        start = parse_time(span.startTimeUnixNano, "startTimeUnixNano")
         if not start:
             raise SpanProblem("no startTimeUnixNano")
-        end = _time(span.endTimeUnixNano, "endTimeUnixNano")
+        end = parse_time(span.endTimeUnixNano, "endTimeUnixNano")
         keys, values = self._convert(span.attributes, "attribute")
         events = [self._event(event) for event in span.events] if span.events else ()
         links = [self._link(link) for link in span.links] if span.links else ()
         status = span.status
 
-        self.seen.add(key)
+        self.seen[key] = start
         if self._rows:
             self.low, self.high = min(self.low, start), max(self.high, start)
         else:
@@ -361,11 +269,11 @@ class RowBuilder:
                 parent,
                 span.traceState,
                 span.name,
-                _KINDS.get(span.kind, ""),
+                KINDS.get(span.kind, ""),
                 resource,
                 scope,
                 end - start,
-                _STATUS_CODES.get(status.code, "") if status else "Unset",
+                STATUS_CODES.get(status.code, "") if status else "Unset",
                 status.message if status else "",
             )
         )
@@ -384,14 +292,14 @@ class RowBuilder:
         return True
 
     def _event(self, event: Event) -> tuple[int, str, list[str], list[str]]:
-        time = _time(event.timeUnixNano, "event timeUnixNano")
+        time = parse_time(event.timeUnixNano, "event timeUnixNano")
         keys, values = self._convert(event.attributes, "event attribute")
         return time, event.name, keys, values
 
     def _link(self, link: Link) -> tuple[str, str, str, list[str], list[str]]:
         keys, values = self._convert(link.attributes, "link attribute")
-        trace_id = _hex_id(link.traceId, 16, "link traceId")
-        return trace_id, _hex_id(link.spanId, 8, "link spanId"), link.traceState, keys, values
+        trace_id = hex_id(link.traceId, 16, "link traceId")
+        return trace_id, hex_id(link.spanId, 8, "link spanId"), link.traceState, keys, values
 
     def _convert(self, attributes: Sequence[KeyValue], what: str) -> tuple[list[str], list[str]]:
         # Comprehensions first: most values are strings and need no per-value Python code.
@@ -456,7 +364,7 @@ class RowBuilder:
         else:
             start = trace = span = parent = state = name = kind = resource = scope = ()
             duration = code = message = ()
-        resources = _MapColumn()
+        resources = MapColumn()
         for keys, values, _service in self._resources:
             resources.append(keys, values)
         resource_index = pa.array(resource, pa.int32())
@@ -464,22 +372,22 @@ class RowBuilder:
         event_offsets = pa.array(self._event_offsets, pa.int32())
         link_offsets = pa.array(self._link_offsets, pa.int32())
         columns = [
-            pa.array(start, _TS),
+            pa.array(start, TS),
             pa.array(trace, string),
             pa.array(span, string),
             pa.array(parent, string),
             pa.array(state, string),
             pc.dictionary_encode(pa.array(name, string)),
             pc.dictionary_encode(pa.array(kind, string)),
-            _dictionary(resource_index, [r[2] for r in self._resources]),
+            dictionary_of(resource_index, [r[2] for r in self._resources]),
             pc.take(resources.to_arrow(), resource_index),
-            _dictionary(scope_index, [s[0] for s in self._scopes]),
-            _dictionary(scope_index, [s[1] for s in self._scopes]),
+            dictionary_of(scope_index, [s[0] for s in self._scopes]),
+            dictionary_of(scope_index, [s[1] for s in self._scopes]),
             self._attributes.to_arrow(),
             pa.array(duration, pa.uint64()),
             pc.dictionary_encode(pa.array(code, string)),
             pa.array(message, string),
-            pa.ListArray.from_arrays(event_offsets, pa.array(self._event_time, _TS)),
+            pa.ListArray.from_arrays(event_offsets, pa.array(self._event_time, TS)),
             pa.ListArray.from_arrays(event_offsets, pa.array(self._event_name, string)),
             pa.ListArray.from_arrays(event_offsets, self._event_attributes.to_arrow()),
             pa.ListArray.from_arrays(link_offsets, pa.array(self._link_trace, string)),
@@ -488,17 +396,6 @@ class RowBuilder:
             pa.ListArray.from_arrays(link_offsets, self._link_attributes.to_arrow()),
         ]
         return pa.Table.from_arrays(columns, schema=TRACES_ARROW_SCHEMA)
-
-
-def _dictionary(indices: pa.Array, values: list[str]) -> pa.Array:
-    """``values[indices]``, dictionary-encoded.
-
-    A dictionary must not repeat a value (two resources of one service, two versions of one
-    scope, from the files that share a chunk): repeated ones are merged.
-    """
-    if len(set(values)) == len(values):
-        return pa.DictionaryArray.from_arrays(indices, pa.array(values, pa.string()))
-    return pc.dictionary_encode(pc.take(pa.array(values, pa.string()), indices))
 
 
 def _check_depth(raw: bytes) -> None:

@@ -9,6 +9,7 @@ font, or any URL other than the trace links, whose base is checked to be http(s)
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -26,9 +27,27 @@ __all__ = ["MAX_RUN_SECTIONS", "page_title", "render_html", "write_html"]
 MAX_RUN_SECTIONS = 10
 """Runs beyond this many appear in the overview table only (the JSON summary has them all)."""
 
+# C0 controls but tab, newline and carriage return, DEL and C1: not allowed raw in HTML text
+# (a NUL in a question id reached the page raw, issue 19), and invisible where allowed.
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
+def _visible(value: Any) -> Any:
+    """Every value a template prints, its control characters made visible (never raw).
+
+    Each becomes a backslash, ``x`` and its two hex digits. Runs before autoescape. ``str.replace`` keeps a value's kind: on an escaped SVG chart
+    (``Markup``) it escapes its arguments, so nothing is marked safe here.
+    """
+    if isinstance(value, str) and _CONTROL.search(value):
+        for char in set(_CONTROL.findall(value)):
+            value = value.replace(char, f"\\x{ord(char):02x}")
+    return value
+
+
 _ENV = jinja2.Environment(
     loader=jinja2.PackageLoader("ragfunnel.analyzer.report", "templates"),
     autoescape=True,
+    finalize=_visible,
     undefined=jinja2.StrictUndefined,
     trim_blocks=True,
     lstrip_blocks=True,

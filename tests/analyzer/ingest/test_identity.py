@@ -35,14 +35,83 @@ def test_a_copy_with_another_start_time_is_counted_named_and_not_stored(
     assert "1 duplicate" in summary.describe()
 
 
-def test_copies_read_in_the_same_ingest_are_stored_once(store: Store, tmp_path: Path) -> None:
-    # Files read together share an insert: the second copy is dropped as it is read.
+def test_copies_in_two_files_of_one_ingest_are_stored_once_and_the_conflict_named(
+    store: Store, tmp_path: Path
+) -> None:
+    # Files read together share a chunk: the second copy is dropped as it is read, and one
+    # with another start time is named with its file and line.
     (tmp_path / "a.jsonl").write_text(line(span(1), span(2)) + "\n")
     moved = span(2, startTimeUnixNano=str(T0 + 3_600 * 10**9))
+    (tmp_path / "b.jsonl").write_text(line(span(4)) + "\n" + line(moved, span(3)) + "\n")
+    summary = ingest_paths(store, [tmp_path])
+    assert count(store) == 4
+    assert (summary.read, summary.inserted, summary.duplicates) == (5, 4, 1)
+    (problem,) = summary.skipped
+    assert (problem.file, problem.line) == (str(tmp_path / "b.jsonl"), 2)
+    assert "1 span(s) already read in this ingest with another start time" in problem.reason
+    assert f"span {2:016x} of trace {1:032x}" in problem.reason
+    stored = store.command(
+        f"SELECT toUnixTimestamp64Nano(Timestamp) FROM {store.traces_table} "
+        f"WHERE SpanId = '{2:016x}'"
+    )
+    assert stored == T0 + 2 * 1000  # the first copy read is the one kept
+
+
+def test_a_conflicting_copy_in_the_same_file_is_named_with_its_line(
+    store: Store, tmp_path: Path
+) -> None:
+    moved = span(2, startTimeUnixNano=str(T0 + 10**9), endTimeUnixNano=str(T0 + 10**9 + 5))
+    (tmp_path / "a.jsonl").write_text(
+        line(span(1), span(2)) + "\n" + line(span(3)) + "\n" + line(moved, span(4)) + "\n"
+    )
+    summary = ingest_paths(store, [tmp_path / "a.jsonl"])
+    assert count(store) == 4
+    assert (summary.read, summary.inserted, summary.duplicates) == (5, 4, 1)
+    (problem,) = summary.skipped
+    assert (problem.file, problem.line) == (str(tmp_path / "a.jsonl"), 3)
+    assert f"span {2:016x} of trace {1:032x}" in problem.reason
+
+
+def test_conflicting_copies_within_one_line_are_counted_together(
+    store: Store, tmp_path: Path
+) -> None:
+    moved = [span(n, startTimeUnixNano=str(T0 + 10**9 + n)) for n in (1, 2)]
+    (tmp_path / "a.jsonl").write_text(line(span(1), span(2), *moved, span(3)) + "\n")
+    summary = ingest_paths(store, [tmp_path / "a.jsonl"])
+    assert count(store) == 3
+    assert (summary.read, summary.inserted, summary.duplicates) == (5, 3, 2)
+    (problem,) = summary.skipped
+    assert problem.line == 1 and "2 span(s) already read in this ingest" in problem.reason
+
+
+def test_identical_copies_in_one_ingest_are_plain_duplicates(store: Store, tmp_path: Path) -> None:
+    # The same span again, or again with its start cut to microseconds (as Jaeger gives it back).
+    cut = span(2, startTimeUnixNano=str(T0 + 2_000 - 999))
+    (tmp_path / "a.jsonl").write_text(line(span(1), span(2)) + "\n" + line(span(1)) + "\n")
+    (tmp_path / "b.jsonl").write_text(line(cut, span(1)) + "\n")
+    summary = ingest_paths(store, [tmp_path])
+    assert count(store) == 2
+    assert (summary.read, summary.inserted, summary.duplicates) == (5, 2, 3)
+    assert summary.skipped == []
+
+
+def test_a_conflict_in_a_later_chunk_of_the_same_ingest_is_named(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A chunk is de-duplicated against what the ingest stored already (the writer's lookup).
+    from ragfunnel.analyzer.ingest import chunking
+
+    monkeypatch.setattr(chunking, "CHUNK_SPANS", 2)  # every line its own chunk
+    moved = span(2, startTimeUnixNano=str(T0 + 10**9))
+    (tmp_path / "a.jsonl").write_text(line(span(1), span(2)) + "\n")
     (tmp_path / "b.jsonl").write_text(line(moved, span(3)) + "\n")
     summary = ingest_paths(store, [tmp_path])
     assert count(store) == 3
     assert (summary.read, summary.inserted, summary.duplicates) == (4, 3, 1)
+    (problem,) = summary.skipped
+    assert problem.file == str(tmp_path / "b.jsonl")
+    assert "1 span(s) already stored with another start time" in problem.reason
+    assert f"span {2:016x} of trace {1:032x}" in problem.reason
 
 
 def test_a_copy_within_a_microsecond_is_a_plain_duplicate(store: Store, tmp_path: Path) -> None:

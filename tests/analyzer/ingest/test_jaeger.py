@@ -13,7 +13,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from ragfunnel.analyzer.ingest import IngestError, pull_from_jaeger
-from ragfunnel.analyzer.ingest.jaeger import parse_duration
+from ragfunnel.analyzer.ingest.jaeger_api import parse_duration
 from ragfunnel.analyzer.store import Store
 from tests.support.jaeger import NOW, V3_ANSWER
 

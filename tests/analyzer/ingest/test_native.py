@@ -250,11 +250,20 @@ def test_native_and_python_give_the_same_rows_and_messages(
     docs: list[str], only_clean: bool
 ) -> None:
     lines = [doc.encode() + b"\n" for doc in docs]
-    assert _read(lines, native=True) == _read(lines, native=False)
+    python = _read(lines, native=False)
+    assert _read(lines, native=True) == python
     if only_clean:
+        # A line holding a copy of an earlier span with another start time is the Python
+        # path's to name (a pool may draw two spans with the same ids): it may be declined.
+        conflicting = {
+            int(skip.split(":")[1]) for skip in python[3] if "already read in this ingest" in skip
+        }
         converter = _native.converter()
         assert converter is not None
-        assert [converter.add_line(line)[0] for line in lines] == [0] * len(lines)
+        taken = [converter.add_line(line)[0] for line in lines]
+        assert [status for number, status in enumerate(taken, 1) if number not in conflicting] == [
+            0
+        ] * (len(lines) - len(conflicting))
 
 
 def _sdk_lines(tmp_path: Path) -> list[bytes]:
