@@ -7,6 +7,8 @@
 mod columns;
 mod convert;
 mod json;
+mod otlp_fields;
+mod span_records;
 mod values;
 
 use pyo3::prelude::*;
