@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import math
 import operator
-import re
 from collections import deque
 from collections.abc import AsyncIterable, Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -26,7 +25,6 @@ from itertools import repeat
 from operator import countOf
 from typing import Any
 
-from ragfunnel.instrumentation.contract import LOW_CONFIDENCE_PROBABILITY
 from ragfunnel.instrumentation.redaction import redact_ids, redact_urls
 
 _ID_KEYS = ("id", "doc_id", "document_id", "chunk_id", "node_id", "_id", "uuid")
@@ -62,7 +60,7 @@ def _materialised(value: Any) -> bool:
     return False
 
 
-def _is_stream(value: Any) -> bool:
+def is_stream(value: Any) -> bool:
     """One-shot values: iterators, generators, async iterators (never passed to user callables)."""
     return isinstance(value, (Iterator, AsyncIterable)) or hasattr(type(value), "__anext__")
 
@@ -164,7 +162,7 @@ def items_of(value: Any) -> Sequence[Any]:
         return []
     if _materialised(value):
         return value if isinstance(value, (list, tuple)) else list(value)
-    if _is_stream(value):
+    if is_stream(value):
         raise Unread(value)
     for key in ("documents", "docs", "results", "nodes", "source_nodes", "chunks", "hits"):
         inner = field_of(value, key)
@@ -308,7 +306,7 @@ def ranked(
     ``ids``/``scores`` are the user's callables; they receive the whole value. Scores are kept
     only when every item has a finite one, so ids and scores always align.
     """
-    if (ids is not None or scores is not None) and _is_stream(value):
+    if (ids is not None or scores is not None) and is_stream(value):
         raise Unread(value)  # the user's callable would consume it
     if ids is not None:
         id_list = [_as_id(i) for i in ids(value)]
@@ -323,7 +321,7 @@ def ranked(
     else:
         raw = [_item_score(item) for item in items] if items else []
     score_list: list[float] | None = None
-    if raw and len(raw) == len(id_list) and all(_is_finite(s) for s in raw):
+    if raw and len(raw) == len(id_list) and all(is_finite(s) for s in raw):
         score_list = [float(s) for s in raw]
     text_list: list[str] | None = None
     if texts and items:
@@ -333,80 +331,6 @@ def ranked(
     return Ranked(id_list, score_list, text_list)
 
 
-def _is_finite(value: Any) -> bool:
+def is_finite(value: Any) -> bool:
+    """A real, finite number (not a bool): a score or logprob worth recording."""
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-
-
-@dataclass
-class Answer:
-    """What a generate step produced, as far as the return value tells."""
-
-    text: str | None = None
-    response_model: str | None = None
-    input_tokens: int | None = None
-    output_tokens: int | None = None
-    logprob_min: float | None = None
-    low_confidence: list[str] | None = None
-
-
-_CONTENT_TOKEN = re.compile(r"^\s*(\d[\d.,:/-]*|[A-Z][\w'-]*)\s*$")
-
-
-def is_content_token(token: str) -> bool:
-    """Digits and capitalised words: the tokens whose low confidence hints at invention."""
-    return _CONTENT_TOKEN.match(token) is not None
-
-
-def answer_of(value: Any, *, text: Callable[[Any], Any] | None = None) -> Answer:
-    """Read the answer text, usage and logprobs from a generate step's return value."""
-    if _is_stream(value):  # a stream returned by a plain function: the app reads it, not us
-        raise Unread(value)
-    if text is not None:
-        out = text(value)
-        return Answer(text=None if out is None else str(out))
-    if isinstance(value, str):
-        return Answer(text=value)
-    choices = field_of(value, "choices")
-    if isinstance(choices, Sequence) and not isinstance(choices, str) and choices:
-        return _chat_completion(value, choices[0])
-    for key in ("text", "content", "answer", "response", "output"):
-        found = field_of(value, key)
-        if isinstance(found, str):
-            return Answer(text=found)
-    raise ExtractionError(f"no answer text found on {type(value).__name__}; pass text=")
-
-
-def _chat_completion(value: Any, choice: Any) -> Answer:
-    message = field_of(choice, "message")
-    content = field_of(message, "content") if message is not None else field_of(choice, "text")
-    answer = Answer(text=content if isinstance(content, str) else None)
-    model = field_of(value, "model")
-    answer.response_model = model if isinstance(model, str) else None
-    usage = field_of(value, "usage")
-    if usage is not None:
-        prompt = field_of(usage, "prompt_tokens")
-        completion = field_of(usage, "completion_tokens")
-        answer.input_tokens = prompt if isinstance(prompt, int) else None
-        answer.output_tokens = completion if isinstance(completion, int) else None
-    logprobs = field_of(choice, "logprobs")
-    tokens = field_of(logprobs, "content") if logprobs is not None else None
-    if isinstance(tokens, Sequence) and tokens:
-        _read_logprobs(answer, tokens)
-    return answer
-
-
-def _read_logprobs(answer: Answer, tokens: Sequence[Any]) -> None:
-    threshold = math.log(LOW_CONFIDENCE_PROBABILITY)
-    lowest: float | None = None
-    low: list[str] = []
-    for entry in tokens:
-        logprob = field_of(entry, "logprob")
-        token = field_of(entry, "token")
-        if not _is_finite(logprob) or not isinstance(token, str):
-            continue
-        lp = float(logprob)
-        lowest = lp if lowest is None else min(lowest, lp)
-        if lp < threshold and is_content_token(token):
-            low.append(token.strip())
-    answer.logprob_min = lowest
-    answer.low_confidence = low

@@ -14,11 +14,11 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ragfunnel.instrumentation import contract as c
+from ragfunnel.instrumentation.answer_values import answer_of
 from ragfunnel.instrumentation.config import State
 from ragfunnel.instrumentation.extract import (
     Ranked,
     Unread,
-    answer_of,
     fast_ranked,
     field_of,
     ids_of,

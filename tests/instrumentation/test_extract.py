@@ -11,7 +11,8 @@ from openai.types.chat import ChatCompletion
 
 import ragfunnel
 from ragfunnel.instrumentation import contract as c
-from ragfunnel.instrumentation.extract import ExtractionError, answer_of, ids_of, ranked
+from ragfunnel.instrumentation.answer_values import answer_of
+from ragfunnel.instrumentation.extract import ExtractionError, ids_of, ranked
 from ragfunnel.testing import CapturedSpans
 
 
