@@ -35,8 +35,9 @@ _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 def _visible(value: Any) -> Any:
     """Every value a template prints, its control characters made visible (never raw).
 
-    Each becomes a backslash, ``x`` and its two hex digits. Runs before autoescape. ``str.replace`` keeps a value's kind: on an escaped SVG chart
-    (``Markup``) it escapes its arguments, so nothing is marked safe here.
+    Each becomes a backslash, ``x`` and its two hex digits. Runs before autoescape.
+    ``str.replace`` keeps a value's kind: on an escaped SVG chart (``Markup``) it escapes its
+    arguments, so nothing is marked safe here.
     """
     if isinstance(value, str) and _CONTROL.search(value):
         for char in set(_CONTROL.findall(value)):
