@@ -17,7 +17,7 @@ The evidence plan is bench/analyze_e2e.py's. Files are generated once per size a
 ``--data`` (default /work/bench-data/commands, never the repository) and reused.
 
 Each run, for each size, into a fresh store, each step its own process, wall clock from start to
-exit, peak RSS of that child alone (``os.wait4``'s ``ru_maxrss``):
+exit, peak RSS of that child alone (its ``VmHWM``, see :func:`run_child`):
 
 1. ``ragfunnel ingest TRACES --store chdb://DIR -q``, then the same with ``--rescan`` (every
    span read again, all of them already stored: issue 19's "within 2x the first ingest");
@@ -46,6 +46,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -232,18 +233,40 @@ def ingest_baseline_child(store: str, traces: str) -> None:
 
 
 def run_child(argv: list[str]) -> dict[str, Any]:
-    """Run a child to exit: its wall seconds, the peak RSS of this child alone (``wait4``)."""
+    """Run a child to exit: its wall seconds and its own peak RSS (``VmHWM``, polled).
+
+    Not ``os.wait4``'s ``ru_maxrss``: Linux carries the spawning process's high-water mark
+    across ``exec`` into the child, so a child of this process (which may have generated the
+    traces and hold them) would "peak" at this process's size. ``Popen`` returns after the
+    ``exec``, so every reading is the child's own memory; ``VmHWM`` only grows, so polling every
+    20 ms misses at most the last 20 ms of growth.
+    """
     started = time.perf_counter()
     child = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    out = child.stdout.read() if child.stdout else b""
-    err = child.stderr.read() if child.stderr else b""
-    _, status, usage = os.wait4(child.pid, 0)
-    child.returncode = os.waitstatus_to_exitcode(status)
+    peak_kb = [0]
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.is_set():
+            try:
+                with open(f"/proc/{child.pid}/status") as status:
+                    for line in status:
+                        if line.startswith("VmHWM:"):
+                            peak_kb[0] = max(peak_kb[0], int(line.split()[1]))
+            except OSError:
+                pass
+            done.wait(0.02)
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    out, err = child.communicate()
+    done.set()
+    watcher.join()
     seconds = time.perf_counter() - started
     if child.returncode:
         sys.stderr.write(out.decode(errors="replace") + err.decode(errors="replace"))
         raise SystemExit(f"failed ({child.returncode}): {' '.join(argv)}")
-    return {"seconds": seconds, "rss": usage.ru_maxrss * 1024, "stdout": out.decode()}
+    return {"seconds": seconds, "rss": peak_kb[0] * 1024, "stdout": out.decode()}
 
 
 STEPS = ("ingest", "rescan", "analyze", "report", "judge", "baselines")
