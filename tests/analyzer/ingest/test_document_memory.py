@@ -26,7 +26,7 @@ from tests.support.otlp_json import T0
 # 530 MiB plus 2.2-2.6 times the document. 1,176 MiB before the fix. The limit leaves ~125 MiB.
 _PEAK_LIMIT_MIB = 900
 _DOCUMENT_BYTES = 110 * 10**6
-# The CLI, writing its own VmHWM (kB) to the file named by RAGFUNNEL_TEST_PEAK when it exits.
+# The CLI, writing its own VmHWM (kB) to the file named by PEAK_KB_FILE when it exits.
 _RAGFUNNEL = [
     sys.executable,
     "-c",
@@ -34,7 +34,7 @@ _RAGFUNNEL = [
     "def _peak():\n"
     "    with open('/proc/self/status') as status:\n"
     "        kb = next(line.split()[1] for line in status if line.startswith('VmHWM:'))\n"
-    "    with open(os.environ['RAGFUNNEL_TEST_PEAK'], 'w') as out:\n"
+    "    with open(os.environ['PEAK_KB_FILE'], 'w') as out:\n"
     "        out.write(kb)\n"
     "atexit.register(_peak)\n"
     "from ragfunnel.analyzer.cli import main\n"
@@ -123,7 +123,7 @@ def test_a_110_mb_pretty_printed_document_ingests_within_a_bounded_peak(tmp_path
         env={
             **os.environ,
             "PYTHONPATH": os.pathsep.join(sys.path),
-            "RAGFUNNEL_TEST_PEAK": str(peak),
+            "PEAK_KB_FILE": str(peak),
         },
     )
     output = child.stdout + child.stderr
