@@ -88,6 +88,9 @@ def _phrases(
 _QUALIFIER, _QUALIFIER_OF = _phrases(QUALIFIERS)
 _BOUND_OF = {phrase: name for name, phrases in BOUNDS for phrase in phrases}
 _BOUND_WINDOW = 28
+# Before a size (not a time or date) "until" and "from" are its limits: "bis 50 EUR" means up to.
+_SIZES = frozenset({"amount", "quantity", "number"})
+_SIZE_BOUND = {"until": "at most", "from": "at least"}
 
 
 @dataclass(frozen=True)
@@ -290,6 +293,8 @@ def facts(folded: str, words: AbstractSet[str] | None = None) -> list[tuple[Fact
         while start > 0 and folded[start - 1] == " " and written[start - 1].isalpha():
             start -= 1
         bound, at = _bound(folded, start)
+        if fact.kind in _SIZES:  # "bis 50 EUR" is "bis zu 50 EUR"; "ab 18 Jahren", "at least"
+            bound = _SIZE_BOUND.get(bound, bound)
         out.append((Fact(fact.kind, fact.keys, fact.text, bound, fact.numbers, at), start, m.end()))
     return out
 

@@ -256,3 +256,23 @@ def test_a_negation_negates_only_the_words_beside_it() -> None:
     assert judge_claim("Alcohol is reimbursed", ["Alcohol is not reimbursed."]).label == (
         "unsupported"
     )
+
+
+@pytest.mark.parametrize(
+    ("claim", "context"),
+    [
+        ("Taxikosten werden bis 50 EUR je Fahrt erstattet.", "Taxikosten werden bis zu 50 EUR pro Fahrt erstattet."),
+        ("Tickets cost from 20 EUR.", "Tickets cost at least 20 EUR."),
+    ],
+)  # fmt: skip
+def test_until_and_from_before_a_size_are_its_limits(claim: str, context: str) -> None:
+    """A correct answer was blamed: "bis 50 EUR" read as a time bound against "bis zu 50 EUR"."""
+    verdict = OfflineJudge().judge(claim, [("c", context)])
+    assert [c.label for c in verdict.claims] == ["supported"], verdict.claims[0].missing
+
+
+def test_until_before_a_time_still_contradicts_from() -> None:
+    verdict = OfflineJudge().judge(
+        "Der Zugang ist bis 22 Uhr offen.", [("c", "Der Zugang ist ab 22:00 Uhr offen.")]
+    )
+    assert verdict.claims[0].label == "unsupported"
