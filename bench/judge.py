@@ -13,7 +13,8 @@ Quality, on public labelled sets extracted by bench/judge_data.py (not shipped; 
   supported vs not supported alone;
 - QAGS XSum (W4ngatang/qags): summary sentences, majority of three workers;
 - CLIFF test cut (Liyan06/AggreFact): summary level, a summary's score being the judge's
-  faithfulness and its mean and lowest claim confidence, the baseline's its mean word share;
+  ``AnswerVerdict.confidence`` (the mean claim confidence: the score to rank answers by), its
+  faithfulness and its lowest claim confidence, the baseline's its mean word share;
 - XSum hallucination test (google-research-datasets/xsum_hallucination_annotations, the
   summaries of CLIFF's test articles): one-sentence summaries with annotated hallucinated
   spans, at summary level as CLIFF and with each summary as one claim.
@@ -239,13 +240,13 @@ def _summary_set(rows: list[dict[str, Any]], paraphrase: bool) -> str:
         verdict = judge.judge(r["summary"], [("e", r["evidence"])])
         conf = [c.confidence or 0.0 for c in verdict.claims] or [1.0]
         faith.append(1.0 if verdict.faithfulness is None else verdict.faithfulness)
-        mean.append(sum(conf) / len(conf))
+        mean.append(1.0 if verdict.confidence is None else verdict.confidence)
         low.append(min(conf))
         shares = naive_answer(r["summary"], [("e", r["evidence"])]) or [1.0]
         base.append(sum(shares) / len(shares))
     return (
         f"{len(rows)} summaries, {sum(labels)} consistent: AUROC faithfulness "
-        f"{auroc(faith, labels):.3f}, mean confidence {auroc(mean, labels):.3f}, lowest "
+        f"{auroc(faith, labels):.3f}, answer confidence (mean claim) {auroc(mean, labels):.3f}, lowest "
         f"confidence {auroc(low, labels):.3f}; baseline (mean word share) "
         f"{auroc(base, labels):.3f}"
     )

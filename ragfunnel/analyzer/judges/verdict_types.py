@@ -158,6 +158,21 @@ class AnswerVerdict:
         return sum(c.verdict for c in self.claims) / len(self.claims)
 
     @property
+    def confidence(self) -> float | None:
+        """How likely the answer is supported, 0–1: the mean of its claims' ``confidence``.
+
+        The score to rank answers by (the offline judge's claim confidences are calibrated
+        probabilities, so this is the expected share of supported claims); a claim without a
+        confidence counts its verdict. ``None`` for an abstention. ``faithfulness`` stays the
+        verdicts' mean, which the funnel's blame reads: the two differ by design
+        (docs/judges.md, "Scores to rank answers by").
+        """
+        if not self.claims:
+            return None
+        scores = [c.verdict if c.confidence is None else c.confidence for c in self.claims]
+        return sum(scores) / len(scores)
+
+    @property
     def unsupported(self) -> tuple[ClaimVerdict, ...]:
         """The claims not fully supported, in answer order."""
         return tuple(c for c in self.claims if c.label != SUPPORTED)

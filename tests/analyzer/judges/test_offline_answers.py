@@ -166,3 +166,34 @@ def test_context_as_a_generator_is_read_once() -> None:
     )
     assert [c.label for c in verdict.claims] == ["supported", "supported"]
     assert [c.supporting_ids for c in verdict.claims] == [("travel",), ("meals",)]
+
+
+def test_an_answers_confidence_ranks_where_its_faithfulness_ties() -> None:
+    # Two answers of one supported and one unsupported claim share faithfulness 0.5; the one
+    # whose unsupported claim the context largely states (but for the amount) ranks higher
+    # than the one whose claim the context has nothing of.
+    near = OfflineJudge().judge(
+        "The hotel allowance is 120 EUR per night. Meals are reimbursed up to 90 EUR a day.",
+        POLICY,
+    )
+    far = OfflineJudge().judge(
+        "The hotel allowance is 120 EUR per night. Profits rose sharply in Asia.", POLICY
+    )
+    assert near.faithfulness == far.faithfulness == 0.5
+    for verdict in (near, far):
+        scores = [c.confidence for c in verdict.claims]
+        assert all(s is not None for s in scores)
+        assert verdict.confidence == pytest.approx(sum(s or 0.0 for s in scores) / len(scores))
+    assert (near.confidence or 0.0) > (far.confidence or 0.0)
+
+
+def test_an_answers_confidence_counts_a_verdict_without_one_and_is_none_when_abstaining() -> None:
+    from ragfunnel.analyzer.judges.verdict_types import AnswerVerdict, ClaimVerdict
+
+    mixed = AnswerVerdict(
+        (ClaimVerdict("a", "supported", confidence=0.9), ClaimVerdict("b", "partial"))
+    )
+    assert mixed.confidence == pytest.approx((0.9 + 0.5) / 2)
+    assert AnswerVerdict(()).confidence is None
+    refusal = OfflineJudge().judge("Dazu liegen mir keine Informationen vor.", RICHTLINIE)
+    assert refusal.abstained and refusal.confidence is None
