@@ -21,15 +21,20 @@ Fits two models, each printed as a ``Model(...)`` constant for
 ``ragfunnel/analyzer/judges/offline/score.py``: ``PLAIN`` over ``align.FEATURES`` and, when
 ``ragfunnel[paraphrase]`` is installed, ``PARAPHRASE`` over those and
 ``align.PARAPHRASE_FEATURES``. Also prints the precision of each hard check on the fitting
-data (a hard check makes a claim unsupported by itself, so it must be precise):
+data (a hard check makes a claim unsupported by itself, so it must be precise).
 
-    python bench/judge_fit.py [--data DIR]
+``--aggregates`` instead compares, on the two fitting summary sets only, the ways of turning an
+answer's claim confidences into one score to rank answers by (``AnswerVerdict.confidence`` is
+the mean: the choice this printed):
+
+    python bench/judge_fit.py [--data DIR] [--aggregates]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 from pathlib import Path
 from typing import Any
@@ -47,7 +52,7 @@ from ragfunnel.analyzer.judges.offline.align import (
 )
 from ragfunnel.analyzer.judges.offline.embed import load
 from ragfunnel.analyzer.judges.offline.index import ContextIndex
-from ragfunnel.analyzer.judges.offline.judge import supportable
+from ragfunnel.analyzer.judges.offline.judge import OfflineJudge, supportable
 from ragfunnel.analyzer.judges.verdict_types import Chunk
 
 DATA = Path(os.environ.get("RAGFUNNEL_JUDGE_DATA", "/work/judge-data"))
@@ -207,10 +212,46 @@ def fit(sets: Sets, width: int, name: str) -> None:
               f"{said[y == 1].sum() / (mine & (y == 1)).sum():.3f}")  # fmt: skip
 
 
+AGGREGATES = {
+    "mean": lambda c: sum(c) / len(c),
+    "lowest": min,
+    "product": math.prod,
+    "geometric mean": lambda c: math.prod(c) ** (1 / len(c)),
+}
+
+
+def aggregates(data: Path) -> None:
+    """AUROC of faithfulness and of each claim-confidence aggregate, on the fitting summaries."""
+    summaries = {
+        "cliff-val": [r for r in read(data / "aggrefact-cliff.jsonl") if r["cut"] == "val"],
+        "xsumhallu-val": read(data / "xsumhallu-val.jsonl"),
+    }
+    variants = {"plain": False, "paraphrase": True} if load() is not None else {"plain": False}
+    for variant, paraphrase in variants.items():
+        judge = OfflineJudge(paraphrase)
+        for name, rows in summaries.items():
+            labels = [r["label"] == "supported" for r in rows]
+            scores: dict[str, list[float]] = {"faithfulness": [], **{k: [] for k in AGGREGATES}}
+            for r in rows:
+                verdict = judge.judge(r["summary"], [("e", r["evidence"])])
+                faith = verdict.faithfulness
+                scores["faithfulness"].append(1.0 if faith is None else faith)
+                conf = [c.verdict if c.confidence is None else c.confidence for c in verdict.claims]
+                for k, fn in AGGREGATES.items():
+                    scores[k].append(fn(conf) if conf else 1.0)
+            shown = ", ".join(f"{k} {roc_auc_score(labels, v):.3f}" for k, v in scores.items())
+            print(f"{variant} {name} ({len(rows)} summaries, {sum(labels)} consistent): {shown}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DATA)
+    parser.add_argument("--aggregates", action="store_true",
+                        help="compare answer-score aggregates on the fitting summaries instead")  # fmt: skip
     args = parser.parse_args()
+    if args.aggregates:
+        aggregates(args.data)
+        return
     sets = fitting_sets(args.data, paraphrase=False)
     fit(sets, len(FEATURES), "PLAIN")
     if load() is not None:
