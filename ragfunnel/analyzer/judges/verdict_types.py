@@ -159,7 +159,7 @@ class AnswerVerdict:
 
     @property
     def confidence(self) -> float | None:
-        """How likely the answer is supported, 0–1: the mean of its claims' ``confidence``.
+        """The answer's support score, 0–1: the mean of its claims' ``confidence``.
 
         The score to rank answers by (the offline judge's claim confidences are calibrated
         probabilities, so this is the expected share of supported claims); a claim without a
