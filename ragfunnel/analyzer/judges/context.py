@@ -11,7 +11,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from ragfunnel.analyzer.judges.lexicon import NEGATIONS, fold
@@ -161,7 +161,7 @@ def prepare(text: str) -> Prepared:
     found = facts(folded, words.words)
     # The fact as written, with its bound phrase: what a message quotes from the context.
     quoted = tuple(
-        Fact(f.kind, f.keys, source[f.start : end], f.bound, f.numbers, f.start)
+        replace(f, text=source[f.start : end])
         for f, _, end in found
     )
     has_negation = bool(words.words & NEGATIONS) or "n't" in folded

@@ -14,6 +14,7 @@ __all__ = [
     "MONTHS",
     "NEGATIONS",
     "NUMBER_WORDS",
+    "PERIODS",
     "QUALIFIERS",
     "STOPWORDS",
     "UNITS",
@@ -127,6 +128,17 @@ BOUNDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                "till", "bis", "vor")),
 )  # fmt: skip
 """Words bounding the number, time or date right after them: they must match in the context."""
+
+PERIODS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
+    # A night is a day here: "120 EUR per night" and "120 EUR a day" for a hotel are one rate.
+    ("day", ("day", "tag", "night", "nacht", "diem"), ("daily", "taglich", "nightly")),
+    ("week", ("week", "woche"), ("weekly", "wochentlich")),
+    ("month", ("month", "monat"), ("monthly", "monatlich")),
+    ("year", ("year", "jahr", "annum"), ("yearly", "annually", "jahrlich")),
+    ("hour", ("hour", "stunde"), ("hourly", "stundlich")),
+)  # fmt: skip
+"""The period a rate is stated for: its group, its nouns (after ``a``/``per``/``pro``/``/`` …)
+and its adverbs (``60 EUR daily``, ``taglich 60 EUR``). Folded text, singular forms."""
 
 CURRENCIES: dict[str, str] = {
     "€": "EUR", "eur": "EUR", "euro": "EUR", "euros": "EUR", "$": "USD", "usd": "USD",

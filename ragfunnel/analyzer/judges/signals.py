@@ -74,6 +74,7 @@ def conflicting_sources(chunks: Sequence[Chunk]) -> list[str]:
             sentence = prepared.sentence_text(prepared.fact_sentence(k))
             words = frozenset(key_words(sentence, []))
             unit = fact.keys[0].split(" ")[0 if fact.kind == "amount" else -1]
+            unit += f" per {fact.period}" if fact.period else ""  # a day's rate is not a week's
             claims.append((chunk.id, unit, min(fact.keys), words, fact.text))
     found = []
     for n, (cid, unit, value, words, text) in enumerate(claims):

@@ -4,7 +4,9 @@ One pass of one regular expression over folded text finds the *facts* — amount
 currency (``120 Euro`` = ``120 EUR`` = ``€120``), quantities with their unit (``30 Tage`` =
 ``30 days``), times (``22 Uhr`` = ``22:00`` = ``10 pm``), dates (``1. Juli 2024`` =
 ``2024-07-01`` = ``July 1, 2024``), versions and codes (``4.2.1``, ``POL-2024-07``) and plain
-numbers — each with the *bound* word right before it (``ab``, ``bis zu``, ``at least`` …).
+numbers — each with the *bound* word right before it (``ab``, ``bis zu``, ``at least`` …),
+and an amount or quantity with the *period* it is a rate for (``60 EUR a day`` = ``60 Euro
+täglich`` = ``60 EUR pro Tag``).
 Ambiguous separators give every reading (``1.200`` is 1200 or 1.2), so a comparison matches if
 any reading does.
 
@@ -23,6 +25,7 @@ from ragfunnel.analyzer.judges.lexicon import (
     MONTHS,
     NEGATIONS,
     NUMBER_WORDS,
+    PERIODS,
     QUALIFIERS,
     STOPWORDS,
     UNITS,
@@ -91,6 +94,15 @@ _BOUND_WINDOW = 28
 # Before a size (not a time or date) "until" and "from" are its limits: "bis 50 EUR" means up to.
 _SIZES = frozenset({"amount", "quantity", "number"})
 _SIZE_BOUND = {"until": "at most", "from": "at least"}
+_RATES = frozenset({"amount", "quantity"})
+_PERIOD_OF = {w: name for name, nouns, adverbs in PERIODS for w in (*nouns, *adverbs)}
+_PERIOD_NOUN = "|".join(n for _, nouns, _ in PERIODS for n in nouns)
+_PERIOD_ADVERB = "|".join(a for _, _, adverbs in PERIODS for a in adverbs)
+_PERIOD_AFTER = re.compile(
+    rf"(?:\s?/\s?|\s(?:a|an|per|pro|je|each|every|for each|for every|im|am|in the)\s)"
+    rf"(?P<noun>{_PERIOD_NOUN})(?![a-z])|\s(?P<adverb>{_PERIOD_ADVERB})(?![a-z])"
+)
+_PERIOD_BEFORE = re.compile(rf"(?<![a-z])(?:{_PERIOD_ADVERB})\s$")
 
 
 @dataclass(frozen=True)
@@ -104,6 +116,9 @@ class Fact:
         bound: the bound's group before it (``from``, ``until``, ``at most`` …) or ``""``.
         numbers: its plain numeric readings, so a bare ``120`` finds ``120 EUR``.
         start: where the fact (or its bound phrase, when it has one) starts in the text.
+        period: for an amount or quantity, the period it is a rate for (``day``, ``week``,
+            ``month``, ``year``, ``hour``; see :data:`~ragfunnel.analyzer.judges.lexicon.PERIODS`)
+            or ``""``.
     """
 
     kind: str
@@ -112,6 +127,7 @@ class Fact:
     bound: str = ""
     numbers: tuple[str, ...] = ()
     start: int = 0
+    period: str = ""
 
 
 def _canon(number: float) -> str:
@@ -295,7 +311,19 @@ def facts(folded: str, words: AbstractSet[str] | None = None) -> list[tuple[Fact
         bound, at = _bound(folded, start)
         if fact.kind in _SIZES:  # "bis 50 EUR" is "bis zu 50 EUR"; "ab 18 Jahren", "at least"
             bound = _SIZE_BOUND.get(bound, bound)
-        out.append((Fact(fact.kind, fact.keys, fact.text, bound, fact.numbers, at), start, m.end()))
+        end, period = m.end(), ""
+        if fact.kind in _RATES:
+            after = _PERIOD_AFTER.match(folded, end)
+            if after:  # "60 EUR a day", "120 EUR per night", "60 Euro taglich"
+                period = _PERIOD_OF[after.group("noun") or after.group("adverb")]
+                end = after.end()
+            else:  # "taglich 60 EUR", "monatlich bis zu 10 EUR"
+                before = _PERIOD_BEFORE.search(folded, max(0, at - 16), at)
+                if before:
+                    period = _PERIOD_OF[before.group(0).strip()]
+        text = fact.text + folded[m.end() : end]
+        found = Fact(fact.kind, fact.keys, text, bound, fact.numbers, at, period)
+        out.append((found, start, end))
     return out
 
 

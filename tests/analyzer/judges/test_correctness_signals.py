@@ -49,8 +49,11 @@ def test_signals() -> None:
         Chunk("taxi", "Ein Taxi ist ab 22:00 Uhr erlaubt."),
     ]
     assert conflicting_sources(chunks) == [
-        "policy-v1#hotel says 120 EUR, policy-v2#hotel says 150 EUR"
+        "policy-v1#hotel says 120 EUR pro Nacht, policy-v2#hotel says 150 EUR pro Nacht"
     ]
+    # A day's rate and a week's are different things, not two sources disagreeing.
+    rates = [Chunk("meals", "Meals: 60 EUR a day."), Chunk("weekly", "Meals: 300 EUR a week.")]
+    assert conflicting_sources(rates) == []
     found = signals(
         "Die Hotelpauschale beträgt 120 Euro.",
         chunks,

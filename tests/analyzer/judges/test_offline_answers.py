@@ -122,6 +122,11 @@ def test_correct_german_answers_are_never_unsupported(answer: str) -> None:
         ("Alkohol wird erstattet.", RICHTLINIE, "negates"),
         ("The policy applies since 1 June 2024.", ["The policy applies since 1 July 2024."],
          "1 June 2024"),
+        # The same amount for another period is another rate.
+        ("Meals are reimbursed up to 60 EUR a week.", POLICY,
+         "60 EUR a week (context: up to 60 EUR a day)"),
+        ("The hotel allowance is 120 EUR a month.", POLICY, "120 EUR a month (context:"),
+        ("Die Hotelpauschale beträgt 120 Euro im Jahr.", RICHTLINIE, "120 Euro im Jahr"),
     ],
 )  # fmt: skip
 def test_contradicted_numbers_dates_and_negations_are_unsupported(

@@ -107,7 +107,9 @@ class Evidence:
         unstated plain number, date or code is not one (:attr:`unstated`).
         """
         if self.values[0] == 0 and self.missing and self.found < FOUND_AT:
-            return ["none of its words is in the context"]
+            # A contradicted fact is the more useful finding to show ("60 EUR a week (context:
+            # 60 EUR a day)"), and it is one of the claim's words the context lacks.
+            return [*self.facts.hard, "none of its words is in the context"]
         out = [*self.facts.hard, *self.qualifiers, *self.swapped]
         return [*out, self.negation] if self.negation else out
 

@@ -2,7 +2,8 @@
 
 They look for *contradiction*, not for reasons to doubt a paraphrase: a claim's fact (with its
 bound: ``ab 22 Uhr`` needs ``ab``/``from`` before 22:00) is looked up first in the sentences the
-claim aligns with, then anywhere in the context; a fact found nowhere is *absent*, and one whose
+claim aligns with, then anywhere in the context (a rate with its period: ``60 EUR a week`` is not
+``60 EUR pro Tag``); a fact found nowhere is *absent*, and one whose
 place holds another value of the same kind is *contradicted*: an amount or quantity of the same
 unit anywhere (``150 EUR`` where the context says ``120 EUR``), or another date, time, amount
 or code in the sentences the claim aligns with (``20:00`` where its sentence says ``22:00``).
@@ -103,8 +104,11 @@ def _look(claim: Fact, index: ContextIndex, sids: list[int],
     for sid in sids:
         for fact in index.facts_of(sid):
             if _match(claim, fact):
-                # A bound contradicts only another bound ("bis 22 Uhr" vs "ab 22:00").
-                if not claim.bound or not fact.bound or fact.bound == claim.bound:
+                # A bound contradicts only another bound ("bis 22 Uhr" vs "ab 22:00"), and a
+                # period only another period ("60 EUR a week" vs "60 EUR pro Tag").
+                if (not claim.bound or not fact.bound or fact.bound == claim.bound) and (
+                    not claim.period or not fact.period or fact.period == claim.period
+                ):
                     return sid, ""
                 instead = instead or fact.text
             elif not instead and fact.kind == claim.kind:

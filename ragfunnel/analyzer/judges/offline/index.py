@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from ragfunnel.analyzer.judges.lexicon import NEGATIONS, NUMBER_WORDS, STOPWORDS, fold
@@ -158,7 +158,7 @@ class ContextIndex:
             text, written = self.sentences[sid], self.written[sid]
             source = written if len(written) == len(text) else text
             found = [
-                Fact(f.kind, f.keys, source[f.start : end], f.bound, f.numbers, f.start)
+                replace(f, text=source[f.start : end])
                 for f, _, end in facts(text)
             ]
             self._facts[sid] = found
