@@ -160,9 +160,6 @@ def prepare(text: str) -> Prepared:
     words = Text.of(folded)
     found = facts(folded, words.words)
     # The fact as written, with its bound phrase: what a message quotes from the context.
-    quoted = tuple(
-        replace(f, text=source[f.start : end])
-        for f, _, end in found
-    )
+    quoted = tuple(replace(f, text=source[f.start : end]) for f, _, end in found)
     has_negation = bool(words.words & NEGATIONS) or "n't" in folded
     return Prepared(folded, words, quoted, tuple(s for _, s, _ in found), has_negation)

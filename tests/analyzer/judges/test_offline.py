@@ -271,6 +271,22 @@ def test_until_and_from_before_a_size_are_its_limits(claim: str, context: str) -
     assert [c.label for c in verdict.claims] == ["supported"], verdict.claims[0].missing
 
 
+@pytest.mark.parametrize(
+    ("claim", "context"),
+    [
+        ("Arsenal will beat Chelsea for the first time since 2011.", "Arsenal have not beaten Chelsea since October 2011."),
+        ("Die Regel gilt seit 2019.", "Die Regel gilt seit Mai 2019."),
+        ("The offer runs until 2025.", "The offer runs until March 2025."),
+    ],
+)  # fmt: skip
+def test_a_year_since_or_until_is_found_in_a_date_of_that_year(claim: str, context: str) -> None:
+    """A supported QAGS summary sentence was unsupported: "since 2011" (a year, a plain number,
+    its "since" read as a lower limit) against "since October 2011" (a date, "from")."""
+    verdict = OfflineJudge().judge(claim, [("c", context)]).claims[0]
+    assert "(context:" not in verdict.missing  # no contradicted fact
+    assert verdict.label != "unsupported", verdict.missing
+
+
 def test_until_before_a_time_still_contradicts_from() -> None:
     verdict = OfflineJudge().judge(
         "Der Zugang ist bis 22 Uhr offen.", [("c", "Der Zugang ist ab 22:00 Uhr offen.")]

@@ -74,6 +74,21 @@ def _same_date(claim: str, context: str) -> bool:
     return True
 
 
+_SAME_BOUND = {"at least": "from", "at most": "until"}
+"""A lower limit and a start, an upper limit and an end, are one bound when two facts are
+compared: a year is a plain number, whose "since" reads as "at least" (``terms.py``), and
+"since 2011" must be found in "since October 2011", a date's "from"."""
+
+
+def _bounds_agree(claim: str, context: str) -> bool:
+    """A bound contradicts only another bound (``bis 22 Uhr`` vs ``ab 22:00``)."""
+    return (
+        not claim
+        or not context
+        or _SAME_BOUND.get(claim, claim) == _SAME_BOUND.get(context, context)
+    )
+
+
 def _match(claim: Fact, fact: Fact) -> bool:
     keys = claim.keys
     if claim.kind == "number":
@@ -106,7 +121,7 @@ def _look(claim: Fact, index: ContextIndex, sids: list[int],
             if _match(claim, fact):
                 # A bound contradicts only another bound ("bis 22 Uhr" vs "ab 22:00"), and a
                 # period only another period ("60 EUR a week" vs "60 EUR pro Tag").
-                if (not claim.bound or not fact.bound or fact.bound == claim.bound) and (
+                if _bounds_agree(claim.bound, fact.bound) and (
                     not claim.period or not fact.period or fact.period == claim.period
                 ):
                     return sid, ""

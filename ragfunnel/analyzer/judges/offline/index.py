@@ -157,10 +157,7 @@ class ContextIndex:
         if found is None:
             text, written = self.sentences[sid], self.written[sid]
             source = written if len(written) == len(text) else text
-            found = [
-                replace(f, text=source[f.start : end])
-                for f, _, end in facts(text)
-            ]
+            found = [replace(f, text=source[f.start : end]) for f, _, end in facts(text)]
             self._facts[sid] = found
         return found
 
