@@ -287,6 +287,35 @@ def test_a_year_since_or_until_is_found_in_a_date_of_that_year(claim: str, conte
     assert verdict.label != "unsupported", verdict.missing
 
 
+def test_a_number_glued_to_its_unit_is_a_fact_of_its_sentence() -> None:
+    """A supported CLIFF summary was unsupported: "30lbs (context: 15lbs)". The sentence saying
+    "approximately 30lbs" was taken for one without numbers (none of its tokens is all digits),
+    so the other value in the aligned sentence read as a contradiction."""
+    context = (
+        "The 34-year-old lost 30 pounds for the 2014 film and put on 15lbs of muscle later. "
+        "He had dropped approximately 30lbs to play the reporter."
+    )
+    verdict = judge_claim("The actor lost 30lbs for the 2014 film.", [context])
+    assert "30lbs (context:" not in verdict.missing
+    assert verdict.label != "unsupported", verdict.missing
+
+
+@pytest.mark.parametrize(
+    ("claim", "found"),
+    [
+        ("He was charged with stealing more than £500,000.", True),
+        ("He was charged with stealing less than £600,000.", True),
+        ("He was charged with stealing more than £600,000.", False),
+        ("He was charged with stealing less than £500,000.", False),
+    ],
+)  # fmt: skip
+def test_an_exact_amount_inside_a_strict_limit_states_it(claim: str, found: bool) -> None:
+    """A supported CLIFF summary was unsupported: "more than £ 500,000 (context: £572,206)"."""
+    verdict = judge_claim(claim, ["He was charged with stealing £572,206 from the company."])
+    assert ("(context: £572,206)" not in verdict.missing) is found, verdict.missing
+    assert (verdict.label != "unsupported") is found
+
+
 def test_until_before_a_time_still_contradicts_from() -> None:
     verdict = OfflineJudge().judge(
         "Der Zugang ist bis 22 Uhr offen.", [("c", "Der Zugang ist ab 22:00 Uhr offen.")]

@@ -18,6 +18,7 @@ the best aligned sentence. Each finding carries the words a reader is shown.
 
 from __future__ import annotations
 
+import operator
 import re
 from dataclasses import dataclass, field
 
@@ -60,6 +61,9 @@ class FactCheck:
     sentences: set[int] = field(default_factory=set)
 
 
+_SIZED = ("amount", "quantity")
+
+
 def _unit(fact: Fact) -> str:
     """An amount's currency (``EUR 120``) or a quantity's unit (``30 day``)."""
     parts = fact.keys[0].split(" ")
@@ -87,6 +91,29 @@ def _bounds_agree(claim: str, context: str) -> bool:
         or not context
         or _SAME_BOUND.get(claim, claim) == _SAME_BOUND.get(context, context)
     )
+
+
+_STRICT_LIMITS = {"more than": operator.gt, "less than": operator.lt}
+"""Limits an exact value in the context can satisfy: "more than £500,000" is found in
+"£572,206". Not "at least"/"at most": before a size, "from"/"until" read as those (``terms.py``),
+and "tickets from 20 EUR" is not stated by "tickets cost 25 EUR"."""
+
+
+def _within(claim: Fact, fact: Fact) -> bool:
+    """An exact amount or quantity of the claim's unit inside the claim's strict limit.
+
+    Only the first reading of each is compared ("500,000" also reads as 500): comparing any two
+    readings would let "more than £600,000" pass against "£572,206".
+    """
+    test = _STRICT_LIMITS.get(claim.bound)
+    if test is None or fact.bound or fact.kind != claim.kind or claim.kind not in _SIZED:
+        return False
+    if _unit(fact) != _unit(claim) or not claim.numbers or not fact.numbers:
+        return False
+    try:
+        return bool(test(float(fact.numbers[0]), float(claim.numbers[0])))
+    except ValueError:
+        return False
 
 
 def _match(claim: Fact, fact: Fact) -> bool:
@@ -126,6 +153,8 @@ def _look(claim: Fact, index: ContextIndex, sids: list[int],
                 ):
                     return sid, ""
                 instead = instead or fact.text
+            elif _within(claim, fact):
+                return sid, ""
             elif not instead and fact.kind == claim.kind:
                 same_unit = claim.kind in ("amount", "quantity") and _unit(fact) == _unit(claim)
                 if same_unit or (aligned and claim.kind in _IN_PLACE):

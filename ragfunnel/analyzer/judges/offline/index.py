@@ -26,6 +26,7 @@ __all__ = ["ContextIndex"]
 _SENTENCE = re.compile(r"(?<=[.!?;])[\"'”’)\]]*\s+|\s*\n\s*")
 _PLAIN = re.compile(r"[^\W_]+")
 _ALPHA = re.compile(r"[^\W\d_]+")
+_DIGIT = re.compile(r"\d")
 _HYPHENATED = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)+")
 _NUMBER_WORDS = frozenset(NUMBER_WORDS)
 _LANGUAGE_SAMPLE = 400
@@ -116,9 +117,11 @@ class ContextIndex:
                 plain = _PLAIN.findall(sentence)
                 seen.update(plain)
                 words = _ALPHA.findall(sentence)
+                # A digit anywhere, a number word or a currency sign: "15st 4lbs" holds two
+                # facts though none of its tokens is all digits.
                 numeric.append(
-                    len(plain) != len(words) or not numbers.isdisjoint(words) or "$" in sentence
-                    or "€" in sentence or "£" in sentence
+                    _DIGIT.search(sentence) is not None or not numbers.isdisjoint(words)
+                    or "$" in sentence or "€" in sentence or "£" in sentence
                 )  # fmt: skip
                 if "-" in sentence:
                     words.extend(h.replace("-", "") for h in _HYPHENATED.findall(sentence))
