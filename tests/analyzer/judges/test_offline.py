@@ -316,6 +316,28 @@ def test_an_exact_amount_inside_a_strict_limit_states_it(claim: str, found: bool
     assert (verdict.label != "unsupported") is found
 
 
+@pytest.mark.parametrize(
+    ("claim", "context", "label"),
+    [
+        # The negation negates what follows it, not the claim's words just before it.
+        ("The striker posted a photo on social media to show he was too ill to play on Sunday.",
+         "The photo the striker posted on social media to show he was too ill to play on Sunday "
+         "will make no difference to the coach.", "supported"),
+        ("A petition to remove the statue was launched.",
+         "A petition to remove the statue was launched - it isn't the only artwork criticised.",
+         "supported"),
+        ("Alcohol is reimbursed.", "Alcohol is not reimbursed.", "unsupported"),
+        ("Alkohol wird erstattet.", "Alkohol erstatten wir nicht.", "unsupported"),
+    ],
+)  # fmt: skip
+def test_a_negation_negates_the_words_after_it(claim: str, context: str, label: str) -> None:
+    """Two supported QAGS CNN/DM sentences were unsupported ("the context negates it ('no')"):
+    the context's "no" stood within four words of the claim's last words, but negated the
+    words after it."""
+    verdict = judge_claim(claim, [context])
+    assert (verdict.label == "unsupported") is (label == "unsupported"), verdict.missing
+
+
 def test_until_before_a_time_still_contradicts_from() -> None:
     verdict = OfflineJudge().judge(
         "Der Zugang ist bis 22 Uhr offen.", [("c", "Der Zugang ist ab 22:00 Uhr offen.")]

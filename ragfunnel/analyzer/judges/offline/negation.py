@@ -1,8 +1,8 @@
 """The negation check: the claim's negation against the context clause that states it.
 
 A hard check of the offline judge (``align.py`` calls it; docs/judges.md §2, "Negation"): the
-claim's clause and the aligned window's clauses are compared, a negation negating the words
-within :data:`NEAR` of it.
+claim's clause and the aligned window's clauses are compared, a negation negating the
+:data:`NEAR` words after it (German: either side).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from ragfunnel.analyzer.judges.terms import negated
 __all__ = ["NEAR", "negation_finding"]
 
 NEAR = 4
-"""A negation negates the words this many words either side of it."""
+"""A negation negates the words this many words after it (German: either side of it)."""
 _TOKEN = re.compile(r"[^\W_]+")
 _STRONG_WINDOW = 0.75
 """A negation is a contradiction only where the context holds this share of the claim's words."""
@@ -38,8 +38,8 @@ def negation_finding(folded: str, roots: list[str], index: ContextIndex, window:
 
     The clause (a window sentence cut at commas, semicolons, brackets and "but"/"aber" …) must
     hold most of the claim's words, so a negation elsewhere in the sentence ("…, but it is not
-    clear why") contradicts nothing; and a negation negates the words within :data:`NEAR` of
-    it, so "they didn't think twice … after she was feared to have drowned" does not negate
+    clear why") contradicts nothing; and a negation negates the words after it
+    (:func:`_negated_stems`), so "they didn't think twice … after she was feared to have drowned" does not negate
     "she was feared to have drowned", while "he does not want to retire" does agree with "he
     did not want to retire until he was 91 years old".
     """
@@ -82,13 +82,20 @@ _CONTRACTED = re.compile(r"n't\b")
 
 
 def _negated_stems(folded: str, german: bool) -> set[str]:
-    """The stems of the words within :data:`NEAR` words of a negation of the text."""
+    """The stems of the words a negation of the text negates.
+
+    In English the :data:`NEAR` words after it and the one before ("is not reimbursed", "no
+    vote", "never came"): "… on wednesday night will make no difference" negates "difference",
+    not "wednesday night". German also negates a verb before it ("Alkohol erstatten wir
+    nicht"): :data:`NEAR` words either side.
+    """
     tokens = _TOKEN.findall(_NOT_NEGATION.sub(" ", _CONTRACTED.sub(" not", folded)))
+    before = NEAR if german else 1
     out: set[str] = set()
     for i, token in enumerate(tokens):
         if token in NEGATIONS and token not in ("without", "ohne"):
             out.update(
-                stem(t, german) for t in tokens[max(0, i - NEAR) : i + NEAR + 1]
+                stem(t, german) for t in tokens[max(0, i - before) : i + NEAR + 1]
                 if t not in NEGATIONS
             )  # fmt: skip
     return out
