@@ -60,6 +60,7 @@ def read_answers(
     runs: Sequence[str] = (),
     modes: Sequence[str] = ("pipeline",),
     chunk_texts: Mapping[str, str] | None = None,
+    traces: Sequence[str] = (),
 ) -> pl.DataFrame:
     """The answers of the stored generate spans (see the module docstring).
 
@@ -68,6 +69,7 @@ def read_answers(
         runs: only answers of these run ids; default all.
         modes: the generate modes to read (``pipeline``, ``oracle``).
         chunk_texts: chunk id → text, for chunks no span recorded the text of (``--chunks``).
+        traces: only answers of these trace ids; default all (a report's drill-downs).
 
     Columns: ``trace_id``, ``span_id``, ``question_key``, ``run_id``, ``mode``, ``started``
     (ns), ``question``, ``answer``, ``has_answer``, ``context_ids``, ``context_texts``,
@@ -77,7 +79,7 @@ def read_answers(
     ``low_confidence``, ``sample_answers``.
     """
     src = stage_source(store)
-    raw = generate_answers(store, src.sql, runs=runs, modes=modes)
+    raw = generate_answers(store, src.sql, runs=runs, modes=modes, traces=traces)
     if raw.is_empty():
         return pl.DataFrame(schema=_SCHEMA)
     fields = ["span_id", "run_id", "started", "answer", "has_answer", "model", "logprobs_min",

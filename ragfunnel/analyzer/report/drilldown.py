@@ -95,7 +95,7 @@ def entry(
     out["question"] = question if question is not None else texts.question
     out["answer"] = texts.answer
     context = dict(zip(texts.context_ids, texts.context_texts, strict=False))
-    out["prompt"] = [{"id": cid, "text": context.get(cid)} for cid in texts.context_ids]
+    out["prompt"] = [{"id": cid, "text": context.get(cid) or None} for cid in texts.context_ids]
     out["evidence"] = [
         {
             **{k: _number(v) for k, v in item.items() if k != "retriever_ranks"},

@@ -1,13 +1,14 @@
 """What a report shows that the funnel's records do not carry, read from the store.
 
-Three small read-only queries (their statements in ``store/tables/traces.py``): each run's
+Small read-only queries (their statements in ``store/tables/``): each run's
 configuration (the settings its spans recorded, as each span convention names them —
 ragfunnel's question spans' ``ragfunnel.pipeline.*`` attributes, an OpenInference ``LLM``
 span's ``llm.model_name`` and ``llm.invocation_parameters``, a GenAI span's
 ``gen_ai.request.*``: ``conventions/run_settings.py``, docs/report.md), the documents whose
 ingestion recorded pages or parts without text, and the texts — question, answer, prompt
-chunks — of the few questions a report drills into. All only SELECT: this module must never
-write to the store, and never fetch texts for more than the questions it is given.
+chunks — of the few questions a report drills into, read through the stage source the analysis
+used (``store/stage_source.py``). All only SELECT: this module never writes to the store, and
+never fetches texts for more than the questions it is given.
 """
 
 from __future__ import annotations
@@ -17,10 +18,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ragfunnel.analyzer.judges.answers import read_answers
 from ragfunnel.analyzer.report import wording
 from ragfunnel.analyzer.store import Store
-from ragfunnel.analyzer.store.tables import traces
-from ragfunnel.instrumentation import contract as c
+from ragfunnel.analyzer.store.stage_source import stage_source
+from ragfunnel.analyzer.store.tables import stage_spans, traces
 
 __all__ = ["QuestionTexts", "pipeline_snapshots", "question_texts", "textless_documents"]
 
@@ -74,43 +76,37 @@ def _value(text: str) -> Any:
     return text
 
 
-def _strings(text: str | None) -> tuple[str, ...]:
-    if not text:
-        return ()
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return ()
-    return tuple(str(v) for v in value) if isinstance(value, list) else ()
-
-
 def question_texts(
     store: Store, keys: Sequence[tuple[str, str]]
 ) -> dict[tuple[str, str], QuestionTexts]:
     """The texts of the questions ``(trace_id, question_key)`` as their spans recorded them.
 
-    The answer is the pipeline generate span's, of the lowest sample index and latest start,
-    as the funnel reads it (docs/funnel.md §2).
+    Read through the span conventions, as the funnel and the judges read them, so a LlamaIndex
+    (OpenInference) or GenAI trace's texts show too: the question span's text, else the
+    retrieval query; the answer the funnel counts — the lowest-numbered pipeline sample, its
+    last attempt (docs/funnel.md §2) — and its prompt's chunks with their texts from wherever
+    they were recorded (``judges/answers.py``).
     """
     out: dict[tuple[str, str], QuestionTexts] = {}
     wanted = set(keys)
     traces_wanted = sorted({trace for trace, _ in wanted})
+    source = stage_source(store).sql
     for start in range(0, len(traces_wanted), _BATCH):
-        rows = traces.question_spans(store, traces_wanted[start : start + _BATCH])
+        batch = traces_wanted[start : start + _BATCH]
         found: dict[tuple[str, str], dict[str, Any]] = {}
-        for row in rows.iter_rows(named=True):
-            key = (row["trace_id"], row["question_key"])
-            if key not in wanted:
-                continue
-            entry = found.setdefault(key, {})
-            if row["stage"] == "question":
-                entry["question"] = row["question"] or None
-            elif row["mode"] != c.Mode.ORACLE.value:
-                # Rows run from the highest sample to the lowest, each by start: the last
-                # row written is the lowest sample's latest attempt.
-                entry["answer"] = row["answer"] or None
-                entry["context_ids"] = _strings(row["context_ids"])
-                entry["context_texts"] = _strings(row["context_texts"])
+        for trace, key, question in stage_spans.question_texts(store, source, batch).iter_rows():
+            if (trace, key) in wanted:
+                found[(trace, key)] = {"question": question or None}
+        answers = read_answers(store, traces=batch).select(
+            "trace_id", "question_key", "answer", "has_answer", "context_ids", "context_texts"
+        )
+        for trace, key, answer, has_answer, ids, texts in answers.iter_rows():
+            if (trace, key) in wanted:
+                found.setdefault((trace, key), {}).update(
+                    answer=answer if has_answer and answer else None,
+                    context_ids=tuple(ids),
+                    context_texts=tuple(texts),  # "" where no span recorded the chunk's text
+                )
         out.update({key: QuestionTexts(**entry) for key, entry in found.items()})
     return out
 

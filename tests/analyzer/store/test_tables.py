@@ -98,7 +98,6 @@ def exercise_traces(store: Store) -> None:
     assert len(traces.span_starts(store, low, high)) > 0
     traces.chunk_texts(store, trace_ids)
     assert traces.run_settings(store, ["run-1"]).height
-    assert traces.question_spans(store, trace_ids).height
     traces.textless_ingests(store, ["v1"])
 
 
@@ -109,6 +108,10 @@ def exercise_stage_spans(store: Store) -> None:
     assert stage_spans.run_ids(store, table) == ["run-1"]
     assert stage_spans.run_ids(store, table, question_spans=True) == ["run-1"]
     assert stage_spans.generate_answers(store, table, runs=["run-1"]).height == 1
+    trace_ids = stage_spans.generate_answers(store, table).get_column("TraceId").to_list()
+    assert stage_spans.generate_answers(store, table, traces=trace_ids).height == 1
+    assert stage_spans.generate_answers(store, table, traces=["0" * 32]).is_empty()
+    assert stage_spans.question_texts(store, table, trace_ids).height == 1
 
 
 def exercise_markers(store: Store) -> None:

@@ -31,6 +31,7 @@ __all__ = [
     "VIEW_NAME",
     "create_stage_spans",
     "generate_answers",
+    "question_texts",
     "run_ids",
     "stage_select",
     "stage_table",
@@ -150,6 +151,29 @@ def time_range(store: Store) -> tuple[int, int] | None:
     return (int(row["low"]), int(row["high"])) if int(row["n"]) else None
 
 
+_QUESTION_TEXT = "argMinIf(QuestionText, tuple(Stage != 'question', Timestamp), QuestionText != '')"
+"""A question's text over its question and retrieve rows: the question span's, else the
+earliest retrieval query (OpenInference and GenAI traces often have no question span)."""
+
+
+def question_texts(store: Store, source: str, trace_ids: Sequence[str]) -> pl.DataFrame:
+    """The text of each question of these traces, from ``source``'s rows.
+
+    Columns ``TraceId``, ``QuestionKey``, ``Question`` (the question span's text, else the
+    earliest retrieval query; ``""`` when none was recorded), whether or not it was answered.
+    """
+    return store.query_df(
+        f"""
+        SELECT TraceId, QuestionKey, {_QUESTION_TEXT} AS Question
+        FROM {source}
+        WHERE Stage IN ('question', 'retrieve') AND TraceId IN {{traces:Array(String)}}
+        GROUP BY TraceId, QuestionKey
+        ORDER BY TraceId, QuestionKey
+        """,
+        {"traces": list(trace_ids)},
+    )
+
+
 def run_ids(store: Store, source: str, *, question_spans: bool = False) -> list[str]:
     """Every run id of a stage row of ``source``, sorted.
 
@@ -164,7 +188,12 @@ def run_ids(store: Store, source: str, *, question_spans: bool = False) -> list[
 
 
 def generate_answers(
-    store: Store, source: str, *, runs: Sequence[str] = (), modes: Sequence[str] = ("pipeline",)
+    store: Store,
+    source: str,
+    *,
+    runs: Sequence[str] = (),
+    modes: Sequence[str] = ("pipeline",),
+    traces: Sequence[str] = (),
 ) -> pl.DataFrame:
     """Per question instance and mode, the answer the funnel counts, from ``source``'s rows.
 
@@ -172,12 +201,15 @@ def generate_answers(
     ``Mode``, ``primary`` = (span id, run id, start ns, answer, has answer, model, lowest
     logprob, low-confidence tokens), ``SampleAnswers`` (the other samples' answers) and
     ``Question`` (the question span's text, else the retrieval query). With ``runs``, only
-    instances of those runs.
+    instances of those runs; with ``traces``, only those traces.
     """
     run_filter = "WHERE RunId IN {runs:Array(String)}" if runs else ""
+    trace_filter = "AND TraceId IN {traces:Array(String)}" if traces else ""
     parameters: dict[str, object] = {"modes": list(modes)}
     if runs:
         parameters["runs"] = list(runs)
+    if traces:
+        parameters["traces"] = list(traces)
     return store.query_df(
         f"""
     WITH gen AS (
@@ -185,12 +217,10 @@ def generate_answers(
             toUnixTimestamp64Nano(Timestamp) AS Started, AnswerText AS Answer,
             HasAnswer, Name AS Model, LogprobsMin, LowConfidence
         FROM {source}
-        WHERE Stage = 'generate' AND StatusCode != 'Error'
+        WHERE Stage = 'generate' AND StatusCode != 'Error' {trace_filter}
     ),
     asked AS (
-        SELECT TraceId, QuestionKey,
-            argMinIf(QuestionText, tuple(Stage != 'question', Timestamp), QuestionText != '')
-                AS Question,
+        SELECT TraceId, QuestionKey, {_QUESTION_TEXT} AS Question,
             anyIf(RunId, RunId != '') AS RunId
         FROM {source}
         WHERE Stage IN ('question', 'retrieve') AND TraceId IN (SELECT TraceId FROM gen)

@@ -5,7 +5,7 @@ and to check, column by column, a table the collector made (:func:`prepare_trace
 here alters a table. Beside the layout, every statement on ``otel_traces`` itself that is not
 the conventions' stage SELECT: the embedded insert from Arrow files, the ingest's duplicate
 lookup and time windows, and the span reads of the judges (chunk texts) and the report
-(question texts, documents without text, run settings). Reads by meaning take their
+(documents without text, run settings). Reads by meaning take their
 expressions from the conventions (``conventions/chunk_texts.py``, ``conventions/run_settings.py``).
 """
 
@@ -33,7 +33,6 @@ __all__ = [
     "chunk_texts",
     "insert_from_files",
     "prepare_traces",
-    "question_spans",
     "run_settings",
     "span_starts",
     "stored_starts",
@@ -287,37 +286,6 @@ def run_settings(store: Store, runs: Sequence[str]) -> pl.DataFrame:
         """,
         {"runs": list(runs)},
     )
-
-
-def question_spans(store: Store, trace_ids: Sequence[str]) -> pl.DataFrame:
-    """The question and generate spans of these traces, with the texts they recorded.
-
-    Columns ``trace_id``, ``question_key``, ``stage``, ``question``, ``answer``,
-    ``context_ids``, ``context_texts`` (JSON arrays), ``mode``, ``sample`` and ``started``
-    (ragfunnel's attributes, docs/span-contract.md); by trace and question key, the highest
-    sample first, then by start.
-    """
-    return store.query_df(
-        f"""
-        SELECT TraceId AS trace_id, SpanAttributes[{{qid:String}}] AS question_key,
-               SpanAttributes[{{stage:String}}] AS stage,
-               SpanAttributes[{{qtext:String}}] AS question,
-               SpanAttributes[{{atext:String}}] AS answer,
-               SpanAttributes[{{cids:String}}] AS context_ids,
-               SpanAttributes[{{ctexts:String}}] AS context_texts,
-               SpanAttributes[{{mode:String}}] AS mode,
-               toInt64OrDefault(SpanAttributes[{{sample:String}}], toInt64(0)) AS sample,
-               Timestamp AS started
-        FROM {store.traces_table}
-        WHERE TraceId IN {{traces:Array(String)}} AND stage IN ('question', 'generate')
-        ORDER BY trace_id, question_key, sample DESC, started
-        """,
-        {
-            "qid": c.QUESTION_ID, "stage": c.STAGE, "qtext": c.QUESTION_TEXT,
-            "atext": c.ANSWER_TEXT, "cids": c.CONTEXT_IDS, "ctexts": c.CONTEXT_TEXTS,
-            "mode": c.MODE, "sample": c.SAMPLE_INDEX, "traces": list(trace_ids),
-        },
-    )  # fmt: skip
 
 
 def textless_ingests(store: Store, versions: Sequence[str]) -> pl.DataFrame:

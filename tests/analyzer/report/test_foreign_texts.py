@@ -1,0 +1,52 @@
+"""A foreign trace's question, answer and prompt texts reach the report's drill-down.
+
+They are read through the span conventions, as the funnel and the judges read them: an
+OpenInference (LlamaIndex-shaped) trace records its question on the chain and retriever spans
+(``input.value``), its answer on the LLM span's output messages and its chunks' texts on the
+retriever's and reranker's documents; none of them carries a ``ragfunnel.*`` key.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from openinference.instrumentation import OITracer, TraceConfig
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+from ragfunnel.analyzer.cases import CaseSet
+from ragfunnel.analyzer.ingest import ingest_spans
+from ragfunnel.analyzer.report import question_texts
+from ragfunnel.analyzer.store import Store
+from ragfunnel.analyzer.workflows import report_from_store
+from tests.support.decisions import A_ID, B_ID, Q, case
+from tests.support.openinference import oi_question
+
+WRONG = "Only firmware 3.9 needs a manual reset."
+
+
+def test_an_openinference_trace_s_texts_are_in_its_drill_down(tmp_path: Path) -> None:
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    tracer = OITracer(provider.get_tracer("llama_index"), config=TraceConfig())
+    oi_question(tracer, Q, [A_ID, B_ID, "c#9"], reranked=[A_ID, B_ID], answer=WRONG)
+    dsn = f"chdb://{tmp_path / 'store'}"
+    with Store.open(dsn, create=True) as store:
+        ingest_spans(store, exporter.get_finished_spans())
+
+    reported = report_from_store(dsn, CaseSet.of([case()]))
+    records = reported.result.records
+    keys = list(zip(records["trace_id"], records["question_key"], strict=True))
+    with Store.open(dsn) as store:
+        (texts,) = question_texts(store, keys).values()
+    assert texts.question == Q
+    assert texts.answer == WRONG
+    assert texts.context_ids == (A_ID, B_ID)  # the reranker's output: the prompt
+    assert texts.context_texts == (f"text of {A_ID}", f"text of {B_ID}")
+
+    (run,) = reported.report.runs
+    (shown,) = run.worst  # answered wrongly: drilled into
+    assert shown["answer"] == WRONG
+    assert [p["text"] for p in shown["prompt"]] == [f"text of {A_ID}", f"text of {B_ID}"]
