@@ -238,7 +238,7 @@ def _summary_set(rows: list[dict[str, Any]], paraphrase: bool) -> str:
     faith, mean, low, base = [], [], [], []
     for r in rows:
         verdict = judge.judge(r["summary"], [("e", r["evidence"])])
-        conf = [c.verdict if c.confidence is None else c.confidence for c in verdict.claims]
+        conf = [c.score for c in verdict.claims]
         conf = conf or [1.0]
         faith.append(1.0 if verdict.faithfulness is None else verdict.faithfulness)
         mean.append(1.0 if verdict.confidence is None else verdict.confidence)

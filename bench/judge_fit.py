@@ -236,7 +236,7 @@ def aggregates(data: Path) -> None:
                 verdict = judge.judge(r["summary"], [("e", r["evidence"])])
                 faith = verdict.faithfulness
                 scores["faithfulness"].append(1.0 if faith is None else faith)
-                conf = [c.verdict if c.confidence is None else c.confidence for c in verdict.claims]
+                conf = [c.score for c in verdict.claims]
                 for k, fn in AGGREGATES.items():
                     scores[k].append(fn(conf) if conf else 1.0)
             shown = ", ".join(f"{k} {roc_auc_score(labels, v):.3f}" for k, v in scores.items())

@@ -128,6 +128,11 @@ class ClaimVerdict:
         """1 for supported, 0.5 for partial, 0 for unsupported."""
         return SCORES[self.label]
 
+    @property
+    def score(self) -> float:
+        """The claim's support score, 0–1: its ``confidence``, else its :attr:`verdict`."""
+        return self.verdict if self.confidence is None else self.confidence
+
 
 @dataclass(frozen=True)
 class AnswerVerdict:
@@ -169,8 +174,7 @@ class AnswerVerdict:
         """
         if not self.claims:
             return None
-        scores = [c.verdict if c.confidence is None else c.confidence for c in self.claims]
-        return sum(scores) / len(scores)
+        return sum(c.score for c in self.claims) / len(self.claims)
 
     @property
     def unsupported(self) -> tuple[ClaimVerdict, ...]:
