@@ -53,7 +53,8 @@ _UNIT = (
 )
 _SUFFIX = r"uhr|[ap]\.\s?m\.|[ap]\.m|[ap]m|o'clock"
 _FACT = re.compile(
-    rf"(?<![\d.,])(?P<dotted>\d+(?:\.\d+){{2,}})(?![\d])"
+    r"(?<![\d.,])(?P<family>\d+(?:\.\d+)*\.x)(?!\w|\.\w)"  # a version family: 4.2.x, 5.x
+    rf"|(?<![\d.,])(?P<dotted>\d+(?:\.\d+){{2,}})(?![\d])"
     rf"|(?<!\d)(?P<yi>\d{{4}})-(?P<moi>\d{{1,2}})-(?P<di>\d{{1,2}})(?!\d)"
     rf"|(?<![\d.,])(?P<dd>\d{{1,2}})(?:\.|st|nd|rd|th)?\s(?:of\s)?(?P<mm>{_MONTH})(?![a-z])\.?"
     rf"(?:,?\s(?P<yy>\d{{4}}))?"
@@ -193,6 +194,8 @@ def _date_year(key: str) -> int:
 def _fact(m: re.Match[str]) -> Fact | None:
     g = m.group
     text = m.group(0)
+    if g("family"):  # a code of its own: "5.x" is neither the number 5 nor "4.2.x"
+        return Fact("code", (g("family"),), text)
     if g("dotted"):
         return _dotted(g("dotted"))
     date: str | None = None

@@ -338,6 +338,24 @@ def test_a_negation_negates_the_words_after_it(claim: str, context: str, label: 
     assert (verdict.label == "unsupported") is (label == "unsupported"), verdict.missing
 
 
+@pytest.mark.parametrize(
+    ("claim", "supported"),
+    [
+        ("Gateways on firmware 4.2.x need a manual reset.", True),
+        ("Gateways on firmware 5.x also need the reset.", False),
+    ],
+)  # fmt: skip
+def test_a_version_family_is_a_code(claim: str, supported: bool) -> None:
+    """ "Gateways on firmware 5.x also need the reset." was supported: "5.x" read as the number 5,
+    found in "about five minutes"."""
+    context = [
+        "Firmware 4.2.0 and 4.2.1 need a manual reset. The reset takes about five minutes.",
+        "The manual reset applies to gateways on firmware 4.2.x.",
+    ]
+    verdict = judge_claim(claim, context)
+    assert (verdict.label == "supported") is supported, verdict.missing
+
+
 def test_until_before_a_time_still_contradicts_from() -> None:
     verdict = OfflineJudge().judge(
         "Der Zugang ist bis 22 Uhr offen.", [("c", "Der Zugang ist ab 22:00 Uhr offen.")]
