@@ -365,7 +365,8 @@ def key_words(folded: str, spans: list[tuple[int, int]]) -> list[str]:
             last = max(last, end)
         pieces.append(folded[last:])
         folded = " ".join(pieces)
-    folded = _QUALIFIER.sub(" ", folded)
+    # "isn't", "didn't", "won't": the auxiliary and "not", not the content words "isn", "won".
+    folded = _QUALIFIER.sub(" ", _NOT.sub(" not", folded))
     seen: dict[str, None] = {}
     for word in _WORD.findall(folded):
         if (

@@ -3,7 +3,9 @@ from __future__ import annotations
 import pytest
 
 from ragfunnel.analyzer.judges import Chunk
+from ragfunnel.analyzer.judges.lexicon import fold
 from ragfunnel.analyzer.judges.offline import OfflineJudge, judge_claim
+from ragfunnel.analyzer.judges.terms import key_words
 
 HOTEL_TAXI = [
     Chunk("access-rights", "Zugriffsrechte für das Reiseportal beantragt man im IT-Ticketsystem."),
@@ -354,6 +356,19 @@ def test_a_version_family_is_a_code(claim: str, supported: bool) -> None:
     ]
     verdict = judge_claim(claim, context)
     assert (verdict.label == "supported") is supported, verdict.missing
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("Alcohol won't be reimbursed.", ["alcohol", "reimbursed"]),
+        ("Breakfast isn’t charged separately.", ["breakfast", "charged", "separately"]),
+        ("They didn't lose; they won the cup.", ["lose", "won", "cup"]),
+    ],
+)  # fmt: skip
+def test_a_contraction_s_auxiliary_is_no_content_word(text: str, words: list[str]) -> None:
+    """ "isn't" left the content word "isn", "won't" the word "won", for the context to lack."""
+    assert key_words(fold(text), []) == words
 
 
 def test_until_before_a_time_still_contradicts_from() -> None:
