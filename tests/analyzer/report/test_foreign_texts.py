@@ -8,6 +8,7 @@ retriever's and reranker's documents; none of them carries a ``ragfunnel.*`` key
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from openinference.instrumentation import OITracer, TraceConfig
@@ -50,3 +51,36 @@ def test_an_openinference_trace_s_texts_are_in_its_drill_down(tmp_path: Path) ->
     (shown,) = run.worst  # answered wrongly: drilled into
     assert shown["answer"] == WRONG
     assert [p["text"] for p in shown["prompt"]] == [f"text of {A_ID}", f"text of {B_ID}"]
+
+
+def test_a_genai_trace_s_texts_are_in_its_drill_down(tmp_path: Path) -> None:
+    """A GenAI-convention trace: the retrieval query stands in for the question, the chat span's
+    output message is the answer, the retrieval's documents give the chunk texts."""
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    tracer = provider.get_tracer("genai-app")
+    documents = json.dumps([{"id": A_ID, "score": 0.9, "content": "Firmware 4.2.0 needs it."},
+                            {"id": B_ID, "score": 0.5, "content": "Gateways on 4.2.x."}])  # fmt: skip
+    output = json.dumps([{"role": "assistant", "parts": [{"type": "text", "content": WRONG}]}])
+    with tracer.start_as_current_span("rag"):
+        with tracer.start_as_current_span(
+            "retrieval",
+            attributes={"gen_ai.operation.name": "retrieval", "gen_ai.retrieval.query.text": Q,
+                        "gen_ai.retrieval.documents": documents},
+        ):  # fmt: skip
+            pass
+        with tracer.start_as_current_span(
+            "chat", attributes={"gen_ai.operation.name": "chat", "gen_ai.output.messages": output}
+        ):
+            pass
+    dsn = f"chdb://{tmp_path / 'store'}"
+    with Store.open(dsn, create=True) as store:
+        ingest_spans(store, exporter.get_finished_spans())
+        reported = report_from_store(store, CaseSet.of([case()]))
+        records = reported.result.records
+        keys = list(zip(records["trace_id"], records["question_key"], strict=True))
+        (texts,) = question_texts(store, keys).values()
+    assert (texts.question, texts.answer) == (Q, WRONG)
+    assert texts.context_ids == (A_ID, B_ID)
+    assert texts.context_texts == ("Firmware 4.2.0 needs it.", "Gateways on 4.2.x.")
