@@ -62,6 +62,7 @@ class FactCheck:
 
 
 _SIZED = ("amount", "quantity")
+"""Kinds measured in a unit (a currency, ``day``, ``kg`` …): another value contradicts anywhere."""
 
 
 def _unit(fact: Fact) -> str:
@@ -156,7 +157,7 @@ def _look(claim: Fact, index: ContextIndex, sids: list[int],
             elif _within(claim, fact):
                 return sid, ""
             elif not instead and fact.kind == claim.kind:
-                same_unit = claim.kind in ("amount", "quantity") and _unit(fact) == _unit(claim)
+                same_unit = claim.kind in _SIZED and _unit(fact) == _unit(claim)
                 if same_unit or (aligned and claim.kind in _IN_PLACE):
                     instead = fact.text
     return None, instead
