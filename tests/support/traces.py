@@ -26,6 +26,14 @@ START_NS = 1_700_000_000 * 10**9
 STEP_NS = 1_000_000
 
 
+def memory_tracing() -> tuple[TracerProvider, InMemorySpanExporter]:
+    """A provider of its own whose finished spans stay in memory (for a foreign app's trace)."""
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    return provider, exporter
+
+
 class QuestionTrace:
     """Stage spans under one question root."""
 

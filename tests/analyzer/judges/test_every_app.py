@@ -19,9 +19,6 @@ from openinference.instrumentation import (
     get_reranker_attributes,
     get_retriever_attributes,
 )
-from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from typer.testing import CliRunner
 
 import ragfunnel
@@ -33,6 +30,7 @@ from ragfunnel.analyzer.judges.batch import judge_store
 from ragfunnel.analyzer.judges.chunk_file import load_chunks
 from ragfunnel.analyzer.store import Store
 from ragfunnel.testing import capture_spans
+from tests.support.traces import memory_tracing
 
 ROOT = Path(__file__).resolve().parents[3]
 HOTEL = "Die Hotelpauschale beträgt 120 EUR pro Nacht."
@@ -42,13 +40,6 @@ QUESTION = "Was gilt für das Hotel?"
 ANSWER = "Die Hotelpauschale beträgt 120 EUR pro Nacht. Ein Taxi ist jederzeit erlaubt."
 
 
-def _provider() -> tuple[TracerProvider, InMemorySpanExporter]:
-    exporter = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
-    return provider, exporter
-
-
 def _labels(store: Store) -> list[str]:
     run = judge_store(store)
     assert (run.answers, run.judged, run.without_content) == (1, 1, 0), run.not_judged
@@ -56,7 +47,7 @@ def _labels(store: Store) -> list[str]:
 
 
 def test_a_llamaindex_openinference_trace_is_judged(store: Store) -> None:
-    provider, exporter = _provider()
+    provider, exporter = memory_tracing()
     tracer = OITracer(provider.get_tracer("llama_index"), config=TraceConfig())
     documents = [Document(id="parking", score=0.9, content=PARKING),
                  Document(id="hotel", score=0.8, content=HOTEL),
@@ -91,7 +82,7 @@ def test_a_llamaindex_openinference_trace_is_judged(store: Store) -> None:
 
 
 def test_a_genai_convention_trace_is_judged(store: Store) -> None:
-    provider, exporter = _provider()
+    provider, exporter = memory_tracing()
     tracer = provider.get_tracer("openllmetry")
     documents = json.dumps([{"id": "hotel", "score": 0.9, "content": HOTEL},
                             {"id": "taxi", "score": 0.5, "content": TAXI}])  # fmt: skip

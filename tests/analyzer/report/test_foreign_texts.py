@@ -12,36 +12,37 @@ import json
 from pathlib import Path
 
 from openinference.instrumentation import OITracer, TraceConfig
-from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from ragfunnel.analyzer.cases import CaseSet
 from ragfunnel.analyzer.ingest import ingest_spans
-from ragfunnel.analyzer.report import question_texts
+from ragfunnel.analyzer.report import QuestionTexts, question_texts
 from ragfunnel.analyzer.store import Store
-from ragfunnel.analyzer.workflows import report_from_store
+from ragfunnel.analyzer.workflows import Reported, report_from_store
 from tests.support.decisions import A_ID, B_ID, Q, case
 from tests.support.openinference import oi_question
+from tests.support.traces import memory_tracing
 
 WRONG = "Only firmware 3.9 needs a manual reset."
 
 
-def test_an_openinference_trace_s_texts_are_in_its_drill_down(tmp_path: Path) -> None:
-    exporter = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
-    tracer = OITracer(provider.get_tracer("llama_index"), config=TraceConfig())
-    oi_question(tracer, Q, [A_ID, B_ID, "c#9"], reranked=[A_ID, B_ID], answer=WRONG)
+def _reported(tmp_path: Path, exporter: InMemorySpanExporter) -> tuple[Reported, QuestionTexts]:
+    """The spans stored and reported on; the one question's texts as the report reads them."""
     dsn = f"chdb://{tmp_path / 'store'}"
     with Store.open(dsn, create=True) as store:
         ingest_spans(store, exporter.get_finished_spans())
-
-    reported = report_from_store(dsn, CaseSet.of([case()]))
-    records = reported.result.records
-    keys = list(zip(records["trace_id"], records["question_key"], strict=True))
-    with Store.open(dsn) as store:
+        reported = report_from_store(store, CaseSet.of([case()]))
+        records = reported.result.records
+        keys = list(zip(records["trace_id"], records["question_key"], strict=True))
         (texts,) = question_texts(store, keys).values()
+    return reported, texts
+
+
+def test_an_openinference_trace_s_texts_are_in_its_drill_down(tmp_path: Path) -> None:
+    provider, exporter = memory_tracing()
+    tracer = OITracer(provider.get_tracer("llama_index"), config=TraceConfig())
+    oi_question(tracer, Q, [A_ID, B_ID, "c#9"], reranked=[A_ID, B_ID], answer=WRONG)
+    reported, texts = _reported(tmp_path, exporter)
     assert texts.question == Q
     assert texts.answer == WRONG
     assert texts.context_ids == (A_ID, B_ID)  # the reranker's output: the prompt
@@ -56,9 +57,7 @@ def test_an_openinference_trace_s_texts_are_in_its_drill_down(tmp_path: Path) ->
 def test_a_genai_trace_s_texts_are_in_its_drill_down(tmp_path: Path) -> None:
     """A GenAI-convention trace: the retrieval query stands in for the question, the chat span's
     output message is the answer, the retrieval's documents give the chunk texts."""
-    exporter = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    provider, exporter = memory_tracing()
     tracer = provider.get_tracer("genai-app")
     documents = json.dumps([{"id": A_ID, "score": 0.9, "content": "Firmware 4.2.0 needs it."},
                             {"id": B_ID, "score": 0.5, "content": "Gateways on 4.2.x."}])  # fmt: skip
@@ -74,13 +73,7 @@ def test_a_genai_trace_s_texts_are_in_its_drill_down(tmp_path: Path) -> None:
             "chat", attributes={"gen_ai.operation.name": "chat", "gen_ai.output.messages": output}
         ):
             pass
-    dsn = f"chdb://{tmp_path / 'store'}"
-    with Store.open(dsn, create=True) as store:
-        ingest_spans(store, exporter.get_finished_spans())
-        reported = report_from_store(store, CaseSet.of([case()]))
-        records = reported.result.records
-        keys = list(zip(records["trace_id"], records["question_key"], strict=True))
-        (texts,) = question_texts(store, keys).values()
+    _, texts = _reported(tmp_path, exporter)
     assert (texts.question, texts.answer) == (Q, WRONG)
     assert texts.context_ids == (A_ID, B_ID)
     assert texts.context_texts == ("Firmware 4.2.0 needs it.", "Gateways on 4.2.x.")
