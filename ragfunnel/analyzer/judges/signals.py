@@ -24,7 +24,7 @@ from collections.abc import Sequence
 
 from ragfunnel.analyzer.judges.context import prepare
 from ragfunnel.analyzer.judges.lexicon import fold
-from ragfunnel.analyzer.judges.terms import facts, key_words
+from ragfunnel.analyzer.judges.terms import MEASURED, facts, key_words, unit_of
 from ragfunnel.analyzer.judges.verdict_types import Chunk
 
 __all__ = [
@@ -69,12 +69,12 @@ def conflicting_sources(chunks: Sequence[Chunk]) -> list[str]:
     for chunk in chunks:
         prepared = prepare(chunk.text)
         for k, fact in enumerate(prepared.facts):
-            if fact.kind not in ("amount", "quantity"):
+            if fact.kind not in MEASURED:
                 continue
             sentence = prepared.sentence_text(prepared.fact_sentence(k))
             words = frozenset(key_words(sentence, []))
-            unit = fact.keys[0].split(" ")[0 if fact.kind == "amount" else -1]
-            unit += f" per {fact.period}" if fact.period else ""  # a day's rate is not a week's
+            # A day's rate is not a week's: the period is part of what is compared.
+            unit = unit_of(fact) + (f" per {fact.period}" if fact.period else "")
             claims.append((chunk.id, unit, min(fact.keys), words, fact.text))
     found = []
     for n, (cid, unit, value, words, text) in enumerate(claims):

@@ -32,12 +32,15 @@ from ragfunnel.analyzer.judges.lexicon import (
 )
 
 __all__ = [
+    "MEASURED",
     "Fact",
     "facts",
     "key_words",
+    "may_hold_facts",
     "negated",
     "qualifier_pattern",
     "qualifiers",
+    "unit_of",
     "values",
 ]
 
@@ -92,10 +95,9 @@ def _phrases(
 _QUALIFIER, _QUALIFIER_OF = _phrases(QUALIFIERS)
 _BOUND_OF = {phrase: name for name, phrases in BOUNDS for phrase in phrases}
 _BOUND_WINDOW = 28
-# Before a size (not a time or date) "until" and "from" are its limits: "bis 50 EUR" means up to.
-_SIZES = frozenset({"amount", "quantity", "number"})
-_SIZE_BOUND = {"until": "at most", "from": "at least"}
-_RATES = frozenset({"amount", "quantity"})
+MEASURED = frozenset({"amount", "quantity"})
+"""The kinds of fact measured in a unit (a currency, ``day``, ``kg`` …): only they are rates
+for a period, and another value of the same unit contradicts them anywhere."""
 _PERIOD_OF = {w: name for name, nouns, adverbs in PERIODS for w in (*nouns, *adverbs)}
 _PERIOD_NOUN = "|".join(n for _, nouns, _ in PERIODS for n in nouns)
 _PERIOD_ADVERB = "|".join(a for _, _, adverbs in PERIODS for a in adverbs)
@@ -129,6 +131,21 @@ class Fact:
     numbers: tuple[str, ...] = ()
     start: int = 0
     period: str = ""
+
+
+def unit_of(fact: Fact) -> str:
+    """A measured fact's unit: an amount's currency (``EUR 120``), a quantity's (``30 day``)."""
+    parts = fact.keys[0].split(" ")
+    return parts[0] if fact.kind == "amount" else parts[-1]
+
+
+def may_hold_facts(text: str) -> bool:
+    """Whether ``text`` has a digit or a currency sign, where every written fact starts.
+
+    A number word ("five days") is a fact too: callers holding the text's words check those
+    against :data:`~ragfunnel.analyzer.judges.lexicon.NUMBER_WORDS` themselves.
+    """
+    return _TRIGGER.search(text) is not None
 
 
 def _canon(number: float) -> str:
@@ -312,10 +329,8 @@ def facts(folded: str, words: AbstractSet[str] | None = None) -> list[tuple[Fact
         while start > 0 and folded[start - 1] == " " and written[start - 1].isalpha():
             start -= 1
         bound, at = _bound(folded, start)
-        if fact.kind in _SIZES:  # "bis 50 EUR" is "bis zu 50 EUR"; "ab 18 Jahren", "at least"
-            bound = _SIZE_BOUND.get(bound, bound)
         end, period = m.end(), ""
-        if fact.kind in _RATES:
+        if fact.kind in MEASURED:
             after = _PERIOD_AFTER.match(folded, end)
             if after:  # "60 EUR a day", "120 EUR per night", "60 Euro taglich"
                 period = _PERIOD_OF[after.group("noun") or after.group("adverb")]

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from ragfunnel.analyzer.judges.lexicon import NUMBER_WORDS, fold
 from ragfunnel.analyzer.judges.offline.index import ContextIndex
-from ragfunnel.analyzer.judges.terms import Fact, qualifier_pattern
+from ragfunnel.analyzer.judges.terms import MEASURED, Fact, qualifier_pattern, unit_of
 
 __all__ = [
     "STRONG_QUALIFIERS",
@@ -61,16 +61,6 @@ class FactCheck:
     sentences: set[int] = field(default_factory=set)
 
 
-_SIZED = ("amount", "quantity")
-"""Kinds measured in a unit (a currency, ``day``, ``kg`` …): another value contradicts anywhere."""
-
-
-def _unit(fact: Fact) -> str:
-    """An amount's currency (``EUR 120``) or a quantity's unit (``30 day``)."""
-    parts = fact.keys[0].split(" ")
-    return parts[0] if fact.kind == "amount" else parts[-1]
-
-
 def _same_date(claim: str, context: str) -> bool:
     """Dates are ``YYYY-MM-DD`` with 0 for an unknown year or day: the parts both know match."""
     for mine, theirs in zip(claim.split("-"), context.split("-"), strict=True):
@@ -81,23 +71,28 @@ def _same_date(claim: str, context: str) -> bool:
 
 _SAME_BOUND = {"at least": "from", "at most": "until"}
 """A lower limit and a start, an upper limit and an end, are one bound when two facts are
-compared: a year is a plain number, whose "since" reads as "at least" (``terms.py``), and
-"since 2011" must be found in "since October 2011", a date's "from"."""
+compared: "bis 50 EUR" (*until*) is "bis zu 50 EUR" (*at most*), and "since 2011" (a year) is
+found in "since October 2011"; *until* and *from* still differ ("bis 22 Uhr", "ab 22:00")."""
 
 
-def _bounds_agree(claim: str, context: str) -> bool:
-    """A bound contradicts only another bound (``bis 22 Uhr`` vs ``ab 22:00``)."""
-    return (
-        not claim
-        or not context
-        or _SAME_BOUND.get(claim, claim) == _SAME_BOUND.get(context, context)
+def _alike(claim: Fact, fact: Fact) -> bool:
+    """Whether two facts of one value say the same.
+
+    A bound contradicts only another bound, a period only another period ("60 EUR a week" vs
+    "60 EUR pro Tag").
+    """
+    mine, theirs = (
+        _SAME_BOUND.get(claim.bound, claim.bound),
+        _SAME_BOUND.get(fact.bound, fact.bound),
     )
+    bounds = not mine or not theirs or mine == theirs
+    return bounds and (not claim.period or not fact.period or claim.period == fact.period)
 
 
 _STRICT_LIMITS = {"more than": operator.gt, "less than": operator.lt}
 """Limits an exact value in the context can satisfy: "more than £500,000" is found in
-"£572,206". Not "at least"/"at most": before a size, "from"/"until" read as those (``terms.py``),
-and "tickets from 20 EUR" is not stated by "tickets cost 25 EUR"."""
+"£572,206". Not "at least"/"at most" (nor "from"/"until"): they name the limit a rule sets, and
+"reimbursed up to 60 EUR" or "tickets from 20 EUR" is not stated by a price of 45 or 25 EUR."""
 
 
 def _within(claim: Fact, fact: Fact) -> bool:
@@ -107,14 +102,11 @@ def _within(claim: Fact, fact: Fact) -> bool:
     readings would let "more than £600,000" pass against "£572,206".
     """
     test = _STRICT_LIMITS.get(claim.bound)
-    if test is None or fact.bound or fact.kind != claim.kind or claim.kind not in _SIZED:
+    if test is None or fact.bound or fact.kind != claim.kind or claim.kind not in MEASURED:
         return False
-    if _unit(fact) != _unit(claim) or not claim.numbers or not fact.numbers:
+    if unit_of(fact) != unit_of(claim) or not claim.numbers or not fact.numbers:
         return False
-    try:
-        return bool(test(float(fact.numbers[0]), float(claim.numbers[0])))
-    except ValueError:
-        return False
+    return bool(test(float(fact.numbers[0]), float(claim.numbers[0])))
 
 
 def _match(claim: Fact, fact: Fact) -> bool:
@@ -147,17 +139,13 @@ def _look(claim: Fact, index: ContextIndex, sids: list[int],
     for sid in sids:
         for fact in index.facts_of(sid):
             if _match(claim, fact):
-                # A bound contradicts only another bound ("bis 22 Uhr" vs "ab 22:00"), and a
-                # period only another period ("60 EUR a week" vs "60 EUR pro Tag").
-                if _bounds_agree(claim.bound, fact.bound) and (
-                    not claim.period or not fact.period or fact.period == claim.period
-                ):
+                if _alike(claim, fact):
                     return sid, ""
                 instead = instead or fact.text
             elif _within(claim, fact):
                 return sid, ""
             elif not instead and fact.kind == claim.kind:
-                same_unit = claim.kind in _SIZED and _unit(fact) == _unit(claim)
+                same_unit = claim.kind in MEASURED and unit_of(fact) == unit_of(claim)
                 if same_unit or (aligned and claim.kind in _IN_PLACE):
                     instead = fact.text
     return None, instead

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ragfunnel.analyzer.judges.lexicon import NEGATIONS, NUMBER_WORDS, STOPWORDS, fold
 from ragfunnel.analyzer.judges.offline.words import META, is_german, stem, tokens
-from ragfunnel.analyzer.judges.terms import Fact, facts, negated
+from ragfunnel.analyzer.judges.terms import Fact, facts, may_hold_facts, negated
 from ragfunnel.analyzer.judges.verdict_types import Chunk
 
 if TYPE_CHECKING:
@@ -26,7 +26,6 @@ __all__ = ["ContextIndex"]
 _SENTENCE = re.compile(r"(?<=[.!?;])[\"'”’)\]]*\s+|\s*\n\s*")
 _PLAIN = re.compile(r"[^\W_]+")
 _ALPHA = re.compile(r"[^\W\d_]+")
-_DIGIT = re.compile(r"\d")
 _HYPHENATED = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)+")
 _NUMBER_WORDS = frozenset(NUMBER_WORDS)
 _LANGUAGE_SAMPLE = 400
@@ -117,12 +116,8 @@ class ContextIndex:
                 plain = _PLAIN.findall(sentence)
                 seen.update(plain)
                 words = _ALPHA.findall(sentence)
-                # A digit anywhere, a number word or a currency sign: "15st 4lbs" holds two
-                # facts though none of its tokens is all digits.
-                numeric.append(
-                    _DIGIT.search(sentence) is not None or not numbers.isdisjoint(words)
-                    or "$" in sentence or "€" in sentence or "£" in sentence
-                )  # fmt: skip
+                # "15st 4lbs" holds two facts though none of its tokens is all digits.
+                numeric.append(may_hold_facts(sentence) or not numbers.isdisjoint(words))
                 if "-" in sentence:
                     words.extend(h.replace("-", "") for h in _HYPHENATED.findall(sentence))
                 for word in words:

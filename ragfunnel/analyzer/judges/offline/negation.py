@@ -39,9 +39,9 @@ def negation_finding(folded: str, roots: list[str], index: ContextIndex, window:
     The clause (a window sentence cut at commas, semicolons, brackets and "but"/"aber" …) must
     hold most of the claim's words, so a negation elsewhere in the sentence ("…, but it is not
     clear why") contradicts nothing; and a negation negates the words after it
-    (:func:`_negated_stems`), so "they didn't think twice … after she was feared to have drowned" does not negate
-    "she was feared to have drowned", while "he does not want to retire" does agree with "he
-    did not want to retire until he was 91 years old".
+    (:func:`_negated_stems`), so "they didn't think twice … after she was feared to have
+    drowned" does not negate "she was feared to have drowned", while "he does not want to
+    retire" does agree with "he did not want to retire until he was 91 years old".
     """
     if not window or coverage < _STRONG_WINDOW:
         return ""
