@@ -24,6 +24,7 @@ __all__ = [
     "JUDGE_MODEL",
     "MAX_QUEUE_SIZE",
     "NATIVE",
+    "ON_QUEUE_FULL",
     "PIPELINE",
     "REDACT",
     "RUN_ID",
@@ -95,8 +96,15 @@ SERVICE_NAME = _variable(
 MAX_QUEUE_SIZE = _variable(
     "RAGFUNNEL_MAX_QUEUE_SIZE",
     "instrumentation",
-    "How many finished spans wait for export at most (default 2,048; a whole number ≥ 1); a full "
-    "queue drops the new span and counts it.",
+    "How many finished spans wait for export at most (default 2,048; a whole number ≥ 1); what a "
+    "full queue does is `RAGFUNNEL_ON_QUEUE_FULL`'s.",
+)
+ON_QUEUE_FULL = _variable(
+    "RAGFUNNEL_ON_QUEUE_FULL",
+    "instrumentation",
+    "`wait` (a full export queue holds the thread that ended a span until there is room, at most "
+    "10 s; for batch runs) or `drop` (the span is dropped and counted; for services). Default: "
+    "`wait` for a `file:` exporter, `drop` otherwise.",
 )
 EXPORT_DELAY_S = _variable(
     "RAGFUNNEL_EXPORT_DELAY_S",

@@ -23,7 +23,7 @@ from ragfunnel.instrumentation.decorators import (
     retrieve,
     stage,
 )
-from ragfunnel.instrumentation.export import ExportStats
+from ragfunnel.instrumentation.export import ExportStats, dropped_counts
 from ragfunnel.instrumentation.exporters import (
     DEFAULT_TRACE_DIR as DEFAULT_TRACE_DIR,  # for the CLI's `ingest` default; not in ragfunnel's API
 )
@@ -41,6 +41,7 @@ __all__ = [
     "abstain",
     "configure",
     "cut",
+    "dropped_counts",
     "export_stats",
     "flush",
     "generate",

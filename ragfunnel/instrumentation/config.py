@@ -33,17 +33,20 @@ import ragfunnel.environment_variables as env
 from ragfunnel.instrumentation import contract
 from ragfunnel.instrumentation.export import BoundedBatchProcessor, ExportStats
 from ragfunnel.instrumentation.exporters import DEFAULT_TRACE_DIR, DEFAULT_TRACE_FILE, make_exporter
+from ragfunnel.instrumentation.file_export import JsonLinesSpanExporter
 from ragfunnel.instrumentation.redaction import Redactor, scrub_attributes, scrub_json
 from ragfunnel.instrumentation.safety import internal_error
 from ragfunnel.instrumentation.settings import (
     DEFAULT_EXPORT_DELAY_S,
     DEFAULT_MAX_QUEUE_SIZE,
     MAX_EXTRA_ATTRIBUTES,
+    QUEUE_FULL_CHOICES,
     ConfigError,
     check_arguments,
     from_env,
     parse_bool,
     parse_hook,
+    parse_on_queue_full,
     parse_pipeline,
     positive_int,
     positive_seconds,
@@ -207,6 +210,7 @@ def configure(
     enabled: bool | None = None,
     tracer_provider: TracerProvider | None = None,
     batch: bool = True,
+    on_queue_full: str | None = None,
 ) -> State:
     """Configure ragfunnel; every argument falls back to its ``RAGFUNNEL_*`` variable.
 
@@ -232,6 +236,12 @@ def configure(
         enabled: ``False`` turns every decorator into a plain call (``RAGFUNNEL_ENABLED``).
         tracer_provider: use this provider instead of the global one.
         batch: export on a background thread (default); ``False`` exports synchronously (tests).
+        on_queue_full: what a full export queue does with a finished span: ``"wait"`` (the
+            thread that ended it waits for room, at most 10 s, then drops while the exporter
+            stays stuck or failing; for batch runs: evaluation scripts) or ``"drop"`` (never
+            wait; for services). ``RAGFUNNEL_ON_QUEUE_FULL``; default ``"wait"`` for a
+            ``file:`` exporter, ``"drop"`` otherwise. Drops are counted in
+            ``ragfunnel.dropped_counts()`` and printed at ``flush()`` and at exit.
     """
     global _state  # noqa: PLW0603 - the process-wide configuration
     check_arguments(
@@ -247,6 +257,8 @@ def configure(
         span_exporter_type=SpanExporter,
         provider_type=TracerProvider,
     )
+    if on_queue_full is not None and on_queue_full not in QUEUE_FULL_CHOICES:
+        raise ConfigError(f"on_queue_full must be 'wait' or 'drop', not {on_queue_full!r}")
     if enabled is None:
         enabled = from_env(env.ENABLED, parse_bool, True)
     if not enabled:  # before any hook import, provider, exporter or file
@@ -304,6 +316,7 @@ def configure(
                     schedule_delay_s=from_env(
                         env.EXPORT_DELAY_S, positive_seconds, DEFAULT_EXPORT_DELAY_S
                     ),
+                    wait_when_full=_waits_when_full(on_queue_full, span_exporter),
                 )
                 if batch
                 else SimpleSpanProcessor(span_exporter)
@@ -315,6 +328,13 @@ def configure(
             old.shutdown()
         _state = state
         return state
+
+
+def _waits_when_full(on_queue_full: str | None, exporter: SpanExporter) -> bool:
+    """``on_queue_full``, else its variable, else wait for a local file and drop otherwise."""
+    default = "wait" if isinstance(exporter, JsonLinesSpanExporter) else "drop"
+    choice = on_queue_full or from_env(env.ON_QUEUE_FULL, parse_on_queue_full, default)
+    return choice == "wait"
 
 
 def _version() -> str:
@@ -378,7 +398,10 @@ def current_state() -> State | None:
 
 
 def flush(timeout_millis: int = 30_000) -> bool:
-    """Export every finished span now (call before a short-lived script exits)."""
+    """Export every finished span now (call before a short-lived script exits).
+
+    Spans dropped or failed since the last flush are logged (``ragfunnel.dropped_counts()``).
+    """
     current = _state
     if current is None or current.processor is None:
         return True

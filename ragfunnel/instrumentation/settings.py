@@ -65,6 +65,18 @@ def parse_hook(text: str) -> Redactor:
     return hook  # type: ignore[no-any-return]
 
 
+QUEUE_FULL_CHOICES = ("wait", "drop")
+"""``on_queue_full``: wait (bounded) for room in a full export queue, or drop the span."""
+
+
+def parse_on_queue_full(text: str) -> str:
+    """``wait`` or ``drop``, any case (``RAGFUNNEL_ON_QUEUE_FULL``)."""
+    choice = text.strip().lower()
+    if choice not in QUEUE_FULL_CHOICES:
+        raise ValueError("must be 'wait' or 'drop'")
+    return choice
+
+
 def positive_int(text: str) -> int:
     """A whole number ≥ 1 (the export queue's size: 0 would drop every span)."""
     value = int(text)

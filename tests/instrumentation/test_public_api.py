@@ -14,6 +14,7 @@ def test_public_api_is_pinned() -> None:
         "abstain",
         "configure",
         "cut",
+        "dropped_counts",
         "export_stats",
         "flush",
         "generate",
