@@ -114,7 +114,7 @@ def ingest(
         )
     to_stdout = json_out is not None and str(json_out) == STDOUT
     quiet = quiet or to_stdout
-    with _no_empty_store(store) as done:
+    with _no_empty_store(store) as (done, fresh):
         with reported("ingest", flags=FLAGS), Store.open(store, create=True) as opened:
             if from_jaeger and service:
                 summary = pull_from_jaeger(opened, from_jaeger, service, since)
@@ -127,6 +127,8 @@ def ingest(
                     rescan=rescan,
                 )
         done.append(summary.read)
+        if fresh is not None and summary.read:  # a mistyped --store is seen at once
+            say(f"created a new store at {fresh}", quiet=quiet)
         _report(summary, quiet=quiet, unit="Jaeger answer" if from_jaeger else "file")
         if json_out is not None and write_json(
             summary_document(summary, opened.dsn_redacted), json_out, "ingest"
@@ -141,11 +143,13 @@ def ingest(
 
 
 @contextmanager
-def _no_empty_store(dsn: str | None) -> Iterator[list[int]]:
+def _no_empty_store(dsn: str | None) -> Iterator[tuple[list[int], Path | None]]:
     """Remove the embedded store this ingest created if it ends with no span in it.
 
-    The yielded list receives the number of spans read; a failed ingest (an exception, or
-    ``typer.Exit``) or one that read nothing leaves no empty store behind for analysis to find.
+    Yields a list that receives the number of spans read, and the folder of the embedded store
+    this ingest creates (``None`` when it exists already or is a server's); a failed ingest (an
+    exception, or ``typer.Exit``) or one that read nothing leaves no empty store behind for
+    analysis to find.
     """
     from ragfunnel.analyzer.store import DEFAULT_DSN, ENV_STORE, parse_dsn
 
@@ -158,7 +162,7 @@ def _no_empty_store(dsn: str | None) -> Iterator[list[int]]:
     if fresh is not None and fresh.exists():
         fresh = None
     try:
-        yield read
+        yield read, fresh
     finally:
         if fresh is not None and not any(read) and fresh.is_dir():
             shutil.rmtree(fresh, ignore_errors=True)

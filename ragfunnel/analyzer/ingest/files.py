@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import glob
 import os
+import time
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -190,9 +191,15 @@ def _ingest_file(
             stream.seek(plan.offset)
         before = summary.read
         loader.mark()
-        # A plain file may still be growing: stop at its last complete line.
+        # A plain file may still be growing: stop at its last complete line. One untouched
+        # for a while is not: its cut last line is a problem (--strict fails), not a note.
         reading = otlp.read_lines(
-            stream, source, loader, first_line=plan.line + 1, growing=not compressed
+            stream,
+            source,
+            loader,
+            first_line=plan.line + 1,
+            growing=not compressed,
+            settled=time.time() - stat.st_mtime > otlp.SETTLED_AFTER_S,
         )
         end = stream.tell()
     if reading.broken:

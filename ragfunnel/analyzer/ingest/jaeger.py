@@ -26,10 +26,14 @@ by :mod:`.jaeger_api`.
 
 from __future__ import annotations
 
+import functools
 import json
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from ragfunnel.analyzer.ingest.values import go_json
+
+T = TypeVar("T")
 
 __all__ = ["trace_to_otlp"]
 
@@ -78,6 +82,9 @@ def trace_to_otlp(trace: Any) -> tuple[list[dict[str, Any]], list[str]]:
     """One Jaeger UI trace as OTLP JSON ``resourceSpans``, and the problems met on the way.
 
     A span that cannot be mapped (no ids, no start time) is left out with a problem naming it.
+    One whose optional field (tags, logs, references, process tags) is malformed is kept
+    without that field (without the one tag, for a tag), with a problem naming the span and
+    the field.
     """
     problems: list[str] = []
     if not isinstance(trace, dict) or not isinstance(trace.get("spans"), list):
@@ -91,9 +98,10 @@ def trace_to_otlp(trace: Any) -> tuple[list[dict[str, Any]], list[str]]:
         if not isinstance(span, dict):
             problems.append(f"span {index} skipped: not an object")
             continue
+        left_out: list[str] = []
         try:
-            process_key, resource = _process(span, processes)
-            scope, otlp_span = _span(span)
+            process_key, resource = _process(span, processes, left_out)
+            scope, otlp_span = _span(span, left_out)
         except _Unreadable as exc:
             problems.append(f"span {index} (spanID {span_id!r}) skipped: {exc}")
             continue
@@ -106,10 +114,8 @@ def trace_to_otlp(trace: Any) -> tuple[list[dict[str, Any]], list[str]]:
             continue
         dropped = _tags_without_key(span)
         if dropped:  # the span is kept: say what was left out of it
-            problems.append(
-                f"span {index} (spanID {span.get('spanID')!r}): {dropped} tag(s) that are not "
-                "objects with a key left out"
-            )
+            left_out.append(f"{dropped} tag(s) that are not objects with a key left out")
+        problems.extend(f"span {index} (spanID {span_id!r}) kept: {what}" for what in left_out)
         resources.setdefault(process_key, resource)
         groups.setdefault(process_key, {}).setdefault(scope, []).append(otlp_span)
     resource_spans = [
@@ -125,7 +131,21 @@ def trace_to_otlp(trace: Any) -> tuple[list[dict[str, Any]], list[str]]:
     return resource_spans, problems
 
 
-def _process(span: dict[str, Any], processes: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
+def _salvaged(read: Callable[[], T], field: str, left_out: list[str]) -> T | None:
+    """``read()``, or ``None`` with a note in ``left_out`` when the optional field is malformed."""
+    try:
+        return read()
+    except _Unreadable as exc:
+        reason = str(exc)
+    except (KeyError, TypeError, AttributeError, ValueError, OverflowError):
+        reason = "a value has an unexpected type"
+    left_out.append(f"{reason}: stored without its {field}")
+    return None
+
+
+def _process(
+    span: dict[str, Any], processes: dict[str, Any], left_out: list[str]
+) -> tuple[str, list[dict[str, Any]]]:
     process = span.get("process")
     key = json.dumps(process, sort_keys=True)
     if process is None:
@@ -139,11 +159,24 @@ def _process(span: dict[str, Any], processes: dict[str, Any]) -> tuple[str, list
     attributes = (
         [{"key": "service.name", "value": {"stringValue": str(service)}}] if service else []
     )
-    attributes += [_key_value(tag) for tag in _objects(process.get("tags"), "process tags")]
+    tags = _salvaged(
+        lambda: _objects(process.get("tags"), "process tags"), "process tags", left_out
+    )
+    attributes += _tag_values(tags or [], left_out, "process tag")
     return key, attributes
 
 
-def _span(span: dict[str, Any]) -> tuple[tuple[str, str], dict[str, Any]]:
+def _tag_values(tags: list[Any], left_out: list[str], what: str) -> list[dict[str, Any]]:
+    """Each tag as an OTLP key-value; a tag whose value is malformed is left out, named."""
+    values = []
+    for tag in tags:
+        value = _salvaged(functools.partial(_key_value, tag), what, left_out)
+        if value is not None:
+            values.append(value)
+    return values
+
+
+def _span(span: dict[str, Any], left_out: list[str]) -> tuple[tuple[str, str], dict[str, Any]]:
     trace_id = _jaeger_id(span.get("traceID"), 32, "traceID")
     span_id = _jaeger_id(span.get("spanID"), 16, "spanID")
     if "startTime" not in span:
@@ -152,9 +185,9 @@ def _span(span: dict[str, Any]) -> tuple[tuple[str, str], dict[str, Any]]:
     end = start + _micros(span.get("duration") or 0, "duration") * 1000
     if end > _MAX_MICROS * 1000:
         raise _Unreadable(f"startTime + duration is out of range ({end // 1000} microseconds)")
-    if not isinstance(span.get("tags") or [], list):
-        raise _Unreadable("tags is not a list")
-    tags = _Tags(span.get("tags") or [])
+    tags = _Tags(
+        _salvaged(lambda: _objects_or_not(span.get("tags"), "tags"), "tags", left_out) or []
+    )
     scope_name = tags.take("otel.scope.name")
     scope_version = tags.take("otel.scope.version") if scope_name is not None else None
     kind = tags.take("span.kind")
@@ -168,21 +201,36 @@ def _span(span: dict[str, Any]) -> tuple[tuple[str, str], dict[str, Any]]:
         "kind": _KIND_NUMBERS.get(str(kind), 0),
         "startTimeUnixNano": str(start),
         "endTimeUnixNano": str(end),
-        "attributes": [_key_value(tag) for tag in tags.rest],
+        "attributes": _tag_values(tags.rest, left_out, "tag"),
     }
     if trace_state:
         otlp["traceState"] = str(trace_state)
     if status:
         otlp["status"] = status
-    parent, links = _references(_objects(span.get("references"), "references"), trace_id)
+    parent, links = _salvaged(
+        lambda: _references(_objects(span.get("references"), "references"), trace_id),
+        "references",
+        left_out,
+    ) or ("", [])
     if parent:
         otlp["parentSpanId"] = parent
     if links:
         otlp["links"] = links
-    events = [_event(log) for log in _objects(span.get("logs"), "logs")]
+    events = _salvaged(
+        lambda: [_event(log) for log in _objects(span.get("logs"), "logs")], "logs", left_out
+    )
     if events:
         otlp["events"] = events
     return (str(scope_name or ""), str(scope_version or "")), otlp
+
+
+def _objects_or_not(value: Any, what: str) -> list[Any]:
+    """A list (its items not checked: a tag that is not an object is counted apart); None: []."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise _Unreadable(f"{what} is not a list")
+    return value
 
 
 def _tags_without_key(span: dict[str, Any]) -> int:

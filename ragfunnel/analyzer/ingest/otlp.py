@@ -51,6 +51,13 @@ message. Reading an OTLP one takes about 2.5 times its size in memory above the 
 ingest takes (774 MiB peak for a 110 MB pretty-printed document,
 tests/analyzer/ingest/test_document_memory.py), so this bounds an ingest near 1.2 GB. A Jaeger
 download is decoded generically first, which takes several times more."""
+SETTLED_AFTER_S = 60
+"""A plain file unchanged for longer than this is written no more: a cut last line is truncated."""
+TRUNCATED = (
+    f"the last line is cut short (no newline, not whole JSON) and the file has not changed for "
+    f"over {SETTLED_AFTER_S} s: truncated by a writer that stopped mid-line? Its spans are not "
+    "read"
+)
 _TRAILING = re.compile(r"trailing characters \(byte (\d+)\)")
 
 
@@ -134,6 +141,7 @@ def read_lines(
     *,
     first_line: int = 1,
     growing: bool = False,
+    settled: bool = False,
 ) -> Reading:
     """Read OTLP JSON lines (or, if the first line opens a multi-line document, the document).
 
@@ -144,7 +152,9 @@ def read_lines(
     the last complete line: a last line without its newline that is not a whole JSON value is
     left, with a note, for the next ingest to read whole (``Reading.tail`` says how long it
     was), and nothing the writer appends meanwhile is read this time. (A whole value without a
-    newline, as a saved Jaeger download ends, is read.)
+    newline, as a saved Jaeger download ends, is read.) With ``settled`` (the file has not
+    changed for a while: no writer is writing it) that cut last line is a problem, not a note:
+    truncated by a writer that died mid-line, it would otherwise never be read.
     """
     iterator = iter(lines)
     number = first_line - 1
@@ -165,12 +175,15 @@ def read_lines(
         reading.lines = number
         reading.tail = 0 if line.endswith(b"\n") else len(line)
         if reading.tail and growing and not _whole_value(line):
-            sink.note(
-                source,
-                number,
-                "the last line has no newline yet (a writer is still writing it?): left for "
-                "the next ingest, which reads it once it is whole",
-            )
+            if settled:
+                sink.skip(source, number, TRUNCATED)
+            else:
+                sink.note(
+                    source,
+                    number,
+                    "the last line has no newline yet (a writer is still writing it?): left for "
+                    "the next ingest, which reads it once it is whole",
+                )
             return reading
         if first:
             if not line.strip():

@@ -171,3 +171,41 @@ def test_store_errors_are_one_clear_line(app: typer.Typer, workdir: Path) -> Non
     assert result.stderr.startswith(
         "ragfunnel ingest: cannot connect to http://u:***@127.0.0.1:9/db"
     )
+
+
+def test_the_store_an_ingest_creates_is_named(app: typer.Typer, workdir: Path) -> None:
+    """Issue 31, Deliver 7: ``--store mistyped/path`` says it creates a store there."""
+    path = workdir / "spans.jsonl"
+    path.write_text(LINE + "\n")
+    first = runner.invoke(app, ["ingest", str(path), "--store", "chdb://stroe"])
+    assert first.exit_code == 0, first.output
+    assert f"created a new store at {workdir / 'stroe'}" in first.stdout
+    again = runner.invoke(app, ["ingest", str(path), "--store", "chdb://stroe", "--rescan"])
+    assert again.exit_code == 0 and "created a new store" not in again.output
+
+
+@pytest.mark.parametrize("settled", [False, True])
+def test_a_cut_last_line_fails_strict_once_the_file_has_settled(
+    app: typer.Typer, workdir: Path, settled: bool
+) -> None:
+    """Issue 31, Deliver 3: a file still being written is a note; one untouched for longer
+    than SETTLED_AFTER_S was truncated by a writer that died mid-line: a problem, exit 1."""
+    import os
+    import time
+
+    from ragfunnel.analyzer.ingest.otlp import SETTLED_AFTER_S
+
+    path = workdir / "spans.jsonl"
+    path.write_text(LINE + "\n" + LINE[:50])
+    if settled:
+        old = time.time() - SETTLED_AFTER_S - 5
+        os.utime(path, (old, old))
+    result = runner.invoke(app, ["ingest", str(path), "--store", "chdb://st", "--strict"])
+    assert "3 spans read" in result.stdout
+    if settled:
+        assert result.exit_code == 1
+        assert f"{path}:2: skipped: the last line is cut short" in result.stderr
+        assert f"has not changed for over {SETTLED_AFTER_S} s" in result.stderr
+    else:
+        assert result.exit_code == 0, result.output
+        assert f"{path}:2: note: the last line has no newline yet" in result.stderr
