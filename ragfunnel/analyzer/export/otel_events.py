@@ -80,6 +80,16 @@ def _explanation(row: Mapping[str, Any], label: str) -> str:
     return f"{kind} claim: {claim!r}" + (f" ({term})" if term else "")
 
 
+def _claim_confidences(row: Mapping[str, Any]) -> list[float]:
+    """Each claim's confidence, its verdict where the judge gave none (``ClaimVerdict.score``)."""
+    verdicts = [float(v) for v in row.get("ClaimVerdicts") or []]
+    given = list(row.get("ClaimConfidences") or [])
+    return [
+        float(given[i]) if i < len(given) and given[i] is not None else verdict
+        for i, verdict in enumerate(verdicts)
+    ]
+
+
 def verdict_attributes(row: Mapping[str, Any]) -> dict[str, Any]:
     """The event's attributes for one verdict row (docs/span-contract.md, "Evaluation events")."""
     label = label_of(row)
@@ -94,6 +104,7 @@ def verdict_attributes(row: Mapping[str, Any]) -> dict[str, Any]:
         "ragfunnel.evaluation.sampled": bool(row.get("Sampled")),
         "ragfunnel.evaluation.claims.text": [str(t) for t in row.get("ClaimTexts") or []],
         "ragfunnel.evaluation.claims.score": [float(v) for v in row.get("ClaimVerdicts") or []],
+        "ragfunnel.evaluation.claims.confidence": _claim_confidences(row),
         "ragfunnel.evaluation.claims.label": [str(v) for v in row.get("ClaimLabels") or []],
         "ragfunnel.evaluation.claims.missing": [str(v) for v in row.get("ClaimMissing") or []],
         # OTLP attributes hold no nested arrays: each claim's chunk ids, space-separated.
@@ -104,6 +115,8 @@ def verdict_attributes(row: Mapping[str, Any]) -> dict[str, Any]:
     }
     if row.get("Faithfulness") is not None:
         attributes["gen_ai.evaluation.score.value"] = float(row["Faithfulness"])
+    if row.get("Confidence") is not None:
+        attributes["ragfunnel.evaluation.confidence"] = float(row["Confidence"])
     if row.get("Correctness"):
         attributes["ragfunnel.evaluation.correctness"] = str(row["Correctness"])
         attributes["ragfunnel.evaluation.correctness.reason"] = str(

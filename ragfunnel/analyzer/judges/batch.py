@@ -53,6 +53,7 @@ from ragfunnel.analyzer.judges.verdict_types import (
 from ragfunnel.analyzer.stats import Estimate
 from ragfunnel.analyzer.store import Store
 from ragfunnel.analyzer.store.opening import StoreArg, takes_store
+from ragfunnel.analyzer.store.tables.verdicts import OFFLINE_JUDGE, VerdictRow
 from ragfunnel.instrumentation.contract import question_hash
 
 __all__ = ["MAX_FAILED_SHARE", "POLICIES", "JudgeRun", "SameModelWarning", "judge_store"]
@@ -101,7 +102,7 @@ class JudgeRun:
     without_chunk_text: int = 0
     not_judged: list[str] = field(default_factory=list)
     sent_to_llm: dict[str, int] = field(default_factory=dict)
-    rows: list[dict[str, Any]] = field(default_factory=list)
+    rows: list[VerdictRow] = field(default_factory=list)
     usage: dict[str, Any] = field(default_factory=dict)
     estimates: dict[str, Estimate] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
@@ -132,11 +133,11 @@ class JudgeRun:
         return sum(values) / len(values) if values else None
 
 
-def _deciding(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    best: dict[tuple[str, str], dict[str, Any]] = {}
+def _deciding(rows: list[VerdictRow]) -> list[VerdictRow]:
+    best: dict[tuple[str, str], VerdictRow] = {}
     for row in rows:
         key = (row["TraceId"], row["QuestionKey"])
-        if key not in best or row["Judge"] != "offline":
+        if key not in best or row["Judge"] != OFFLINE_JUDGE:
             best[key] = row
     return list(best.values())
 

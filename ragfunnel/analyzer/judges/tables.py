@@ -1,8 +1,9 @@
 """The judges' two tables as the judges use them: verdicts, and the judge cache.
 
 Their layouts, rows and statements live in the store (``store/tables/verdicts.py``,
-``store/tables/judge_cache.py``) and ``migrate`` creates them (revision 2); what a store has
-comes from ``store/schema.py``. Writing applies the store's pending revisions first (judging is
+``store/tables/judge_cache.py``) and ``migrate`` creates them (revisions 2 and 3); what a store
+has, and which verdicts table to read (a store nobody migrated keeps the old layout), comes from
+``store/schema.py``. Writing applies the store's pending revisions first (judging is
 an explicit request to write); reading never creates anything.
 """
 
@@ -51,5 +52,4 @@ def read_verdicts(store: Store, *, runs: Sequence[str] = ()) -> pl.DataFrame:
     An empty frame with the table's columns when nothing was judged yet; the store is never
     written to.
     """
-    present = read_schema(store).verdicts_present
-    return verdicts.read_verdicts(store, runs=runs, present=present)
+    return verdicts.read_verdicts(store, runs=runs, table=read_schema(store).verdicts_table)

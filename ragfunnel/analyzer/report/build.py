@@ -204,7 +204,22 @@ def _generation(run: pl.DataFrame) -> Generation | None:
         counts = run.get_column("answer_correctness").drop_nulls().value_counts()
         correctness = {str(v): int(n) for v, n in counts.iter_rows()}
     unsupported = int(run.get_column("unsupported").sum()) if "unsupported" in run.columns else 0
-    return Generation(judged, faith_value, bins, correctness, unsupported)
+    confidence, confidence_bins = _confidence(run)
+    return Generation(judged, faith_value, bins, correctness, unsupported, confidence,
+                      confidence_bins)  # fmt: skip
+
+
+def _confidence(run: pl.DataFrame) -> tuple[MetricValue | None, tuple[int, ...]]:
+    """The mean answer confidence with its bootstrap interval, and its bins (none: no column)."""
+    if "confidence" not in run.columns:
+        return None, ()
+    values = run.get_column("confidence").drop_nulls()
+    if values.is_empty():
+        return None, ()
+    ci = bootstrap_mean(values.to_numpy())
+    value = MetricValue("confidence", "answer", ci.estimate, ci.low, ci.high, ci.n,
+                        run.height - ci.n, ci.method)  # fmt: skip
+    return value, faithfulness_bins(values)
 
 
 def _worst_rows(run: pl.DataFrame, top: int) -> tuple[list[int], int]:

@@ -87,6 +87,10 @@ class Generation:
     """Counts of faithfulness in eleven bins: [0, 0.1), …, [0.9, 1.0), and exactly 1.0."""
     correctness: dict[str, int]
     unsupported_claims: int
+    confidence: MetricValue | None = None
+    """The mean answer confidence (docs/judges.md, "Scores to rank answers by"), when judged."""
+    confidence_bins: tuple[int, ...] = ()
+    """Counts of confidence in the same eleven bins as faithfulness."""
 
 
 @dataclass(frozen=True)

@@ -65,7 +65,7 @@ _FIXED: dict[str, pl.DataType] = {
     "sample_disagreement": _B, "conflicting_documents": pl.List(_S),
 }  # fmt: skip
 _VERDICTS: dict[str, pl.DataType] = {
-    "faithfulness": _F, "claims": _CLAIMS, "answer_correctness": _S, "correctness_reason": _S,
+    "faithfulness": _F, "confidence": _F, "claims": _CLAIMS, "answer_correctness": _S, "correctness_reason": _S,
 }  # fmt: skip
 
 

@@ -45,8 +45,11 @@ def question_frame(records: pl.DataFrame) -> pl.DataFrame:
         "abstained", pl.col("recall_at_cut").fill_nan(None),
         pl.col("evidence").list.len().fill_null(0).alias("n_evidence"),
     ]  # fmt: skip
-    if "faithfulness" in records.columns:
-        columns.append(pl.col("faithfulness").cast(pl.Float64).fill_nan(None))
+    columns.extend(
+        pl.col(score).cast(pl.Float64).fill_nan(None)
+        for score in ("faithfulness", "confidence")
+        if score in records.columns
+    )
     if "answer_correctness" in records.columns:
         columns.append(pl.col("answer_correctness").cast(pl.String))
     if "claims" in records.columns:

@@ -21,7 +21,7 @@ from ragfunnel.analyzer.report.report_error import ReportError
 __all__ = ["Limit", "check_limits", "measure", "parse_limits"]
 
 _SHARES = (*FIRST_FAILURES, "failed")
-GENERATION_MEASURES = ("faithfulness", "answer_correctness")
+GENERATION_MEASURES = ("faithfulness", "confidence", "answer_correctness")
 
 
 @dataclass(frozen=True)
@@ -95,11 +95,12 @@ def measure(run: RunReport, name: str) -> tuple[float | None, str]:
             count / total if total else None
         ), f"{count:,} of {wording.count(total, 'question')}"
     metric, _, at = name.partition("@")
-    if metric == "faithfulness":
+    if metric in ("faithfulness", "confidence"):
         gen = run.generation
-        if gen is None or gen.faithfulness is None or not gen.judged:
+        score = None if gen is None else getattr(gen, metric)
+        if gen is None or score is None or not gen.judged:
             return None, "no judged answers"
-        return gen.faithfulness.mean, wording.count(gen.judged, "judged answer")
+        return score.mean, wording.count(score.n, "judged answer")
     if metric == "answer_correctness":
         gen = run.generation
         judged = sum(gen.correctness.values()) if gen is not None else 0

@@ -99,6 +99,14 @@ def _charts(run: RunReport) -> dict[str, Markup]:
             x_label="faithfulness: each bin from its lower end up to its upper; 1.0 alone",
             y_label="answers",
         )
+    if gen is not None and gen.confidence is not None:
+        charts["confidence"] = svg.histogram(
+            list(gen.confidence_bins),
+            FAITHFULNESS_BINS,
+            title=f"Confidence per answer: mean claim confidence (mean {gen.confidence.mean:.2f})",
+            x_label="confidence: each bin from its lower end up to its upper; 1.0 alone",
+            y_label="answers",
+        )
     if run.abstention.curve:
         charts["risk"] = svg.risk_coverage(run.abstention.curve)
     return charts

@@ -97,8 +97,9 @@ def _run(run: RunReport) -> list[RenderableType]:
     if gen is not None:
         table = _table("generation (judged answers, never averaged with retrieval)",
                        ["measure", "value", "95% CI", "n", "method"], (1, 2))  # fmt: skip
-        if gen.faithfulness is not None:
-            table.add_row(*_metric_row(gen.faithfulness))
+        for score in (gen.faithfulness, gen.confidence):
+            if score is not None:
+                table.add_row(*_metric_row(score))
         for label, n in sorted(gen.correctness.items()):
             table.add_row(f"{wording.plural(n, 'answer')} {label}", f"{n:,}", "", "", "")
         if gen.unsupported_claims:

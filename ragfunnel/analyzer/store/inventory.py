@@ -14,6 +14,7 @@ from ragfunnel.analyzer.store.schema import read_schema
 from ragfunnel.analyzer.store.tables.ingest_log import INGEST_LOG_TABLE
 from ragfunnel.analyzer.store.tables.markers import MARKER_TABLE
 from ragfunnel.analyzer.store.tables.stage_spans import STAGE_TABLE, VIEW_NAME
+from ragfunnel.analyzer.store.tables.verdicts import LEGACY_VERDICTS_TABLE, VERDICTS_TABLE
 
 if TYPE_CHECKING:
     from ragfunnel.analyzer.store.connection import Store
@@ -100,6 +101,10 @@ def inventory(store: Store) -> StoreInventory:
     for revision in REVISIONS:
         for _, name in revision.creates:
             roles.setdefault(name, revision.summary)
+    if LEGACY_VERDICTS_TABLE in found:
+        roles[LEGACY_VERDICTS_TABLE] = (
+            f"verdicts without confidences: ragfunnel store migrate copies them into {VERDICTS_TABLE}"
+        )
     leftovers = sorted(n for n in found if n.startswith("ragfunnel_") and n not in roles)
     objects = [listed(name, role) for name, role in roles.items()]
     objects += [

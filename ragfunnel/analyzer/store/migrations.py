@@ -10,7 +10,8 @@ The analyzer owns, next to the exporter's ``otel_traces``:
   needs it;
 - the judges' verdicts table and judge cache (:mod:`.tables.verdicts`,
   :mod:`.tables.judge_cache`), revision 2, which ``ragfunnel judge`` applies when it first
-  writes a verdict.
+  writes a verdict; revision 3 replaces the verdicts table by its layout with claim
+  confidences, copying the rows over before it drops the old table.
 
 A revision is applied once, in order, and its marker row is written only when it finished, so an
 interrupted revision is run again (each is written to resume, not to repeat). A revision that
@@ -47,7 +48,13 @@ from ragfunnel.analyzer.store.tables.stage_spans import (
     stage_select,
     view_ddl,
 )
-from ragfunnel.analyzer.store.tables.verdicts import VERDICTS_TABLE, create_verdicts
+from ragfunnel.analyzer.store.tables.verdicts import (
+    LEGACY_VERDICTS_TABLE,
+    VERDICTS_TABLE,
+    copy_legacy_verdicts,
+    create_legacy_verdicts,
+    create_verdicts,
+)
 
 __all__ = [
     "CURRENT_REVISION",
@@ -105,8 +112,15 @@ def _stage_spans(store: Store) -> None:
 
 
 def _verdict_tables(store: Store) -> None:
-    create_verdicts(store)
+    create_legacy_verdicts(store)
     create_cache(store)
+
+
+def _verdict_confidences(store: Store) -> None:
+    # Copied, not superseded through ``drops``: verdicts can cost LLM calls, and a superseded
+    # object is dropped before its revision runs.
+    create_verdicts(store)
+    copy_legacy_verdicts(store, present=read_schema(store).has(LEGACY_VERDICTS_TABLE))
 
 
 REVISIONS: tuple[Revision, ...] = (
@@ -119,10 +133,20 @@ REVISIONS: tuple[Revision, ...] = (
     ),
     Revision(
         number=2,
-        marker=VERDICTS_TABLE,
-        summary=f"judges' verdicts table {VERDICTS_TABLE} and judge cache {CACHE_TABLE}",
-        creates=(("TABLE", VERDICTS_TABLE), ("TABLE", CACHE_TABLE)),
+        marker=LEGACY_VERDICTS_TABLE,
+        summary=f"judges' verdicts table {LEGACY_VERDICTS_TABLE} and judge cache {CACHE_TABLE}",
+        # Its verdicts table is not listed: revision 3 copies and drops it, so a current store
+        # lacks it by design (``store info`` lists it only while it is there to copy).
+        creates=(("TABLE", CACHE_TABLE),),
         apply=_verdict_tables,
+    ),
+    Revision(
+        number=3,
+        marker=VERDICTS_TABLE,
+        summary=f"verdicts table {VERDICTS_TABLE} with each claim's confidence "
+        f"(the rows of {LEGACY_VERDICTS_TABLE} copied into it, then that table dropped)",
+        creates=(("TABLE", VERDICTS_TABLE),),
+        apply=_verdict_confidences,
     ),
 )
 """The analyzer's revisions, oldest first; a new object or layout is a new revision at the end."""

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from ragfunnel.analyzer.store.tables.judge_cache import CACHE_TABLE
 from ragfunnel.analyzer.store.tables.markers import MARKER_TABLE, read_markers
 from ragfunnel.analyzer.store.tables.stage_spans import STAGE_TABLE, VIEW_NAME
-from ragfunnel.analyzer.store.tables.verdicts import VERDICTS_TABLE
+from ragfunnel.analyzer.store.tables.verdicts import LEGACY_VERDICTS_TABLE, VERDICTS_TABLE
 
 if TYPE_CHECKING:
     from ragfunnel.analyzer.store.connection import Store
@@ -76,9 +76,21 @@ class StoreSchema:
         return self.stage_table_current and self.has(VIEW_NAME)
 
     @property
+    def verdicts_table(self) -> str | None:
+        """The verdicts table to read: the current layout, else the old one; None: neither.
+
+        The old layout (``ragfunnel_verdicts_v1``, no confidences) is read while it exists and
+        its copy into the current one has not finished (the revision's marker): a store nobody
+        migrated, or one whose migration was interrupted, is read whole.
+        """
+        if self.has(LEGACY_VERDICTS_TABLE) and VERDICTS_TABLE not in self.markers:
+            return LEGACY_VERDICTS_TABLE
+        return VERDICTS_TABLE if self.has(VERDICTS_TABLE) else None
+
+    @property
     def verdicts_present(self) -> bool:
-        """The verdicts table exists (something was judged, or the judges' revision ran)."""
-        return self.has(VERDICTS_TABLE)
+        """A verdicts table exists (something was judged, or the judges' revision ran)."""
+        return self.verdicts_table is not None
 
     @property
     def judge_cache_present(self) -> bool:

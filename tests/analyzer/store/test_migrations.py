@@ -25,7 +25,7 @@ from ragfunnel.analyzer.store.migrations import (
 from ragfunnel.analyzer.store.part_format import COMPACT_PARTS
 from ragfunnel.analyzer.store.tables.judge_cache import CACHE_TABLE
 from ragfunnel.analyzer.store.tables.stage_spans import STAGE_TABLE, VIEW_NAME, stage_table
-from ragfunnel.analyzer.store.tables.verdicts import VERDICTS_TABLE
+from ragfunnel.analyzer.store.tables.verdicts import LEGACY_VERDICTS_TABLE, VERDICTS_TABLE
 from tests.support.traces import TraceBuilder
 
 
@@ -175,16 +175,19 @@ def test_store_migrate_and_info_commands(tmp_path: Path) -> None:
         b.into(opened)
     info = runner.invoke(app, ["store", "info", "--store", dsn])
     assert info.exit_code == 0, info.output
-    assert "revision 0 of 2 (ragfunnel store migrate)" in info.stdout
+    assert f"revision 0 of {CURRENT_REVISION} (ragfunnel store migrate)" in info.stdout
     assert "MergeTree, 4 rows" in info.stdout and "absent" in info.stdout
 
     first = runner.invoke(app, ["store", "migrate", "--store", dsn])
     assert first.exit_code == 0, first.output
     assert f"revision 1: stage-span table {STAGE_TABLE}" in first.stdout
-    assert f"revision 2: judges' verdicts table {VERDICTS_TABLE}" in first.stdout
-    assert "revision 0 → 2" in first.stdout
+    assert f"revision 2: judges' verdicts table {LEGACY_VERDICTS_TABLE}" in first.stdout
+    assert (
+        f"revision 3: verdicts table {VERDICTS_TABLE} with each claim's confidence" in first.stdout
+    )
+    assert f"revision 0 → {CURRENT_REVISION}" in first.stdout
     second = runner.invoke(app, ["store", "migrate", "--store", dsn])
-    assert "at revision 2, nothing to do" in second.stdout
+    assert f"at revision {CURRENT_REVISION}, nothing to do" in second.stdout
     info = runner.invoke(app, ["store", "info", "--store", dsn])
     assert "view attached: new spans are parsed as they arrive" in info.stdout
     assert "absent" not in info.stdout

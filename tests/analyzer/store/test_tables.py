@@ -35,7 +35,7 @@ ANALYZER_TABLES = {
     "judge_cache": {judge_cache.CACHE_TABLE},
     "markers": {markers.MARKER_TABLE},
     "stage_spans": {stage_spans.STAGE_TABLE, stage_spans.VIEW_NAME},
-    "verdicts": {verdicts.VERDICTS_TABLE},
+    "verdicts": {verdicts.VERDICTS_TABLE, verdicts.LEGACY_VERDICTS_TABLE},
 }
 """Each analyzer table module's own tables (``traces`` owns the store's traces table)."""
 
@@ -121,18 +121,25 @@ def exercise_markers(store: Store) -> None:
 
 
 def exercise_verdicts(store: Store) -> None:
+    verdicts.create_legacy_verdicts(store)
     verdicts.create_verdicts(store)
+    verdicts.copy_legacy_verdicts(store, present=True)
     row = {
         "TraceId": "t", "SpanId": "s", "QuestionKey": "q", "RunId": "run-1", "Mode": "pipeline",
         "Judge": "offline", "Policy": "p", "AnswerHash": "a", "ContextHash": "c", "Abstained": 0,
-        "Faithfulness": 1.0, "ClaimTexts": ["x"], "ClaimVerdicts": [1.0],
+        "Faithfulness": 1.0, "Confidence": 0.9, "ClaimTexts": ["x"], "ClaimVerdicts": [1.0],
         "ClaimLabels": [verdicts.SUPPORTED], "ClaimSupportingIds": [["d#1"]], "ClaimMissing": [""],
-        "Correctness": "", "CorrectnessReason": "", "Signals": [], "Sampled": 0,
+        "ClaimConfidences": [0.9], "Correctness": "", "CorrectnessReason": "", "Signals": [],
+        "Sampled": 0,
     }  # fmt: skip
-    verdicts.insert_verdicts(store, [row])
+    verdicts.insert_verdicts(store, [row])  # type: ignore[list-item]
     assert verdicts.read_verdicts(store).height == 1
     assert verdicts.read_verdicts(store, runs=["run-1"]).height == 1
     assert verdicts.deciding_verdict_rows(store, ["run-1"]).height == 1
+    legacy = verdicts.LEGACY_VERDICTS_TABLE
+    verdicts.create_legacy_verdicts(store)
+    assert verdicts.read_verdicts(store, table=legacy).height == 0
+    assert verdicts.deciding_verdict_rows(store, table=legacy).height == 0
 
 
 def exercise_judge_cache(store: Store) -> None:

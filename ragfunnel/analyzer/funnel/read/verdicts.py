@@ -1,10 +1,10 @@
 """The judges' verdicts as the funnel reads them: one deciding verdict per question instance.
 
-``ragfunnel judge`` writes ``ragfunnel_verdicts_v1`` (docs/judges.md); this module reads it
-(``store/tables/verdicts.py`` holds the statement) —
-only when it exists, never creating it — and keeps, for each trace and question, the verdict
+``ragfunnel judge`` writes the verdicts table (docs/judges.md); this module reads it
+(``store/tables/verdicts.py`` holds the statement; a store nobody migrated is read in its old
+layout) — only when it exists, never creating it — and keeps, for each trace and question, the verdict
 of the pipeline answer by the strongest judge (an LLM or fact-checker over the offline judge),
-the latest one. It shapes the record columns ``faithfulness`` and ``claims`` and the inputs of
+the latest one. It shapes the record columns ``faithfulness``, ``confidence`` and ``claims`` and the inputs of
 the generation rule: the first unsupported claim (else the first partial or uncertain one) with
 its missing term, how many claims the judge could not decide (``doubts``: ``uncertain`` claims,
 and ``partial`` ones from the offline judge, whose partial means "not sure"; an LLM's
@@ -56,6 +56,7 @@ DECIDING_VERDICT_COLUMNS: dict[str, pl.DataType] = {
     "trace_id": pl.String(),
     "question_key": pl.String(),
     "faithfulness": pl.Float64(),
+    "confidence": pl.Float64(),
     "claims": pl.List(CLAIM),
     "judged_correctness": pl.String(),
     "judged_correctness_reason": pl.String(),
@@ -73,13 +74,14 @@ def no_verdicts() -> pl.DataFrame:
 
 def read_verdicts(store: Store, runs: Sequence[str] = ()) -> pl.DataFrame:
     """The deciding verdict of each judged pipeline answer (see the module docstring)."""
-    if not read_schema(store).verdicts_present:
+    table = read_schema(store).verdicts_table
+    if table is None:
         return no_verdicts()
-    raw = deciding_verdict_rows(store, runs)
+    raw = deciding_verdict_rows(store, runs, table=table)
     if raw.is_empty():
         return no_verdicts()
     fields = [name for _, name in CLAIM_COLUMNS]
-    names = ["judge", "abstained", "faithfulness", *fields, "correctness", "reason"]
+    names = ["judge", "abstained", "faithfulness", "confidence", *fields, "correctness", "reason"]
     v = raw.get_column("v").struct.rename_fields(names).struct.unnest()
     rows = pl.concat(
         [
@@ -107,6 +109,8 @@ def read_verdicts(store: Store, runs: Sequence[str] = ()) -> pl.DataFrame:
         "question_key",
         pl.when(pl.col("abstained") > 0).then(None).otherwise(pl.col("faithfulness"))
         .alias("faithfulness"),
+        pl.when(pl.col("abstained") > 0).then(None).otherwise(pl.col("confidence"))
+        .alias("confidence"),
         pl.col("claims").fill_null(pl.lit([], dtype=pl.List(CLAIM))),
         pl.when(pl.col("correctness") != "").then(pl.col("correctness")).alias("judged_correctness"),
         pl.when(pl.col("correctness") != "").then(pl.col("reason")).alias("judged_correctness_reason"),

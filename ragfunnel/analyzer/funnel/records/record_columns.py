@@ -91,7 +91,7 @@ def record_columns(
         pl.col("prompt_n").alias("prompt_size"), pl.col("cand_n").alias("candidates"),
         pl.col("ranking_top").alias("top_score"), "cut_threshold",
         pl.col("index_version").cast(repeated),
-        "faithfulness", "claims", "answer_correctness", "correctness_reason",
+        "faithfulness", "confidence", "claims", "answer_correctness", "correctness_reason",
         "evidence", "missing",
         flags.alias("flags"), pl.col("errors_text").alias("errors"), "low_confidence_tokens",
         pl.col("gen_logprobs_min").alias("logprobs_min"), "sample_disagreement",

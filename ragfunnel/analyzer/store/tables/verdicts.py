@@ -1,17 +1,26 @@
-"""The judges' verdicts table ``ragfunnel_verdicts_v1``: its layout, its row, its reads and writes.
+"""The judges' verdicts table ``ragfunnel_verdicts_v2``: its layout, its row, its reads and writes.
 
 One row per judged answer (a generate span) and judge: the claims with their verdicts,
-supporting ids and missing terms, the faithfulness, the answer's correctness and the signals
-that flagged it. ``ragfunnel judge`` writes it (:func:`insert_verdicts`); the funnel reads the
-deciding verdict of each answer (:func:`deciding_verdict_rows`), ``ragfunnel review`` and the
-exporter every row (:func:`read_verdicts`), only when it exists. A ReplacingMergeTree table:
-writing a verdict again replaces the old one. :mod:`..migrations` creates it (revision 2).
+confidences, supporting ids and missing terms, the faithfulness and confidence, the answer's
+correctness and the signals that flagged it. ``ragfunnel judge`` writes it
+(:func:`insert_verdicts`); the funnel reads the deciding verdict of each answer
+(:func:`deciding_verdict_rows`), ``ragfunnel review`` and the exporter every row
+(:func:`read_verdicts`), only when it exists. A ReplacingMergeTree table: writing a verdict
+again replaces the old one.
+
+Layouts: revision 2 of :mod:`..migrations` created ``ragfunnel_verdicts_v1``
+(:data:`LEGACY_VERDICTS_TABLE`, without confidences); revision 3 creates this layout, copies the
+old rows into it (:func:`copy_legacy_verdicts`: a claim's confidence unknown, the answer's
+confidence its faithfulness, as :attr:`AnswerVerdict.confidence` counts a claim without one) and
+drops the old table. A store nobody migrated is still read: every read takes the table to read
+from ``store/schema.py`` (``StoreSchema.verdicts_table``) and reads the old layout with the two
+new columns filled the same way.
 """
 
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, TypedDict, cast
 
 from ragfunnel.analyzer.store.dsn import quote
 
@@ -24,8 +33,10 @@ if TYPE_CHECKING:
     from ragfunnel.analyzer.store.connection import Store
 
 __all__ = [
+    "ADDED_IN_V2",
     "CLAIM_COLUMNS",
     "CLAIM_LABELS",
+    "LEGACY_VERDICTS_TABLE",
     "OFFLINE_JUDGE",
     "PARTIAL",
     "SUPPORTED",
@@ -34,6 +45,8 @@ __all__ = [
     "VERDICTS_TABLE",
     "VERDICT_COLUMNS",
     "VerdictRow",
+    "copy_legacy_verdicts",
+    "create_legacy_verdicts",
     "create_verdicts",
     "deciding_verdict_rows",
     "insert_verdicts",
@@ -50,32 +63,71 @@ CLAIM_LABELS = (SUPPORTED, PARTIAL, UNSUPPORTED, UNCERTAIN)
 OFFLINE_JUDGE = "offline"
 """The offline judge's value in ``Judge``; every other judge is ``llm:…`` or ``factcheck:…``."""
 
-VERDICTS_TABLE = "ragfunnel_verdicts_v1"
+VERDICTS_TABLE = "ragfunnel_verdicts_v2"
+"""The table's name carries its layout's version: a new layout is a new table (and revision)."""
+LEGACY_VERDICTS_TABLE = "ragfunnel_verdicts_v1"
+"""The layout before claim confidences (revision 2), read when a store was not migrated."""
 
-VERDICT_COLUMNS: tuple[tuple[str, str], ...] = (
-    ("TraceId", "String"),
-    ("SpanId", "String"),
-    ("QuestionKey", "String"),
-    ("RunId", "LowCardinality(String)"),
-    ("Mode", "LowCardinality(String)"),
-    ("Judge", "LowCardinality(String)"),
-    ("Policy", "LowCardinality(String)"),
-    ("AnswerHash", "String"),
-    ("ContextHash", "String"),
-    ("Abstained", "UInt8"),
-    ("Faithfulness", "Nullable(Float64)"),
-    ("ClaimTexts", "Array(String)"),
-    ("ClaimVerdicts", "Array(Float64)"),
-    ("ClaimLabels", "Array(String)"),
-    ("ClaimSupportingIds", "Array(Array(String))"),
-    ("ClaimMissing", "Array(String)"),
-    ("Correctness", "LowCardinality(String)"),
-    ("CorrectnessReason", "String"),
-    ("Signals", "Array(String)"),
-    ("Sampled", "UInt8"),
-    ("JudgedAt", "DateTime64(3)"),
+
+class _Verdict(TypedDict):
+    TraceId: str
+    SpanId: str
+    QuestionKey: str
+    RunId: str
+    Mode: str
+    Judge: str
+    Policy: str
+    AnswerHash: str
+    ContextHash: str
+    Abstained: int
+    Faithfulness: float | None  # the mean claim verdict; null for an abstention
+    Confidence: float | None  # the mean claim confidence (else verdict); null for an abstention
+    ClaimTexts: list[str]
+    ClaimVerdicts: list[float]
+    ClaimLabels: list[str]
+    ClaimSupportingIds: list[list[str]]
+    ClaimMissing: list[str]
+    ClaimConfidences: list[float | None]  # 0–1 that the claim is supported; null: none given
+    Correctness: str  # "" when not judged
+    CorrectnessReason: str
+    Signals: list[str]
+    Sampled: int
+
+
+class VerdictRow(_Verdict, total=False):
+    """One verdict row: the table's columns by name, in table order (:data:`VERDICT_COLUMNS`).
+
+    ``judges/verdict_row.py`` builds it from a judge's verdict; ``JudgedAt`` may be left out
+    (the insert sets it). Rows read back (:func:`read_verdicts`) have the same keys.
+    """
+
+    JudgedAt: datetime
+
+
+_SQL_TYPES: dict[str, str] = {
+    "TraceId": "String", "SpanId": "String", "QuestionKey": "String",
+    "RunId": "LowCardinality(String)", "Mode": "LowCardinality(String)",
+    "Judge": "LowCardinality(String)", "Policy": "LowCardinality(String)",
+    "AnswerHash": "String", "ContextHash": "String", "Abstained": "UInt8",
+    "Faithfulness": "Nullable(Float64)", "Confidence": "Nullable(Float64)",
+    "ClaimTexts": "Array(String)", "ClaimVerdicts": "Array(Float64)",
+    "ClaimLabels": "Array(String)", "ClaimSupportingIds": "Array(Array(String))",
+    "ClaimMissing": "Array(String)", "ClaimConfidences": "Array(Nullable(Float64))",
+    "Correctness": "LowCardinality(String)", "CorrectnessReason": "String",
+    "Signals": "Array(String)", "Sampled": "UInt8", "JudgedAt": "DateTime64(3)",
+}  # fmt: skip
+
+VERDICT_COLUMNS: tuple[tuple[str, str], ...] = tuple(
+    (name, _SQL_TYPES[name]) for name in VerdictRow.__annotations__
 )
-"""One row per judged answer and judge; ``Correctness`` is ``""`` when not judged."""
+"""The table's columns and types, in the order of :class:`VerdictRow`'s keys."""
+
+ADDED_IN_V2: dict[str, str] = {
+    "Confidence": "if(Abstained > 0, NULL, Faithfulness)",
+    "ClaimConfidences": "arrayMap(t -> CAST(NULL, 'Nullable(Float64)'), ClaimTexts)",
+}
+"""The columns the old layout lacks, each with its value for an old row: no claim confidence,
+so the answer's confidence is its faithfulness (each claim counts its verdict)."""
 
 CLAIM_COLUMNS: tuple[tuple[str, str], ...] = (
     ("ClaimTexts", "text"),
@@ -84,31 +136,65 @@ CLAIM_COLUMNS: tuple[tuple[str, str], ...] = (
     ("ClaimSupportingIds", "supporting_ids"),
     ("ClaimMissing", "missing"),
 )
-"""The per-claim columns (parallel arrays, one element per claim, in answer order) and the
-claim field each holds: the judges fill them from their claim verdicts (``judges/verdict_row.py``),
-the funnel reads them back into its ``claims`` structs (``funnel/read/verdicts.py``)."""
-
-VerdictRow = dict[str, Any]
-"""One verdict row: the keys of :data:`VERDICT_COLUMNS` (``JudgedAt`` may be left out);
-``judges/verdict_row.py`` builds it from a judge's verdict."""
+"""The per-claim columns the funnel's ``claims`` records hold (parallel arrays, one element per
+claim, in answer order) and the claim field each holds: the judges fill them from their claim
+verdicts (``judges/verdict_row.py``, with ``ClaimConfidences``), the funnel reads them back into
+its ``claims`` structs (``funnel/read/verdicts.py``)."""
 
 
-def verdicts_ddl(verdicts: str) -> str:
-    """The CREATE statement of the verdicts table, given its quoted qualified name."""
-    columns = ",\n    ".join(f"`{n}` {t}" for n, t in VERDICT_COLUMNS)
+def _ddl(table: str, columns: Sequence[tuple[str, str]]) -> str:
+    listed = ",\n    ".join(f"`{n}` {t}" for n, t in columns)
     return (
-        f"CREATE TABLE IF NOT EXISTS {verdicts} (\n    {columns}\n) "
+        f"CREATE TABLE IF NOT EXISTS {table} (\n    {listed}\n) "
         "ENGINE = ReplacingMergeTree(JudgedAt) ORDER BY (TraceId, QuestionKey, SpanId, Judge)"
     )
 
 
-def _table(store: Store) -> str:
-    return quote(store.database, VERDICTS_TABLE)
+def verdicts_ddl(verdicts: str) -> str:
+    """The CREATE statement of the verdicts table, given its quoted qualified name."""
+    return _ddl(verdicts, VERDICT_COLUMNS)
+
+
+def _table(store: Store, name: str = VERDICTS_TABLE) -> str:
+    return quote(store.database, name)
 
 
 def create_verdicts(store: Store) -> None:
-    """Create the verdicts table if missing (revision 2 of :mod:`..migrations`)."""
+    """Create the verdicts table if missing (revision 3 of :mod:`..migrations`)."""
     store.command(verdicts_ddl(_table(store)))
+
+
+def create_legacy_verdicts(store: Store) -> None:
+    """Create the old layout if missing (revision 2 of :mod:`..migrations`).
+
+    Revision 3 then copies and drops it: a revision, once released, keeps doing what it did.
+    """
+    legacy = [(n, t) for n, t in VERDICT_COLUMNS if n not in ADDED_IN_V2]
+    store.command(_ddl(_table(store, LEGACY_VERDICTS_TABLE), legacy))
+
+
+def _select(table: str) -> str:
+    """Every column of :data:`VERDICT_COLUMNS`, in order, from ``table`` (either layout)."""
+    if table == VERDICTS_TABLE:
+        return ", ".join(f"`{n}`" for n, _ in VERDICT_COLUMNS)
+    return ", ".join(f"{ADDED_IN_V2[n]} AS `{n}`" if n in ADDED_IN_V2 else f"`{n}`"
+                     for n, _ in VERDICT_COLUMNS)  # fmt: skip
+
+
+def copy_legacy_verdicts(store: Store, *, present: bool) -> None:
+    """Copy the old layout's rows into the verdicts table, then drop the old table.
+
+    ``present``: whether the old table exists (``store/schema.py``); nothing to do when not.
+    Safe to run again: rows copied twice are one row (same key and ``JudgedAt``) when read.
+    """
+    if not present:
+        return
+    legacy = _table(store, LEGACY_VERDICTS_TABLE)
+    store.command(
+        f"INSERT INTO {_table(store)} ({_select(VERDICTS_TABLE)}) "
+        f"SELECT {_select(LEGACY_VERDICTS_TABLE)} FROM {legacy} FINAL"
+    )
+    store.command(f"DROP TABLE IF EXISTS {legacy}")
 
 
 def _arrow_types() -> list[tuple[str, pa.DataType]]:
@@ -118,6 +204,7 @@ def _arrow_types() -> list[tuple[str, pa.DataType]]:
         "String": pa.string(), "LowCardinality(String)": pa.string(), "UInt8": pa.uint8(),
         "Nullable(Float64)": pa.float64(), "Array(String)": pa.list_(pa.string()),
         "Array(Float64)": pa.list_(pa.float64()),
+        "Array(Nullable(Float64))": pa.list_(pa.float64()),
         "Array(Array(String))": pa.list_(pa.list_(pa.string())),
         "DateTime64(3)": pa.timestamp("ms"),
     }  # fmt: skip
@@ -125,56 +212,78 @@ def _arrow_types() -> list[tuple[str, pa.DataType]]:
 
 
 def insert_verdicts(store: Store, rows: Sequence[VerdictRow]) -> None:
-    """Insert verdict rows in one block; ``JudgedAt`` defaults to now."""
+    """Insert verdict rows in one block; ``JudgedAt`` defaults to now.
+
+    Raises:
+        KeyError: a row lacks a column (the message names the row and the column).
+    """
     import pyarrow as pa
 
     if not rows:
         return
     now = datetime.now(timezone.utc).replace(tzinfo=None)
+    for number, row in enumerate(rows):
+        lacking = [n for n, _ in VERDICT_COLUMNS if n != "JudgedAt" and n not in row]
+        if lacking:
+            raise KeyError(f"verdict row {number} lacks column(s) {', '.join(lacking)}")
+    plain = cast("Sequence[dict[str, object]]", rows)
     data = pa.table(
         {
-            name: pa.array(
-                [r.get(name, now) if name == "JudgedAt" else r[name] for r in rows], kind
-            )
+            name: pa.array([r.get(name, now) if name == "JudgedAt" else r[name] for r in plain],
+                           kind)
             for name, kind in _arrow_types()
         }
-    )
+    )  # fmt: skip
     store.insert_arrow(VERDICTS_TABLE, data)
 
 
-def read_verdicts(store: Store, *, runs: Sequence[str] = (), present: bool = True) -> pl.DataFrame:
+def _source(store: Store, table: str) -> str:
+    """What to read rows from: the table, or the old layout shaped like it."""
+    if table == VERDICTS_TABLE:
+        return f"{_table(store)} FINAL"
+    return f"(SELECT {_select(table)} FROM {_table(store, table)} FINAL)"
+
+
+def read_verdicts(
+    store: Store, *, runs: Sequence[str] = (), table: str | None = VERDICTS_TABLE
+) -> pl.DataFrame:
     """The latest verdict rows (of every judge), optionally of some runs only.
 
-    ``present=False`` (the table does not exist: :mod:`..schema`) gives an empty frame with
+    ``table``: the table to read, :data:`VERDICTS_TABLE` or a store's old
+    :data:`LEGACY_VERDICTS_TABLE` (read with the columns it lacks filled: :data:`ADDED_IN_V2`),
+    as ``StoreSchema.verdicts_table`` says; ``None`` (nothing judged) gives an empty frame with
     the table's columns without asking the store.
     """
     import polars as pl
     import pyarrow as pa
 
-    if not present:
+    if table is None:
         empty = pa.table({name: pa.array([], kind) for name, kind in _arrow_types()})
         return cast(pl.DataFrame, pl.from_arrow(empty))
     where = "WHERE RunId IN {runs:Array(String)}" if runs else ""
     return store.query_df(
-        f"SELECT * FROM {_table(store)} FINAL {where}", {"runs": list(runs)} if runs else None
+        f"SELECT * FROM {_source(store, table)} {where}", {"runs": list(runs)} if runs else None
     )
 
 
-def deciding_verdict_rows(store: Store, runs: Sequence[str] = ()) -> pl.DataFrame:
+def deciding_verdict_rows(
+    store: Store, runs: Sequence[str] = (), *, table: str = VERDICTS_TABLE
+) -> pl.DataFrame:
     """Per trace and question, the deciding verdict of its pipeline answer, as one tuple ``v``.
 
     The strongest judge's (an LLM or fact-checker over the offline judge), the latest one:
-    ``TraceId``, ``QuestionKey`` and ``v`` = (judge, abstained, faithfulness, the claim columns
-    of :data:`CLAIM_COLUMNS`, correctness, its reason). Call it only when the table exists.
+    ``TraceId``, ``QuestionKey`` and ``v`` = (judge, abstained, faithfulness, confidence, the
+    claim columns of :data:`CLAIM_COLUMNS`, correctness, its reason). Call it only when the
+    table exists; ``table`` as for :func:`read_verdicts`.
     """
     run_filter = "AND RunId IN {runs:Array(String)}" if runs else ""
     return store.query_df(
         f"""
         SELECT TraceId, QuestionKey,
-            argMax(tuple(Judge, Abstained, Faithfulness, {", ".join(c for c, _ in CLAIM_COLUMNS)},
-                         Correctness, CorrectnessReason),
-                   tuple(Judge != 'offline', JudgedAt)) AS v
-        FROM {_table(store)} FINAL
+            argMax(tuple(Judge, Abstained, Faithfulness, Confidence,
+                         {", ".join(c for c, _ in CLAIM_COLUMNS)}, Correctness, CorrectnessReason),
+                   tuple(Judge != '{OFFLINE_JUDGE}', JudgedAt)) AS v
+        FROM {_source(store, table)}
         WHERE Mode = 'pipeline' {run_filter}
         GROUP BY TraceId, QuestionKey
         """,
