@@ -19,9 +19,10 @@ if TYPE_CHECKING:
 CALIBRATE_HELP = """Measure each judge's agreement with people, from a labelled review sheet.
 
 Reads the sheet of `ragfunnel review` (CSV or JSON Lines) with the human labels filled in and \
-reports, per judge: the confusion matrix judge × human, \
-Cohen's kappa with a bootstrap 95 % interval, precision and recall of "unsupported", kappa per \
-ISO week (drift), and how often the claim split was sensible. Unlabelled rows are skipped; \
+reports, per judge: the confusion matrix judge × human (with the claims the judge left \
+"uncertain" in a row of their own), Cohen's kappa with a bootstrap 95 % interval over the claims \
+the judge decided, precision and recall of "unsupported", kappa per ISO week (drift), and how \
+often the claim split was sensible. Unlabelled rows are skipped; \
 invalid ones are listed with file, line and field.
 
 \b
@@ -48,11 +49,14 @@ def calibration_text(result: Calibration) -> str:
     lines = [f"{result.answers} labelled answers; claim split sensible: "
              f"{_interval(result.split_sensible, percent=True)}"]  # fmt: skip
     for judge in result.judges:
-        lines += ["", f"{judge.judge}: {judge.claims} claims, kappa {_interval(judge.kappa)}",
+        doubted = (f", {judge.uncertain} uncertain (kappa over the other "
+                   f"{judge.claims - judge.uncertain})" if judge.uncertain else "")  # fmt: skip
+        lines += ["", f"{judge.judge}: {judge.claims} claims{doubted}, "
+                  f"kappa {_interval(judge.kappa)}",
                   f"  unsupported: precision {_interval(judge.unsupported_precision, True)}, "
                   f"recall {_interval(judge.unsupported_recall, True)}",
                   "  judge \\ human  " + "  ".join(f"{h:>11}" for h in LABELS)]  # fmt: skip
-        for j in LABELS:
+        for j in judge.confusion if judge.uncertain else LABELS:  # its rows: the judge's labels
             lines.append(f"  {j:<14} " + "  ".join(f"{judge.confusion[j][h]:>11}" for h in LABELS))
         if len(judge.kappa_by_week) > 1:
             lines.append("  kappa by week: " + ", ".join(

@@ -3,10 +3,12 @@
 ``read_labels`` reads a review sheet back (CSV or JSON Lines, as ``review.py`` wrote it, with
 ``human_labels`` filled in) and checks every row, naming file, line and field for each problem.
 ``calibrate`` compares each judge's claim labels with the people's: a confusion matrix
-(judge × human over supported / partial / unsupported), Cohen's kappa with a bootstrap
-interval, precision and recall of ``unsupported`` (the verdict that sends someone to fix a
-prompt), and the same kappa per ISO week (drift). It also reports how often people found the
-claim split sensible.
+(judge × human: the judge's supported / partial / unsupported / uncertain against the person's
+supported / partial / unsupported), Cohen's kappa with a bootstrap interval over the claims the
+judge decided (``uncertain`` is no verdict: it is counted apart, and its row of the matrix says
+what people made of those claims), precision and recall of ``unsupported`` (the verdict that
+sends someone to fix a prompt; a claim left uncertain is not flagged), and the same kappa per
+ISO week (drift). It also reports how often people found the claim split sensible.
 """
 
 from __future__ import annotations
@@ -18,10 +20,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ragfunnel.analyzer.judges.verdict_types import LABELS, UNSUPPORTED, JudgeError
+from ragfunnel.analyzer.judges.verdict_types import LABELS, UNCERTAIN, UNSUPPORTED, JudgeError
 from ragfunnel.analyzer.stats import Estimate, kappa_interval, wilson
 
-__all__ = ["Calibration", "JudgeAgreement", "LabelError", "calibrate", "read_labels"]
+__all__ = [
+    "JUDGE_LABELS",
+    "Calibration",
+    "JudgeAgreement",
+    "LabelError",
+    "calibrate",
+    "read_labels",
+]
+
+JUDGE_LABELS = (*LABELS, UNCERTAIN)
+"""What a judge's column may say: a verdict, or ``uncertain`` (the offline judge's doubt)."""
 
 _SHORT = {"s": "supported", "p": "partial", "u": "unsupported"}
 _YES = {"yes": True, "y": True, "ja": True, "true": True, "1": True,
@@ -43,13 +55,11 @@ class Labelled:
     split_sensible: bool | None
 
 
-def _label(value: Any, where: str, problems: list[str]) -> str:
+def _label(value: Any, where: str, problems: list[str], allowed: tuple[str, ...] = LABELS) -> str:
     text = str(value or "").strip().casefold()
     text = _SHORT.get(text, text)
-    if text not in LABELS:
-        problems.append(
-            f"{where}: {value!r} is not supported / partial / unsupported (or s / p / u)"
-        )
+    if text not in allowed:
+        problems.append(f"{where}: {value!r} is not {' / '.join(allowed)} (or s / p / u)")
     return text
 
 
@@ -82,7 +92,8 @@ def _parse(row: dict[str, Any], where: str, problems: list[str]) -> Labelled | N
         values = [v["label"] if isinstance(v, dict) else v for v in labels]
         if len(values) == len(claims):
             parsed[judge] = tuple(
-                _label(v, f"{where}: field 'judges' ({judge})", problems) for v in values
+                _label(v, f"{where}: field 'judges' ({judge})", problems, JUDGE_LABELS)
+                for v in values
             )
     sensible_raw = str(field("claim_split_sensible") or "").strip().casefold()
     if sensible_raw and sensible_raw not in _YES:
@@ -135,11 +146,14 @@ class JudgeAgreement:
     judge: str
     claims: int
     confusion: dict[str, dict[str, int]]
-    """judge label → human label → count."""
+    """judge label (:data:`JUDGE_LABELS`) → human label → count."""
     kappa: Estimate
+    """Over the claims the judge decided (``claims - uncertain``)."""
     unsupported_precision: Estimate
     unsupported_recall: Estimate
     kappa_by_week: dict[str, Estimate]
+    uncertain: int = 0
+    """Claims the judge left ``uncertain``: no verdict, so outside the kappa."""
 
 
 @dataclass(frozen=True)
@@ -159,22 +173,23 @@ def calibrate(path: str | Path) -> Calibration:
     for judge in names:
         pairs = [(j, h, r.week) for r in rows if judge in r.judges
                  for j, h in zip(r.judges[judge], r.human, strict=True)]  # fmt: skip
-        mine = [p[0] for p in pairs]
-        theirs = [p[1] for p in pairs]
-        confusion = {a: dict.fromkeys(LABELS, 0) for a in LABELS}
+        confusion = {a: dict.fromkeys(LABELS, 0) for a in JUDGE_LABELS}
         for j, h, _ in pairs:
             confusion[j][h] += 1
-        flagged = sum(j == UNSUPPORTED for j in mine)
-        truly = sum(h == UNSUPPORTED for h in theirs)
+        flagged = sum(j == UNSUPPORTED for j, _, _ in pairs)
+        truly = sum(h == UNSUPPORTED for _, h, _ in pairs)
         both = sum(j == h == UNSUPPORTED for j, h, _ in pairs)
-        weeks = sorted({w for _, _, w in pairs})
+        decided = [p for p in pairs if p[0] != UNCERTAIN]
+        weeks = sorted({w for _, _, w in decided})
         by_week = {
             w: kappa_interval(
-                [j for j, _, x in pairs if x == w], [h for _, h, x in pairs if x == w]
+                [j for j, _, x in decided if x == w], [h for _, h, x in decided if x == w]
             )
             for w in weeks
         }
-        agreements.append(JudgeAgreement(judge, len(pairs), confusion, kappa_interval(mine, theirs),
-                                         wilson(both, flagged), wilson(both, truly), by_week))  # fmt: skip
+        kappa = kappa_interval([p[0] for p in decided], [p[1] for p in decided])
+        agreements.append(JudgeAgreement(judge, len(pairs), confusion, kappa,
+                                         wilson(both, flagged), wilson(both, truly), by_week,
+                                         len(pairs) - len(decided)))  # fmt: skip
     rated = [r.split_sensible for r in rows if r.split_sensible is not None]
     return Calibration(len(rows), agreements, wilson(sum(rated), len(rated)))
