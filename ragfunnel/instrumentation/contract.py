@@ -55,6 +55,9 @@ STREAM_PARTIAL = "ragfunnel.stream.partial"
 # Ingest.
 DOCUMENT_ID = "ragfunnel.document.id"
 CHUNKS_IDS = "ragfunnel.chunks.ids"
+CHUNKS_TEXTS = "ragfunnel.chunks.texts"  # content
+CHUNKS_STARTS = "ragfunnel.chunks.starts"
+CHUNKS_ENDS = "ragfunnel.chunks.ends"
 INDEX_VERSION = "ragfunnel.index.version"
 PAGES_WITHOUT_TEXT = "ragfunnel.ingest.pages_without_text"
 PARTS_WITHOUT_TEXT = "ragfunnel.ingest.parts_without_text"

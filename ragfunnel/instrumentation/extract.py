@@ -334,3 +334,50 @@ def ranked(
 def is_finite(value: Any) -> bool:
     """A real, finite number (not a bool): a score or logprob worth recording."""
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+# --- chunk offsets (ingest) --------------------------------------------------------------------
+_START_KEYS = ("start", "start_char_idx", "start_index")
+_END_KEYS = ("end", "end_char_idx", "end_index")
+
+
+def _offset(item: Any, keys: tuple[str, ...]) -> int | None:
+    """The first integer among ``keys`` on the item, then in its ``metadata`` (LangChain)."""
+    for source in (item, field_of(item, "metadata")):
+        if source is None or (source is not item and not isinstance(source, Mapping)):
+            continue
+        for key in keys:
+            value = field_of(source, key)
+            if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+                return value
+    return None
+
+
+def chunk_offsets(value: Any) -> tuple[list[int], list[int]] | None:
+    """Each chunk's character range ``[start, end)`` in its document, when every chunk has one.
+
+    A chunk's start is its ``start`` / LlamaIndex ``start_char_idx`` / LangChain
+    ``metadata["start_index"]`` (``add_start_index=True``); its end is ``end`` /
+    ``end_char_idx``, else the start plus the length of its text. None when a chunk has none
+    (offsets of some chunks only would place a span wrongly).
+    """
+    items = items_of(value)
+    starts: list[int] = []
+    ends: list[int] = []
+    for item in items:
+        if isinstance(item, (str, int, tuple)):
+            return None
+        node = field_of(item, "node")  # LlamaIndex NodeWithScore
+        chunk = node if node is not None and not isinstance(item, Mapping) else item
+        start = _offset(chunk, _START_KEYS)
+        if start is None:
+            return None
+        end = _offset(chunk, _END_KEYS)
+        if end is None:
+            text = _item_text(chunk)
+            if text is None:
+                return None
+            end = start + len(text)
+        starts.append(start)
+        ends.append(end)
+    return (starts, ends) if starts else None

@@ -20,7 +20,15 @@ import polars as pl
 import pyarrow as pa
 
 from ragfunnel.analyzer.cases.case import Case
-from ragfunnel.analyzer.cases.evidence import AllOf, AnyOf, Evidence, Leaf, evidence_ids
+from ragfunnel.analyzer.cases.evidence import (
+    AllOf,
+    AnyOf,
+    Evidence,
+    Leaf,
+    Quote,
+    Span,
+    evidence_ids,
+)
 from ragfunnel.analyzer.cases.problems import CaseProblem
 from ragfunnel.analyzer.cases.validation import FALSE, FIELDS, TRUE, Record, to_case
 from ragfunnel.instrumentation.contract import normalize_question
@@ -56,6 +64,8 @@ def root_kind(evidence: Evidence | None) -> str | None:
         return None
     if isinstance(evidence, Leaf):
         return "leaf"
+    if isinstance(evidence, (Quote, Span)):
+        return "nested"  # a document leaf: resolved per index version (``resolution``)
     ids = [child.id for child in evidence.children if isinstance(child, Leaf)]
     # A group naming one id twice weighs it twice in recall: the tree fold handles that.
     if len(ids) == len(evidence.children) == len(set(ids)):

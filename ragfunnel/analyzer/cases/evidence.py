@@ -1,7 +1,10 @@
-"""Evidence trees: the chunk ids a correct answer needs, as ``all_of`` / ``any_of`` groups.
+"""Evidence trees: the chunks a correct answer needs, as ``all_of`` / ``any_of`` groups.
 
-The tree values, their parser (the ``evidence`` field of a case) and the two views the funnel
-needs (distinct leaf ids, and the YAML/JSON form back). Pure values: no files, no store.
+A leaf names a chunk by its id (:class:`Leaf`), or by its document and what it holds: a quote
+(:class:`Quote`) or a character span (:class:`Span`) — evidence that survives re-chunking,
+resolved to chunk ids against each run's index (``resolution``). The tree values, their parser
+(the ``evidence`` field of a case) and the views the funnel needs (distinct leaf ids, and the
+YAML/JSON form back). Pure values: no files, no store.
 """
 
 from __future__ import annotations
@@ -16,10 +19,14 @@ from ragfunnel.analyzer.cases.problems import EvidenceError
 __all__ = [
     "AllOf",
     "AnyOf",
+    "DocumentLeaf",
     "Evidence",
     "Leaf",
+    "Quote",
+    "Span",
     "evidence_ids",
     "evidence_to_data",
+    "has_document_leaves",
     "parse_evidence",
 ]
 
@@ -29,6 +36,37 @@ class Leaf:
     """One required chunk id (the id the retriever returns)."""
 
     id: str
+
+
+@dataclass(frozen=True)
+class Quote:
+    """The chunks of ``document`` whose text holds ``quote`` (whitespace and case folded)."""
+
+    document: str
+    quote: str
+
+    @property
+    def id(self) -> str:
+        """The leaf's label: how records and reasons name it before (or without) resolution."""
+        return f'{self.document} "{self.quote}"'
+
+
+@dataclass(frozen=True)
+class Span:
+    """The chunks of ``document`` whose character range overlaps ``[start, end)``."""
+
+    document: str
+    start: int
+    end: int
+
+    @property
+    def id(self) -> str:
+        """The leaf's label: how records and reasons name it before (or without) resolution."""
+        return f"{self.document}[{self.start}:{self.end}]"
+
+
+DocumentLeaf = Quote | Span
+"""A leaf named by its document: resolved to chunk ids per index version."""
 
 
 @dataclass(frozen=True)
@@ -45,15 +83,15 @@ class AnyOf:
     children: tuple[Evidence, ...]
 
 
-Evidence = Leaf | AllOf | AnyOf
+Evidence = Leaf | Quote | Span | AllOf | AnyOf
 
 
 def evidence_ids(node: Evidence | None) -> tuple[str, ...]:
-    """The distinct leaf ids of an evidence tree, in first-appearance order."""
+    """The distinct leaf ids (a document leaf's label) of a tree, in first-appearance order."""
     seen: dict[str, None] = {}
 
     def walk(n: Evidence) -> None:
-        if isinstance(n, Leaf):
+        if isinstance(n, (Leaf, Quote, Span)):
             seen.setdefault(n.id, None)
         else:
             for child in n.children:
@@ -64,10 +102,23 @@ def evidence_ids(node: Evidence | None) -> tuple[str, ...]:
     return tuple(seen)
 
 
+def has_document_leaves(node: Evidence | None) -> bool:
+    """Whether a tree names any leaf by its document (a quote or a span)."""
+    if node is None or isinstance(node, Leaf):
+        return False
+    if isinstance(node, (Quote, Span)):
+        return True
+    return any(has_document_leaves(child) for child in node.children)
+
+
 def evidence_to_data(node: Evidence) -> Any:
     """The YAML/JSON form of an evidence tree (the inverse of :func:`parse_evidence`)."""
     if isinstance(node, Leaf):
         return node.id
+    if isinstance(node, Quote):
+        return {"document": node.document, "quote": node.quote}
+    if isinstance(node, Span):
+        return {"document": node.document, "start": node.start, "end": node.end}
     key = "all_of" if isinstance(node, AllOf) else "any_of"
     return {key: [evidence_to_data(c) for c in node.children]}
 
@@ -75,8 +126,9 @@ def evidence_to_data(node: Evidence) -> Any:
 def parse_evidence(data: Any) -> Evidence:
     """Parse the ``evidence`` field of a case.
 
-    Accepted: a chunk id, a list (read as ``all_of``), or one-key mappings ``{all_of: [...]}`` /
-    ``{any_of: [...]}`` whose items may nest further groups.
+    Accepted: a chunk id, a document leaf (``{document: ..., quote: ...}`` or ``{document: ...,
+    start: ..., end: ...}``), a list (read as ``all_of``), or one-key mappings ``{all_of: [...]}``
+    / ``{any_of: [...]}`` whose items may nest further groups and leaves of either kind.
 
     Raises :class:`EvidenceError` (a ``ValueError``) with a message naming the offending part.
     """
@@ -93,6 +145,8 @@ def _parse_node(data: Any, path: str) -> Evidence:
         return Leaf(text)
     if isinstance(data, list):
         return AllOf(_parse_children(data, path))
+    if isinstance(data, Mapping) and "document" in data:
+        return _document_leaf(data, path)
     if isinstance(data, Mapping):
         keys = list(data)
         if len(keys) != 1 or keys[0] not in ("all_of", "any_of"):
@@ -111,6 +165,44 @@ def _parse_node(data: Any, path: str) -> Evidence:
         parsed = _parse_children(children, f"{path}.{key}")
         return AllOf(parsed) if key == "all_of" else AnyOf(parsed)
     raise EvidenceError(f"{path}: expected a chunk id or a group, got {type(data).__name__}")
+
+
+_QUOTE_KEYS = frozenset({"document", "quote"})
+_SPAN_KEYS = frozenset({"document", "start", "end"})
+
+
+def _document_leaf(data: Mapping[Any, Any], path: str) -> Quote | Span:
+    """``{document, quote}`` or ``{document, start, end}``; anything else is named."""
+    keys = set(map(str, data))
+    document = data["document"]
+    if (
+        not isinstance(document, (str, int))
+        or isinstance(document, bool)
+        or not str(document).strip()
+    ):
+        raise EvidenceError(f"{path}.document: expected a non-empty document id, got {document!r}")
+    doc = str(document).strip()
+    if keys == _QUOTE_KEYS:
+        quote = data["quote"]
+        if not isinstance(quote, str) or not quote.strip():
+            raise EvidenceError(f"{path}.quote: expected a non-empty string, got {quote!r}")
+        return Quote(doc, quote.strip())
+    if keys == _SPAN_KEYS:
+        start, end = data["start"], data["end"]
+        for name, value in (("start", start), ("end", end)):
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise EvidenceError(
+                    f"{path}.{name}: expected a character offset (an integer >= 0), got {value!r}"
+                )
+        if end <= start:
+            raise EvidenceError(f"{path}: end ({end}) must be greater than start ({start})")
+        return Span(doc, start, end)
+    extra = sorted(keys - _QUOTE_KEYS - _SPAN_KEYS)
+    hint = f"; unknown key(s) {', '.join(extra)}" if extra else ""
+    raise EvidenceError(
+        f"{path}: a document leaf is {{document, quote}} or {{document, start, end}}, "
+        f"got keys {', '.join(sorted(keys))}{hint}"
+    )
 
 
 def _parse_children(items: list[Any], path: str) -> tuple[Evidence, ...]:

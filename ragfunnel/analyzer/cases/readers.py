@@ -122,6 +122,8 @@ def jsonl_records(text: str, name: str, problems: list[CaseProblem]) -> list[Rec
 
 # CSV cells are strings: structured fields take JSON, or ';'-separated lists for the flat forms.
 _CSV_LIST_COLUMNS = ("all_of", "any_of")
+# One document leaf as plain columns: document with quote, or document with start and end.
+_CSV_DOCUMENT_COLUMNS = ("document", "quote", "start", "end")
 _REST = "\x00rest"
 
 
@@ -144,11 +146,21 @@ def _csv_cell(key: str, value: str) -> Any:
         return _split(value)
     if key in _CSV_LIST_COLUMNS:
         return _split(value)
+    if key in ("start", "end"):
+        try:
+            return int(value)
+        except ValueError:
+            return value  # the evidence parser names the cell
     return value
 
 
 def csv_records(text: str, name: str, problems: list[CaseProblem], delimiter: str) -> list[Record]:
-    """One case per row under a header; evidence as JSON or ``;``-separated flat groups."""
+    """One case per row under a header.
+
+    Evidence as JSON (``evidence``), ``;``-separated flat groups (``all_of`` or ``any_of``),
+    or one document leaf in plain columns: ``document`` with ``quote``, or ``document`` with
+    ``start`` and ``end``.
+    """
     reader = csv.DictReader(io.StringIO(text, newline=""), delimiter=delimiter, restkey=_REST)
     records = []
     for row in reader:
@@ -165,7 +177,14 @@ def csv_records(text: str, name: str, problems: list[CaseProblem], delimiter: st
             key = raw_key.strip()
             data[key] = _csv_cell(key, raw_value.strip())
         groups = [k for k in _CSV_LIST_COLUMNS if k in data]
-        if groups:
+        leaf = {k: data.pop(k) for k in _CSV_DOCUMENT_COLUMNS if k in data}
+        if leaf:
+            if "evidence" in data or groups:
+                message = "give evidence in one way: evidence (JSON), all_of, any_of or document"
+                problems.append(CaseProblem(name, line, str(data.get("id")), "evidence", message))
+            else:
+                data["evidence"] = leaf
+        elif groups:
             if "evidence" in data or len(groups) > 1:
                 message = "give evidence in one column: evidence (JSON), all_of or any_of"
                 problems.append(CaseProblem(name, line, str(data.get("id")), "evidence", message))

@@ -7,7 +7,7 @@ summaries (``summary.py``). The store side is ``read/``.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
@@ -16,17 +16,24 @@ from typing import cast
 
 import polars as pl
 
-from ragfunnel.analyzer.cases import CaseSet, load_cases
+from ragfunnel.analyzer.cases import CaseSet, Resolver, load_cases
 from ragfunnel.analyzer.errors import InvalidArgument
 from ragfunnel.analyzer.funnel.read.index_truth import IndexTruth, load_manifest
+from ragfunnel.analyzer.funnel.read.ingest_chunks import ingested_chunks, run_versions
 from ragfunnel.analyzer.funnel.read.runs import check_runs
-from ragfunnel.analyzer.funnel.read.session import Session, SideData
-from ragfunnel.analyzer.funnel.read.source import stage_source
+from ragfunnel.analyzer.funnel.read.session import Discovery, Session, SideData
+from ragfunnel.analyzer.funnel.read.source import StageSource, stage_source
 from ragfunnel.analyzer.funnel.read.sql import FunnelQuery
 from ragfunnel.analyzer.funnel.read.verdicts import DEFAULT_FAITHFULNESS_THRESHOLD, read_verdicts
 from ragfunnel.analyzer.funnel.records.answer_checks import prepare_cases
 from ragfunnel.analyzer.funnel.records.evidence_tree import node_table
 from ragfunnel.analyzer.funnel.records.pipeline import build_batch, finish, with_normalized_answers
+from ragfunnel.analyzer.funnel.records.stale_cases import (
+    STALE_SCHEMA,
+    document_rows,
+    resolved_case_tables,
+    stale_labels,
+)
 from ragfunnel.analyzer.funnel.run_summaries import failure_table, metric_table
 from ragfunnel.analyzer.store import Store
 from ragfunnel.analyzer.store.opening import StoreArg, takes_store
@@ -125,6 +132,7 @@ def analyze(
     k: int | Sequence[int] | None = None,
     question: str | None = None,
     faithfulness_threshold: float = DEFAULT_FAITHFULNESS_THRESHOLD,
+    chunks: Mapping[str, str] | None = None,
 ) -> FunnelResult:
     """Rebuild each question's funnel and attribute its first failure (docs/funnel.md §2–7).
 
@@ -140,6 +148,8 @@ def analyze(
         question: only this case id (or, if no case has it, this trace question id).
         faithfulness_threshold: a judged answer below this faithfulness fails at generation
             (docs/judges.md); verdicts are read from the store's verdicts table when it exists.
+        chunks: chunk id → text, for ingest spans that recorded no text (a chunk file):
+            document + quote evidence is resolved against these texts too.
 
     Raises:
         CaseError: the cases file is invalid. ManifestError: the manifest is unreadable.
@@ -155,7 +165,6 @@ def analyze(
     else:
         manifest = index_manifest
     frame, nodes = case_tables(case_set)
-    items = int(frame.select(pl.col("n_items").max()).item() or 0)
     if not 0 <= faithfulness_threshold <= 1:
         raise InvalidArgument(
             f"faithfulness_threshold must be between 0 and 1, got {faithfulness_threshold!r}",
@@ -164,6 +173,55 @@ def analyze(
     source = stage_source(store)
     check_runs(store, runs, source)
     verdicts = read_verdicts(store, runs)
+    parts: list[pl.DataFrame] = []
+    unmatched, examples = 0, cast("tuple[str, ...]", ())
+    truth = IndexTruth.none()
+    for pass_runs, pass_frame, pass_nodes, stale in _passes(
+        store, source, case_set, frame, nodes, runs, chunks
+    ):
+        truth, found, built = _funnel_pass(
+            store, source, case_set, pass_frame, pass_nodes, pass_runs, stale,
+            manifest=manifest, question=question, k_values=k_values, verdicts=verdicts,
+            faithfulness_threshold=faithfulness_threshold,
+        )  # fmt: skip
+        parts += built
+        unmatched += found.unmatched_instances
+        examples = examples or found.unmatched_examples
+    records = finish(parts)
+    # Vectorised: a million case ids as Python strings and a set cost seconds.
+    asked = records.get_column("question_id").cast(pl.String).unique()
+    wanted = frame.get_column("question_id") if question is None else pl.Series([question])
+    missing = wanted.filter(~wanted.is_in(asked.implode()))
+    return FunnelResult(
+        records=records,
+        failures=failure_table(records),
+        metrics=metric_table(records, k_values),
+        index_truth=truth.describe(),
+        k=k_values,
+        unmatched_questions=unmatched if question is None else 0,
+        unmatched_examples=examples if question is None else (),
+        cases_without_trace=tuple(missing.to_list()),
+        notices=source.notices,
+    )
+
+
+def _funnel_pass(  # noqa: PLR0917 (one pass of analyze, which checked every argument)
+    store: Store,
+    source: StageSource,
+    case_set: CaseSet,
+    frame: pl.DataFrame,
+    nodes: pl.DataFrame,
+    runs: tuple[str, ...],
+    stale: pl.DataFrame,
+    *,
+    manifest: Collection[str] | None,
+    question: str | None,
+    k_values: tuple[int, ...],
+    verdicts: pl.DataFrame,
+    faithfulness_threshold: float,
+) -> tuple[IndexTruth, Discovery, list[pl.DataFrame]]:
+    """The records of the questions of ``runs``, with the case tables of their index version."""
+    items = int(frame.select(pl.col("n_items").max()).item() or 0)
     with Session(store, source) as session:
         session.load_cases(frame)
         found = session.discover(case_set, runs)
@@ -176,6 +234,7 @@ def analyze(
         truth = (
             IndexTruth.from_manifest(manifest) if manifest is not None else session.index_truth()
         )
+        stale = pl.concat([stale, stale_labels(frame, truth)], how="vertical")
         chunks = session.conflict_chunks()
         query = FunnelQuery(
             session.stage_table,
@@ -212,23 +271,48 @@ def analyze(
                         items=items, k_values=k_values,
                         fetch_scores=partial(session.item_scores, batch),
                         repeats=repeats, verdicts=verdicts,
-                        faithfulness_threshold=faithfulness_threshold,
+                        faithfulness_threshold=faithfulness_threshold, stale=stale,
                     )
                 )  # fmt: skip
                 del raw, side
-    records = finish(parts)
-    # Vectorised: a million case ids as Python strings and a set cost seconds.
-    asked = records.get_column("question_id").cast(pl.String).unique()
-    wanted = frame.get_column("question_id") if question is None else pl.Series([question])
-    missing = wanted.filter(~wanted.is_in(asked.implode()))
-    return FunnelResult(
-        records=records,
-        failures=failure_table(records),
-        metrics=metric_table(records, k_values),
-        index_truth=truth.describe(),
-        k=k_values,
-        unmatched_questions=found.unmatched_instances if question is None else 0,
-        unmatched_examples=found.unmatched_examples if question is None else (),
-        cases_without_trace=tuple(missing.to_list()),
-        notices=source.notices,
-    )
+    return truth, found, parts
+
+
+def _passes(  # noqa: PLR0917
+    store: Store,
+    source: StageSource,
+    case_set: CaseSet,
+    frame: pl.DataFrame,
+    nodes: pl.DataFrame,
+    runs: tuple[str, ...],
+    chunk_texts: Mapping[str, str] | None,
+) -> list[tuple[tuple[str, ...], pl.DataFrame, pl.DataFrame, pl.DataFrame]]:
+    """The runs to analyze together, each group with the case tables of its index version.
+
+    Cases naming no document need one pass. Document leaves are resolved against each run's
+    index version (the one most of its questions name): one pass per version.
+    """
+    columns = case_set.columns
+    rows = document_rows(columns.trees)
+    if not rows:
+        return [(runs, frame, nodes, pl.DataFrame(schema=STALE_SCHEMA))]
+    documents = {row + 1: columns.case(row) for row in rows}
+    chunks = ingested_chunks(store, texts=chunk_texts)
+    only = next(iter(chunks)) if len(chunks) == 1 else None
+    with Session(store, source) as session:
+        named = run_versions(store, session.question_rows, runs)
+    groups: dict[str, list[str]] = {}
+    for run_id, version in (
+        named.unique("run_id", keep="first", maintain_order=True)
+        .select("run_id", "index_version")
+        .iter_rows()
+    ):
+        groups.setdefault(version or only or "", []).append(run_id)
+    if not groups:
+        groups[only or ""] = list(runs)
+    passes = []
+    for version, group in groups.items():
+        resolver = Resolver(chunks.get(version, {}), version)
+        resolved = resolved_case_tables(frame, nodes, documents, resolver)
+        passes.append((tuple(group) if len(groups) > 1 else runs, *resolved))
+    return passes

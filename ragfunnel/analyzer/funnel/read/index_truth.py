@@ -82,11 +82,16 @@ class IndexTruth:
         kind: ``manifest``, ``ingest`` or ``none``.
         found: (``version``, ``id``) pairs known to be indexed (version "" for a manifest).
         versions: the index versions that have any ingest span.
+        owners: (``version``, ``id``, ``document``) of the expected ids found in ingest spans,
+            whatever the version: which document an id that one version lacks belongs to.
+        documents: (``version``, ``document``) of every document ingested into a version.
     """
 
     kind: str
     found: pl.DataFrame
     versions: tuple[str, ...] = ()
+    owners: pl.DataFrame | None = None
+    documents: pl.DataFrame | None = None
 
     @classmethod
     def from_manifest(cls, ids: Collection[str]) -> IndexTruth:
@@ -95,11 +100,33 @@ class IndexTruth:
         return cls("manifest", frame, ("",))
 
     @classmethod
-    def from_ingest(cls, found: pl.DataFrame, versions: Collection[str]) -> IndexTruth:
-        """Truth from successful ingest spans (``found`` has ``version`` and ``id``)."""
+    def from_ingest(
+        cls,
+        found: pl.DataFrame,
+        versions: Collection[str],
+        documents: pl.DataFrame | None = None,
+    ) -> IndexTruth:
+        """Truth from successful ingest spans.
+
+        ``found`` has ``version`` and ``id`` (and ``document``, to tell stale case labels);
+        ``documents`` the ``version`` and ``document`` of every ingested document.
+        """
         if not versions:
             return cls.none()
-        return cls("ingest", found.select("version", "id").unique(), tuple(sorted(versions)))
+        owners = found if "document" in found.columns else None
+        return cls(
+            "ingest", found.select("version", "id").unique(), tuple(sorted(versions)),
+            owners, documents,
+        )  # fmt: skip
+
+    def version_of(self, given: str) -> str | None:
+        """The index version a question naming ``given`` searched; None when it cannot be told.
+
+        A question naming none (``""``) searched the only version ingested, if there is one.
+        """
+        if given in self.versions:
+            return given
+        return self.versions[0] if given == "" and len(self.versions) == 1 else None
 
     @classmethod
     def none(cls) -> IndexTruth:

@@ -16,7 +16,7 @@ from typing import Literal
 
 import polars as pl
 
-from ragfunnel.analyzer.cases import AllOf, Case, Evidence, Leaf
+from ragfunnel.analyzer.cases import AllOf, Case, Evidence, Leaf, Quote, Span
 
 __all__ = ["evaluate", "node_table"]
 
@@ -47,7 +47,7 @@ def node_table(cases: list[tuple[int, Case]]) -> pl.DataFrame:
         number = 0
         while stack:
             node, parent, order, depth = stack.pop()
-            if isinstance(node, Leaf):
+            if isinstance(node, (Leaf, Quote, Span)):  # a document leaf by its label
                 kind, j = "leaf", items[node.id]
             else:
                 kind, j = ("all" if isinstance(node, AllOf) else "any"), -1

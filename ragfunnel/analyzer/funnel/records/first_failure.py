@@ -40,6 +40,7 @@ FIRST_FAILURES = (
     "generation",
     "needs_judge",
     "unjudged",
+    "stale_case",
     "incomplete_trace",
 )
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from ragfunnel.analyzer.cases import AllOf, Evidence, Leaf
+from ragfunnel.analyzer.cases import AllOf, Evidence, Leaf, Quote, Span
 from ragfunnel.analyzer.funnel.read.wide_layout import slot
 from ragfunnel.analyzer.funnel.records.evidence_tree import evaluate
 
@@ -108,7 +108,7 @@ def context_recall(retrieved: Collection[str], evidence: Evidence | None) -> Met
     found = set(retrieved)
 
     def fold(node: Evidence) -> float:
-        if isinstance(node, Leaf):
+        if isinstance(node, (Leaf, Quote, Span)):  # a document leaf by its label
             return 1.0 if node.id in found else 0.0
         values = [fold(child) for child in node.children]
         return sum(values) / len(values) if isinstance(node, AllOf) else max(values)

@@ -62,6 +62,7 @@ from ragfunnel.analyzer.funnel.records.rare_details import (
     samples,
 )
 from ragfunnel.analyzer.funnel.records.record_columns import record_columns, with_metrics
+from ragfunnel.analyzer.funnel.records.stale_cases import STALE_SCHEMA, with_stale_cases
 
 __all__ = [
     "STEPS",
@@ -102,6 +103,7 @@ class BatchInputs:
             stored as categoricals).
         verdicts: the judges' deciding verdicts (``read.verdicts.read_verdicts``).
         faithfulness_threshold: below it, a judged answer fails at generation.
+        stale: the cases whose labels do not fit an index version (``stale_cases``).
     """
 
     cases: pl.DataFrame
@@ -115,6 +117,7 @@ class BatchInputs:
     repeats: bool
     verdicts: pl.DataFrame
     faithfulness_threshold: float
+    stale: pl.DataFrame
 
 
 @dataclass(frozen=True)
@@ -195,6 +198,7 @@ STEPS: tuple[Step, ...] = (
         lambda rows, g: slot_scores(with_item_scores(rows, g.items, g.fetch_scores), g.items))),
     Step("item reasons", _item_reasons),
     Step("first failure", _first_failure),
+    Step("stale cases", _on_instances(lambda rows, g: with_stale_cases(rows, g.stale, g.truth))),
     Step("oracle runs' verdicts", _on_instances(lambda rows, _: oracle_run_verdicts(rows))),
     Step("retriever ranks", _retriever_ranks),
     Step("evidence lists", _evidence),
@@ -220,6 +224,7 @@ def build_batch(
     repeats: bool = True,
     verdicts: pl.DataFrame | None = None,
     faithfulness_threshold: float = DEFAULT_FAITHFULNESS_THRESHOLD,
+    stale: pl.DataFrame | None = None,
 ) -> pl.DataFrame:
     """The records of one batch of instances (:data:`STEPS` in order), before ``finish``.
 
@@ -240,6 +245,7 @@ def build_batch(
         items=items, k_values=k_values, fetch_scores=fetch_scores, repeats=repeats,
         verdicts=no_verdicts() if verdicts is None else verdicts,
         faithfulness_threshold=faithfulness_threshold,
+        stale=pl.DataFrame(schema=STALE_SCHEMA) if stale is None else stale,
     )  # fmt: skip
     batch = Batch(raw.with_row_index("inst").join(light, on="case_idx", how="left"))
     for step in STEPS:

@@ -15,6 +15,7 @@ __all__ = [
     "discovery_sql",
     "index_truth_sql",
     "ingest_versions_sql",
+    "ingested_documents_sql",
     "match_sql",
     "multi_ingested_sql",
     "question_count_sql",
@@ -82,11 +83,21 @@ def index_truth_sql(stage_table: str, items_table: str) -> str:
     """Which expected items each index version holds, according to successful ingest spans."""
     wanted = f"(SELECT arrayJoin(items) FROM {items_table})"
     return (
-        f"SELECT DISTINCT IndexVersion AS version, id FROM {stage_table} ARRAY JOIN Ids AS id "
+        f"SELECT DISTINCT IndexVersion AS version, id, DocumentId AS document "
+        f"FROM {stage_table} ARRAY JOIN Ids AS id "
         f"WHERE Stage = 'ingest' AND StatusCode != 'Error' AND id IN {wanted} "
-        f"UNION ALL SELECT DISTINCT IndexVersion AS version, DocumentId AS id FROM {stage_table} "
+        f"UNION ALL SELECT DISTINCT IndexVersion AS version, DocumentId AS id, "
+        f"DocumentId AS document FROM {stage_table} "
         f"WHERE Stage = 'ingest' AND StatusCode != 'Error' AND empty(Ids) "
         f"AND DocumentId IN {wanted}"
+    )
+
+
+def ingested_documents_sql(stage_table: str) -> str:
+    """Every document each index version's successful ingest spans name."""
+    return (
+        f"SELECT DISTINCT IndexVersion AS version, DocumentId AS document FROM {stage_table} "
+        f"WHERE Stage = 'ingest' AND StatusCode != 'Error' AND DocumentId != ''"
     )
 
 

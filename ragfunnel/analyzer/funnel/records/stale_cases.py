@@ -1,0 +1,165 @@
+"""Cases against one index version: document leaves resolved, stale labels told apart.
+
+Two things the index version decides about a case, before and after its funnel is followed
+(docs/funnel.md, "Cases" and the decision table):
+
+- :func:`resolved_case_tables`: the case table with each document leaf (a quote, a span)
+  replaced by the chunk ids it resolves to in the version (``cases.Resolver``), and the
+  sentences saying which leaves of an ingested document resolved to nothing;
+- :func:`stale_labels`: chunk ids a case names that the version lacks while their document
+  (known from another version's ingest spans) is in it — labels written for another chunking;
+- :func:`with_stale_cases`: such a question's ``first_failure`` is ``stale_case``, its reason
+  names the document and the ids, and it is never blamed on ingestion.
+
+Pure polars over what ``read/`` returned.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+
+import polars as pl
+
+from ragfunnel.analyzer.cases import Case, Evidence, Resolver, evidence_ids, has_document_leaves
+from ragfunnel.analyzer.funnel.read.index_truth import IndexTruth
+from ragfunnel.analyzer.funnel.records.evidence_tree import node_table
+
+__all__ = [
+    "STALE_SCHEMA",
+    "document_rows",
+    "resolved_case_tables",
+    "stale_labels",
+    "with_stale_cases",
+]
+
+STALE_SCHEMA = {"index_version": pl.String, "case_idx": pl.UInt32, "stale_reason": pl.String}
+"""A stale table: the cases (``case_idx``) whose labels do not fit an index version, and why."""
+
+REBASE_HINT = "stale labels: `ragfunnel cases rebase` rewrites them as document + quote"
+
+
+def document_rows(trees: Mapping[int, Evidence]) -> list[int]:
+    """The 0-based rows of nested trees that name a leaf by its document."""
+    return [row for row, tree in trees.items() if has_document_leaves(tree)]
+
+
+def resolved_case_tables(
+    frame: pl.DataFrame,
+    nodes: pl.DataFrame,
+    cases: Mapping[int, Case],
+    resolver: Resolver,
+) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """The case and node tables with ``cases``' document leaves resolved, and a stale table.
+
+    ``cases`` maps ``case_idx`` (1-based) to the cases whose evidence names a document;
+    ``frame`` and ``nodes`` are ``analysis.case_tables``' (the frame's row order is kept).
+    """
+    resolved: list[tuple[int, Case]] = []
+    stale_rows: list[tuple[str, int, str]] = []
+    for idx, case in cases.items():
+        assert case.evidence is not None
+        found = resolver.resolve(case.evidence)
+        resolved.append((idx, dataclasses.replace(case, evidence=found.evidence)))
+        if found.stale:
+            stale_rows.append((resolver.version, idx, "; ".join(found.stale)))
+    if not resolved:
+        return frame, nodes, pl.DataFrame(schema=STALE_SCHEMA)
+    items = [list(evidence_ids(case.evidence)) for _, case in resolved]
+    update = pl.DataFrame(
+        {
+            "case_idx": [idx for idx, _ in resolved],
+            "_items": items,
+            "_n": [len(i) for i in items],
+        },
+        schema={"case_idx": pl.UInt32, "_items": pl.List(pl.String), "_n": pl.Int64},
+    )
+    frame = (
+        frame.join(update, on="case_idx", how="left", maintain_order="left")
+        .with_columns(
+            items=pl.coalesce("_items", "items"),
+            n_items=pl.coalesce("_n", "n_items"),
+            root_kind=pl.when(pl.col("_n").is_not_null())
+            .then(pl.lit("nested"))
+            .otherwise(pl.col("root_kind")),
+        )
+        .drop("_items", "_n")
+    )
+    kept = nodes.filter(~pl.col("case_idx").is_in(update.get_column("case_idx").implode()))
+    nodes = pl.concat([kept, node_table(resolved)], how="vertical")
+    stale = pl.DataFrame(stale_rows, schema=STALE_SCHEMA, orient="row")
+    return frame, nodes, stale
+
+
+def stale_labels(frame: pl.DataFrame, truth: IndexTruth) -> pl.DataFrame:
+    """Cases naming chunk ids an index version lacks while the ids' document is in it."""
+    if truth.owners is None or truth.documents is None or truth.owners.is_empty():
+        return pl.DataFrame(schema=STALE_SCHEMA)
+    named = frame.select("case_idx", pl.col("items").alias("id")).explode("id").drop_nulls()
+    owners = truth.owners.filter(pl.col("id") != pl.col("document")).select("id", "document")
+    stale = (
+        named.join(owners.unique(), on="id")
+        .join(truth.documents, on="document")  # every version holding the document
+        .join(truth.found, on=["version", "id"], how="anti")  # ... but not the id
+    )
+    if stale.is_empty():
+        return pl.DataFrame(schema=STALE_SCHEMA)
+    by_document = stale.group_by("version", "case_idx", "document", maintain_order=True).agg(
+        pl.col("id").unique(maintain_order=True).str.join(", ")
+    )
+    return (
+        by_document.group_by("version", "case_idx", maintain_order=True)
+        .agg(
+            pl.format(
+                "chunk id(s) {} of document {} not in index {} ({})",
+                "id",
+                "document",
+                "version",
+                pl.lit(REBASE_HINT),
+            )
+            .str.join("; ")
+            .alias("stale_reason")
+        )
+        .select(
+            pl.col("version").alias("index_version"),
+            pl.col("case_idx").cast(pl.UInt32),
+            "stale_reason",
+        )
+    )
+
+
+def with_stale_cases(
+    instances: pl.DataFrame, stale: pl.DataFrame, truth: IndexTruth
+) -> pl.DataFrame:
+    """``first_failure`` ``stale_case`` (with the reason) for the instances of stale cases.
+
+    An instance is matched by its case and the index version its question searched (a root
+    naming none searched the only version ingested). A trace missing spans stays
+    ``incomplete_trace``: what is missing comes first.
+    """
+    if stale.is_empty():
+        return instances
+    given = instances.get_column("index_version").unique().to_list()
+    searched = {v: truth.version_of(v) for v in given}
+    versions = instances.select(
+        "inst",
+        "case_idx",
+        pl.col("index_version")
+        .replace_strict(searched, default=None, return_dtype=pl.String)
+        .alias("_version"),
+    )
+    found = versions.join(
+        stale.rename({"index_version": "_version"}), on=["case_idx", "_version"], how="inner"
+    ).select("inst", "stale_reason")
+    if found.is_empty():
+        return instances
+    marked = pl.col("stale_reason").is_not_null() & (pl.col("first_failure") != "incomplete_trace")
+    return (
+        instances.join(found, on="inst", how="left", maintain_order="left")
+        .with_columns(
+            first_failure=pl.when(marked).then(pl.lit("stale_case")).otherwise("first_failure"),
+            failure_reason=pl.when(marked).then("stale_reason").otherwise("failure_reason"),
+            failure_item=pl.when(marked).then(None).otherwise("failure_item"),
+        )
+        .drop("stale_reason")
+    )
