@@ -110,7 +110,8 @@ SampleOption = Annotated[
 FailUnderOption = Annotated[
     list[str] | None,
     typer.Option("--fail-under", metavar="NAME=VALUE",
-                 help="Exit 3 if a run's measure is below VALUE, e.g. faithfulness=0.85 (repeatable)."),
+                 help="Exit 3 if a run's measure is below VALUE, e.g. faithfulness=0.85 or "
+                      "confidence=0.7 (repeatable)."),
 ]  # fmt: skip
 FailOverOption = Annotated[
     list[str] | None,
