@@ -70,7 +70,9 @@ EXPORTER = _variable(
 CAPTURE_CONTENT = _variable(
     "RAGFUNNEL_CAPTURE_CONTENT",
     "instrumentation",
-    "`true` records question, query, chunk and answer text (default off).",
+    "`true` records question, query, chunk and answer text (default off); or the kinds to "
+    "record, comma-separated: `question`, `chunks`, `answer` (`question,answer` keeps the corpus "
+    'out of spans; docs/reliability.md, "Capture by kind").',
 )
 REDACT = _variable(
     "RAGFUNNEL_REDACT",

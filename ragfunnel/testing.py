@@ -15,7 +15,7 @@ what an app does while its collector is in trouble (nothing different, is the an
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
@@ -63,7 +63,7 @@ class CapturedSpans:
 @contextmanager
 def capture_spans(
     *,
-    capture_content: bool = False,
+    capture_content: bool | str | Iterable[str] = False,
     redact: Redactor | None = None,
     run_id: str | None = "test-run",
     pipeline: dict[str, Any] | None = None,

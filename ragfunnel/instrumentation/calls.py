@@ -142,7 +142,7 @@ class Call:
         try:
             if isinstance(exc, Exception):
                 status, attributes = exception_record(
-                    exc, capture_content=self.st.capture_content, hook=self.st.redact
+                    exc, capture_content=self.st.capture_all, hook=self.st.redact
                 )
                 self.span.add_event("exception", attributes)
                 self.span.set_status(Status(StatusCode.ERROR, status))

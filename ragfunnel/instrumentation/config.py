@@ -20,7 +20,7 @@ import os
 import secrets
 import threading
 import weakref
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,14 +37,17 @@ from ragfunnel.instrumentation.file_export import JsonLinesSpanExporter
 from ragfunnel.instrumentation.redaction import Redactor, scrub_attributes, scrub_json
 from ragfunnel.instrumentation.safety import internal_error
 from ragfunnel.instrumentation.settings import (
+    CONTENT_KINDS,
     DEFAULT_EXPORT_DELAY_S,
     DEFAULT_MAX_QUEUE_SIZE,
     MAX_EXTRA_ATTRIBUTES,
     QUEUE_FULL_CHOICES,
     ConfigError,
     check_arguments,
+    content_kinds,
     from_env,
     parse_bool,
+    parse_capture,
     parse_hook,
     parse_on_queue_full,
     parse_pipeline,
@@ -150,6 +153,15 @@ class State:
 
     enabled: bool = True
     capture_content: bool = False
+    """Some content is recorded (any kind below)."""
+    capture_question: bool = False
+    """Question text and retrieval query are recorded."""
+    capture_chunks: bool = False
+    """Chunk texts are recorded."""
+    capture_answer: bool = False
+    """Answer text is recorded."""
+    capture_all: bool = False
+    """Every kind: exception messages and stack traces are recorded too (they may hold any)."""
     redact: Redactor | None = None
     run_id: str = field(default_factory=_default_run_id)
     pipeline_attributes: dict[str, Any] = field(default_factory=dict)
@@ -203,7 +215,7 @@ def configure(
     *,
     service_name: str | None = None,
     exporter: str | SpanExporter | None = None,
-    capture_content: bool | None = None,
+    capture_content: bool | str | Iterable[str] | None = None,
     redact: Redactor | None = None,
     run_id: str | None = None,
     pipeline: Mapping[str, Any] | None = None,
@@ -223,8 +235,12 @@ def configure(
             with the ``ragfunnel[grpc]`` extra, ``http/protobuf`` without), ``"otlp+http"``,
             ``"otlp+grpc"`` (needs the extra), ``"none"`` (only the app's own processors), or a
             ``SpanExporter``. Env: ``RAGFUNNEL_EXPORTER`` (unusable: a warning, nothing exported).
-        capture_content: record question, query, chunk and answer text (``RAGFUNNEL_CAPTURE_CONTENT``;
-            default off).
+        capture_content: record content: ``True`` question, query, chunk and answer text (and
+            exception messages), ``False`` none (the default), or the kinds to record —
+            ``"question"`` (question and query), ``"chunks"``, ``"answer"`` — as a
+            comma-separated string or an iterable (``capture_content=("question", "answer")``
+            keeps the corpus out of spans; ``ragfunnel judge --chunks`` supplies it).
+            ``RAGFUNNEL_CAPTURE_CONTENT``: ``true``/``false`` or the kinds, ``question,answer``.
         redact: ``(attribute, text) -> text | None`` applied to every captured text first
             (``RAGFUNNEL_REDACT=package.module:function``; if that cannot be imported, content
             capture is turned off rather than recording unredacted text).
@@ -244,6 +260,8 @@ def configure(
             ``ragfunnel.dropped_counts()`` and printed at ``flush()`` and at exit.
     """
     global _state  # noqa: PLW0603 - the process-wide configuration
+    if isinstance(capture_content, Iterable) and not isinstance(capture_content, (str, Mapping)):
+        capture_content = tuple(capture_content)  # read once: a generator of kinds works too
     check_arguments(
         service_name=service_name,
         exporter=exporter,
@@ -273,20 +291,25 @@ def configure(
         redact = from_env(env.REDACT, parse_hook, None)
         hook_broken = redact is None
     with _lock:
+        kinds = (
+            content_kinds(capture_content)
+            if capture_content is not None
+            else from_env(env.CAPTURE_CONTENT, parse_capture, frozenset[str]())
+        )
+        if hook_broken and kinds:
+            logger.warning("content capture is off: the RAGFUNNEL_REDACT hook could not be loaded")
+            kinds = frozenset()
         state = State(
             enabled=True,
-            capture_content=(
-                capture_content
-                if capture_content is not None
-                else from_env(env.CAPTURE_CONTENT, parse_bool, False)
-            ),
+            capture_content=bool(kinds),
+            capture_question="question" in kinds,
+            capture_chunks="chunks" in kinds,
+            capture_answer="answer" in kinds,
+            capture_all=kinds == frozenset(CONTENT_KINDS),
             redact=redact,
             run_id=run_id or os.environ.get(env.RUN_ID) or _default_run_id(),
             pipeline_attributes=_pipeline_attributes(pipeline),
         )
-        if hook_broken and state.capture_content:
-            logger.warning("content capture is off: the RAGFUNNEL_REDACT hook could not be loaded")
-            state.capture_content = False
         name = (
             service_name
             or os.environ.get(env.SERVICE_NAME)

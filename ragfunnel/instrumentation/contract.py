@@ -75,10 +75,14 @@ TOP_N = "ragfunnel.top_n"
 CUT_K = "ragfunnel.cut.k"
 CUT_THRESHOLD = "ragfunnel.cut.threshold"
 CUT_TOKEN_BUDGET = "ragfunnel.cut.token_budget"  # noqa: S105 - a name, not a secret
+DOCUMENTS_READ_AS = "ragfunnel.documents.read_as"
+"""How a list of plain strings was read: ``ids`` or ``texts`` (then the ids are text ids)."""
 
 # Generate.
 CONTEXT_IDS = "ragfunnel.context.ids"
 CONTEXT_TEXTS = "ragfunnel.context.texts"  # content
+CONTEXT_READ_AS = "ragfunnel.context.read_as"
+"""How a prompt of plain strings was read: ``ids`` or ``texts`` (then the ids are text ids)."""
 ANSWER_TEXT = "ragfunnel.answer.text"  # content
 LOGPROBS_MIN = "ragfunnel.logprobs.min"
 LOGPROBS_LOW_CONFIDENCE = "ragfunnel.logprobs.low_confidence"
@@ -129,6 +133,24 @@ def normalize_question(text: str) -> str:
     """
     folded = unicodedata.normalize("NFKC", text).casefold()
     return _TRAILING_PUNCT.sub("", _WS.sub(" ", folded).strip())
+
+
+READ_AS_IDS, READ_AS_TEXTS = "ids", "texts"
+TEXT_ID_PREFIX = "text:"
+
+
+def looks_like_id(value: str) -> bool:
+    """A plain string is a chunk id when it holds no whitespace (``"tep-en#taxi"``), else text."""
+    return _WS.search(value) is None
+
+
+def text_id(text: str) -> str:
+    """The id of a chunk known only by its text: ``text:`` plus 16 hex digits of its hash.
+
+    Stable across spans and processes, so a text handed from retriever to cut to prompt keeps
+    one id along the funnel, and no text is ever recorded as an id.
+    """
+    return TEXT_ID_PREFIX + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 def question_hash(text: str) -> str:

@@ -199,7 +199,9 @@ _COMMON_DOC = """
     Works on functions, methods, coroutines and (async) generators; use bare or with keyword
     options. Every stage takes ``name`` (span name suffix) and ``attributes`` (extra static
     attributes); the ranking stages and ingest take ``ids=`` (and ranking stages ``scores=``)
-    callables that read the return value when its shape is unusual. The return value and
+    callables that read the return value when its shape is unusual (``generate``'s ``ids=``
+    reads the context); ``ids=True``/``ids=False`` say that plain strings are ids / texts,
+    which otherwise is told by whitespace (a string with none is an id). The return value and
     exceptions pass through unchanged; iterators are passed on unread, except a generator returned by a
     ranking stage, which is relayed and recorded as it is read. All options:
     docs/span-contract.md, "Decorator options".

@@ -25,6 +25,12 @@ from itertools import repeat
 from operator import countOf
 from typing import Any
 
+from ragfunnel.instrumentation.contract import (
+    READ_AS_IDS,
+    READ_AS_TEXTS,
+    looks_like_id,
+    text_id,
+)
 from ragfunnel.instrumentation.redaction import redact_ids, redact_urls
 
 _ID_KEYS = ("id", "doc_id", "document_id", "chunk_id", "node_id", "_id", "uuid")
@@ -74,6 +80,8 @@ class Ranked:
     texts: list[str] | None = None
     redacted: bool = False
     """The ids' URLs are redacted already (``redaction.redact_ids`` need not look again)."""
+    read_as: str | None = None
+    """For a list of plain strings: whether they were read as ``ids`` or as ``texts``."""
 
 
 def field_of(obj: Any, key: str) -> Any:
@@ -231,7 +239,12 @@ def fast_ranked(items: Sequence[Any]) -> tuple[Sequence[str], Sequence[float] | 
             return None
         ids, scores = columns[0], columns[1]
     elif first is str:
-        return _checked(items, None)
+        try:
+            joined = "".join(items)
+        except TypeError:
+            return None
+        # Strings with whitespace are texts, not ids: the general path reads them (strings).
+        return _checked(items, None) if looks_like_id(joined) else None
     else:
         return None
     if countOf(map(type, scores), float) == n:
@@ -274,9 +287,30 @@ _NONE_TYPE, _PAIRS, _NUMBER = type(None), {tuple, list}, {float, int}
 _get_id, _first, _second = operator.itemgetter("id"), operator.itemgetter(0), operator.itemgetter(1)
 
 
-def ids_of(value: Any) -> list[str]:
+def strings_read(items: Sequence[Any], read_as: str | None) -> Ranked | None:
+    """A list of plain strings read as ids or as texts; ``None`` when not every item is a str.
+
+    ``read_as`` (the decorator's ``ids=True``/``ids=False``) decides; unset, the strings are
+    ids when none holds whitespace (``"tep-en#taxi"``), else texts (contract ``looks_like_id``).
+    Texts get text ids (``contract.text_id``): a chunk's text is never recorded as its id.
+    """
+    n = len(items)
+    if not n or countOf(map(type, items), str) != n:
+        return None
+    if read_as is None:
+        read_as = READ_AS_IDS if looks_like_id("".join(items)) else READ_AS_TEXTS
+    if read_as == READ_AS_IDS:
+        return Ranked(redact_ids(list(items)), read_as=READ_AS_IDS, redacted=True)
+    return Ranked([text_id(t) for t in items], texts=list(items), read_as=READ_AS_TEXTS)
+
+
+def ids_of(value: Any, read_as: str | None = None) -> list[str]:
     """Only the ids of a ranked list (a stage's input), URLs redacted: no score work."""
     items = items_of(value)
+    if items and (type(items[0]) is str or read_as is not None):
+        strings = strings_read(items, read_as)
+        if strings is not None:
+            return strings.ids
     if items:
         n = len(items)
         if type(items[0]) is tuple:
@@ -300,19 +334,37 @@ def ranked(
     ids: Callable[[Any], Iterable[Any]] | None = None,
     scores: Callable[[Any], Iterable[Any]] | None = None,
     texts: bool = False,
+    read_as: str | None = None,
 ) -> Ranked:
     """Extract a :class:`Ranked` list from a stage's input or output.
 
     ``ids``/``scores`` are the user's callables; they receive the whole value. Scores are kept
-    only when every item has a finite one, so ids and scores always align.
+    only when every item has a finite one, so ids and scores always align. A list of plain
+    strings is read by :func:`strings_read` (``read_as`` forces ids or texts); with an ``ids``
+    callable, plain strings are the chunks' texts.
     """
     if (ids is not None or scores is not None) and is_stream(value):
         raise Unread(value)  # the user's callable would consume it
     if ids is not None:
         id_list = [_as_id(i) for i in ids(value)]
         items: Sequence[Any] = ()
+        if texts:  # the texts still come from the value's items
+            try:
+                items = items_of(value)
+            except ExtractionError:
+                items = ()
+            if len(items) != len(id_list):
+                items = ()
     else:
         items = items_of(value)
+        if items and type(items[0]) is str:
+            strings = strings_read(items, read_as)
+            if strings is not None:
+                if not texts:
+                    strings.texts = None
+                if scores is not None:
+                    strings.scores = _aligned_scores(list(scores(value)), len(items))
+                return strings
         if items and scores is None and not texts and (fast := _fast_ranked(items)) is not None:
             return fast
         id_list = [_item_id(item) for item in items]
@@ -320,15 +372,20 @@ def ranked(
         raw: list[Any] = list(scores(value))
     else:
         raw = [_item_score(item) for item in items] if items else []
-    score_list: list[float] | None = None
-    if raw and len(raw) == len(id_list) and all(is_finite(s) for s in raw):
-        score_list = [float(s) for s in raw]
+    score_list = _aligned_scores(raw, len(id_list))
     text_list: list[str] | None = None
     if texts and items:
         found = [_item_text(item) for item in items]
         if all(t is not None for t in found):
             text_list = [t for t in found if t is not None]
     return Ranked(id_list, score_list, text_list)
+
+
+def _aligned_scores(raw: list[Any], n: int) -> list[float] | None:
+    """The scores when there is a finite one for each of ``n`` items, else ``None``."""
+    if raw and len(raw) == n and all(is_finite(s) for s in raw):
+        return [float(s) for s in raw]
+    return None
 
 
 def is_finite(value: Any) -> bool:

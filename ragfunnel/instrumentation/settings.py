@@ -13,7 +13,7 @@ import json
 import logging
 import math
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
 from ragfunnel.instrumentation.redaction import Redactor, redact_urls
@@ -41,6 +41,39 @@ def parse_bool(text: str) -> bool:
     if low in {"0", "false", "no", "off", ""}:
         return False
     raise ValueError(f"not a boolean: {text!r}")
+
+
+CONTENT_KINDS = ("question", "chunks", "answer")
+"""What ``capture_content`` may record, by kind: the question text and the retrieval query
+(``question``), the prompt's chunk texts (``chunks``), the generated answer (``answer``)."""
+
+
+def content_kinds(value: bool | str | Iterable[str]) -> frozenset[str]:
+    """The kinds of content ``capture_content=value`` records (``True``: every kind).
+
+    ``value`` is a bool, one kind (``"answer"``), a comma-separated list (``"question,answer"``)
+    or an iterable of kinds; raises ``ValueError`` naming an unknown kind.
+    """
+    if isinstance(value, bool):
+        return frozenset(CONTENT_KINDS) if value else frozenset()
+    items = value.split(",") if isinstance(value, str) else list(value)
+    kinds = set()
+    for item in items:
+        kind = item.strip().lower() if isinstance(item, str) else item
+        if kind == "":
+            continue
+        if kind not in CONTENT_KINDS:
+            raise ValueError(f"unknown content kind {item!r} (kinds: {', '.join(CONTENT_KINDS)})")
+        kinds.add(kind)
+    return frozenset(kinds)
+
+
+def parse_capture(text: str) -> frozenset[str]:
+    """``RAGFUNNEL_CAPTURE_CONTENT``: a boolean word (every kind or none) or a list of kinds."""
+    try:
+        return content_kinds(parse_bool(text))
+    except ValueError:
+        return content_kinds(text)
 
 
 def parse_pipeline(text: str) -> dict[str, Any]:
@@ -115,6 +148,23 @@ def _require(ok: bool, message: str) -> None:
         raise ConfigError(message)
 
 
+def _check_capture(value: object) -> None:
+    kinds = ", ".join(repr(k) for k in CONTENT_KINDS)
+    usage = f"capture_content must be True, False or content kinds ({kinds}), not {value!r}"
+    if value is None or isinstance(value, bool):
+        return
+    if isinstance(value, str):
+        _require(
+            value.strip().lower() not in {"true", "false", "yes", "no", "on", "off", "1", "0"},
+            usage + " (a string such as 'false' is truthy)",
+        )
+    _require(isinstance(value, (str, Iterable)) and not isinstance(value, Mapping), usage)
+    try:
+        content_kinds(value)  # type: ignore[arg-type]
+    except (ValueError, AttributeError, TypeError) as exc:
+        raise ConfigError(f"{usage}: {exc}") from None
+
+
 def check_arguments(
     *,
     service_name: object,
@@ -135,11 +185,11 @@ def check_arguments(
             value is None or (isinstance(value, str) and value.strip() != ""),
             f"{name} must be a non-empty string, not {value!r}",
         )
-    for name, value in (("capture_content", capture_content), ("enabled", enabled)):
-        _require(
-            value is None or isinstance(value, bool),
-            f"{name} must be True or False, not {value!r} (a string such as 'false' is truthy)",
-        )
+    _require(
+        enabled is None or isinstance(enabled, bool),
+        f"enabled must be True or False, not {enabled!r} (a string such as 'false' is truthy)",
+    )
+    _check_capture(capture_content)
     _require(isinstance(batch, bool), f"batch must be True or False, not {batch!r}")
     _require(
         exporter is None or isinstance(exporter, (str, span_exporter_type)),

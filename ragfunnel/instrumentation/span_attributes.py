@@ -40,22 +40,25 @@ OnResult = Callable[["Plan", State, Any, Attributes], None]
 
 
 def _content(st: State, attrs: Attributes, key: str, text: Any) -> None:
-    if st.capture_content and isinstance(text, str):
+    """Record ``text`` under ``key``, through the hook (the caller checked the kind is captured)."""
+    if isinstance(text, str):
         kept = redact(st.redact, key, text)
         if kept is not None:
             attrs[key] = kept
 
 
-def _content_list(st: State, attrs: Attributes, key: str, texts: Sequence[str] | None) -> None:
-    if st.capture_content and texts:
-        kept = [redact(st.redact, key, t) for t in texts]
-        attrs[key] = [t if t is not None else "" for t in kept]
+def _chunk_texts(st: State, attrs: Attributes, texts: Sequence[str] | None) -> None:
+    if st.capture_chunks and texts:
+        kept = [redact(st.redact, c.CONTEXT_TEXTS, t) for t in texts]
+        attrs[c.CONTEXT_TEXTS] = [t if t is not None else "" for t in kept]
 
 
 def _put_ranked(attrs: Attributes, found: Ranked, ids_key: str = c.DOCUMENTS_IDS) -> None:
     attrs[ids_key] = found.ids if found.redacted else redact_ids(found.ids)
     if ids_key == c.DOCUMENTS_IDS and found.scores is not None:
         attrs[c.DOCUMENTS_SCORES] = found.scores
+    if found.read_as is not None:
+        attrs[c.DOCUMENTS_READ_AS] = found.read_as
 
 
 def _number(value: Any) -> int | float | None:
@@ -78,7 +81,8 @@ def _question_call(
     if isinstance(text, str):
         attrs[c.QUESTION_HASH] = c.question_hash(text)
         qid = qid or c.derived_question_id(text)
-        _content(st, attrs, c.QUESTION_TEXT, text)
+        if st.capture_question:
+            _content(st, attrs, c.QUESTION_TEXT, text)
     if qid is not None:  # else the decorator names the question after its trace
         attrs[c.QUESTION_ID] = qid
     attrs[c.RUN_ID] = st.run_id
@@ -91,7 +95,7 @@ _TOP_K = c.TOP_K
 def _retrieve_call(
     plan: Plan, st: State, args: tuple[Any, ...], kw: Mapping[str, Any], attrs: Attributes
 ) -> None:
-    if st.capture_content:  # the argument is not even read otherwise
+    if st.capture_question:  # the argument is not even read otherwise
         _content(st, attrs, c.QUERY, plan.get("query", args, kw))
     if "top_k" in plan.sources:
         top_k = plan.get("top_k", args, kw)
@@ -104,7 +108,7 @@ def _retrieve_call(
 def _input_ids(plan: Plan, args: tuple[Any, ...], kw: Mapping[str, Any], attrs: Attributes) -> None:
     if "input" in plan.sources and (given := plan.get("input", args, kw)) is not None:
         try:
-            attrs[c.INPUT_IDS] = ids_of(given)  # URLs redacted
+            attrs[c.INPUT_IDS] = ids_of(given, plan.read_as)  # URLs redacted
         except Unread as unread:
             not_read(f"{plan.stage.value} input", unread)
 
@@ -139,16 +143,18 @@ def _generate_call(
     plan: Plan, st: State, args: tuple[Any, ...], kw: Mapping[str, Any], attrs: Attributes
 ) -> None:
     context = plan.get("context", args, kw)
-    if isinstance(context, str):
-        _content_list(st, attrs, c.CONTEXT_TEXTS, [context])
+    if isinstance(context, str):  # the prompt's text as one string: no ids to record
+        _chunk_texts(st, attrs, [context])
     elif context is not None:
         try:
-            found = ranked(context, texts=st.capture_content)
+            found = ranked(context, ids=plan.ids, texts=st.capture_chunks, read_as=plan.read_as)
         except Unread as unread:
             not_read("generate context", unread)
         else:
             attrs[c.CONTEXT_IDS] = found.ids if found.redacted else redact_ids(found.ids)
-            _content_list(st, attrs, c.CONTEXT_TEXTS, found.texts)
+            if found.read_as is not None:
+                attrs[c.CONTEXT_READ_AS] = found.read_as
+            _chunk_texts(st, attrs, found.texts)
     mode = plan.get("mode", args, kw)
     mode = getattr(mode, "value", mode)  # a Mode member, or its value
     attrs[c.MODE] = mode if isinstance(mode, str) and mode else c.Mode.PIPELINE.value
@@ -194,7 +200,7 @@ def _ranking_result(plan: Plan, st: State, result: Any, attrs: Attributes) -> No
             if scores is not None:
                 attrs[_SCORES] = scores
             return
-    _put_ranked(attrs, ranked(result, ids=plan.ids, scores=plan.scores))
+    _put_ranked(attrs, ranked(result, ids=plan.ids, scores=plan.scores, read_as=plan.read_as))
 
 
 def _ingest_result(plan: Plan, st: State, result: Any, attrs: Attributes) -> None:
@@ -210,7 +216,8 @@ def _ingest_result(plan: Plan, st: State, result: Any, attrs: Attributes) -> Non
 
 def _generate_result(plan: Plan, st: State, result: Any, attrs: Attributes) -> None:
     answer = answer_of(result, text=plan.text_of)
-    _content(st, attrs, c.ANSWER_TEXT, answer.text)
+    if st.capture_answer:
+        _content(st, attrs, c.ANSWER_TEXT, answer.text)
     if answer.response_model:
         attrs[c.GEN_AI_RESPONSE_MODEL] = answer.response_model
     if answer.input_tokens is not None:

@@ -67,7 +67,7 @@ READER_OPTIONS: dict[c.Stage, frozenset[str]] = {
     c.Stage.RETRIEVE: frozenset({"ids", "scores"}),
     c.Stage.RERANK: frozenset({"ids", "scores"}),
     c.Stage.CUT: frozenset({"ids", "scores"}),
-    c.Stage.GENERATE: frozenset({"text_of"}),
+    c.Stage.GENERATE: frozenset({"ids", "text_of"}),
 }
 
 
@@ -90,6 +90,9 @@ class Plan:
     result_where: str = ""
     """Where a failure to read the result is counted (``"retrieve result extraction"``)."""
 
+    read_as: str | None = None
+    """``ids=True``/``ids=False``: plain strings are ids / texts, whatever they look like."""
+
     fast: bool = False
     """No ``ids=``/``scores=`` reader: the result's shape alone decides how it is read."""
 
@@ -104,7 +107,7 @@ class Plan:
     def __post_init__(self) -> None:
         # Everything a call would otherwise ask of the stage, decided once.
         self.result_where = f"{self.stage.value} result extraction"
-        self.fast = self.ids is None and self.scores is None
+        self.fast = self.ids is None and self.scores is None and self.read_as is None
         self.is_question = self.stage is c.Stage.QUESTION
         self.on_call = span_attributes.ON_CALL[self.stage]
         self.on_result = span_attributes.ON_RESULT[self.stage]
@@ -158,12 +161,17 @@ def make_plan(stage: c.Stage, fn_name: str, options: Mapping[str, Any]) -> Plan:
         )
     static.update(scrub_attributes(extra))  # a credential-named entry is recorded as REDACTED
     sources = {k: options[k] for k in ARG_OPTIONS[stage] if options.get(k) is not None}
+    ids = options.get("ids")
+    read_as = None
+    if isinstance(ids, bool):  # ids=True / ids=False: how plain strings are read
+        read_as, ids = (c.READ_AS_IDS if ids else c.READ_AS_TEXTS), None
     return Plan(
         stage=stage,
         span_name=f"{stage.value} {label}",
         static=static,
         sources=sources,
-        ids=options.get("ids"),
+        ids=ids,
+        read_as=read_as,
         scores=options.get("scores"),
         text_of=options.get("text_of"),
     )

@@ -180,7 +180,9 @@ def test_the_export_worker_sleeps_between_batches(monkeypatch: pytest.MonkeyPatc
     ("kwargs", "message"),
     [
         ({"enabled": "false"}, "enabled must be True or False"),
-        ({"capture_content": "yes"}, "capture_content must be True or False"),
+        ({"capture_content": "yes"}, "capture_content must be True, False or content kinds"),
+        ({"capture_content": "answers"}, "unknown content kind .answers."),
+        ({"capture_content": 1}, "capture_content must be True, False or content kinds"),
         ({"batch": 0}, "batch must be True or False"),
         ({"run_id": ""}, "run_id must be a non-empty string"),
         ({"service_name": 42}, "service_name must be a non-empty string"),

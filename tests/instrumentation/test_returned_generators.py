@@ -83,15 +83,15 @@ def test_a_generator_that_raises_marks_the_span_and_keeps_the_partial_list(
 def test_send_reaches_the_generator(spans: CapturedSpans) -> None:
     def echo() -> Iterator[str]:
         got = yield "first"
-        yield f"got {got}"
+        yield f"got-{got}"
 
     search = ragfunnel.retrieve(lambda query: echo())
     out = search("q")
     assert next(out) == "first"
-    assert out.send("x") == "got x"
+    assert out.send("x") == "got-x"
     assert list(out) == []
     (attrs,) = spans.attributes("retrieve")
-    assert attrs[c.DOCUMENTS_IDS] == ("first", "got x")
+    assert attrs[c.DOCUMENTS_IDS] == ("first", "got-x")
 
 
 def test_a_generator_dropped_unread_still_ends_its_span(spans: CapturedSpans) -> None:
