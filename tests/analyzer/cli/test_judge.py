@@ -5,13 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import yaml
 from typer.testing import CliRunner
 
 from ragfunnel.analyzer.cli import app
-from ragfunnel.analyzer.ingest import ingest_spans
-from ragfunnel.analyzer.store import Store
-from ragfunnel.testing import capture_spans
+from tests.support.cli_store import stored
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.judge_pipeline import ANY_TIME, REFERENCE, REFUSAL, WORKED_RANKING, ask
 from tests.support.responders import responder
@@ -24,23 +21,15 @@ CASES = [
 ]  # fmt: skip
 
 
+def _asked() -> None:
+    ask("hotel-taxi", "Was gilt für Hotel und Taxi?", WORKED_RANKING, ANY_TIME)
+    # Unanswerable: one scores high enough to pass the 0.3 gate and answers, one is refused.
+    ask("mileage", "Wie hoch ist die Kilometerpauschale?", [("parking", 0.35)], "20 EUR pro Tag.")
+    ask("parking", "Was kostet Parken am Flughafen?", [("parking", 0.2)], REFUSAL)
+
+
 def _store(tmp_path: Path) -> tuple[str, Path]:
-    dsn = f"chdb://{tmp_path / 'store'}"
-    cases = tmp_path / "cases.yaml"
-    cases.write_text(yaml.safe_dump(CASES, allow_unicode=True), encoding="utf-8")
-    with capture_spans(capture_content=True, run_id="r1") as spans:
-        ask("hotel-taxi", "Was gilt für Hotel und Taxi?", WORKED_RANKING, ANY_TIME)
-        # Unanswerable: one scores high enough to pass the 0.3 gate and answers, one is refused.
-        ask(
-            "mileage",
-            "Wie hoch ist die Kilometerpauschale?",
-            [("parking", 0.35)],
-            "20 EUR pro Tag.",
-        )
-        ask("parking", "Was kostet Parken am Flughafen?", [("parking", 0.2)], REFUSAL)
-    with Store.open(dsn, create=True) as store:
-        ingest_spans(store, spans.spans)
-    return dsn, cases
+    return stored(tmp_path, CASES, _asked)
 
 
 def test_judge_then_analyze(tmp_path: Path) -> None:

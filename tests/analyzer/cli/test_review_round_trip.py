@@ -11,18 +11,16 @@ from __future__ import annotations
 
 import csv
 import json
+from functools import partial
 from pathlib import Path
 
 import polars as pl
 import pytest
-import yaml
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from ragfunnel.analyzer.cli import app
-from ragfunnel.analyzer.ingest import ingest_spans
 from ragfunnel.analyzer.judges import OfflineJudge
-from ragfunnel.analyzer.store import Store
-from ragfunnel.testing import capture_spans
+from tests.support.cli_store import stored
 from tests.support.judge_pipeline import CHUNKS, REFERENCE, WORKED_RANKING, ask
 
 ANSWER = (
@@ -37,15 +35,9 @@ CASES = [
 
 
 def _judged(tmp_path: Path) -> tuple[str, Path]:
-    dsn = f"chdb://{tmp_path / 'store'}"
-    cases = tmp_path / "cases.yaml"
-    cases.write_text(yaml.safe_dump(CASES, allow_unicode=True), encoding="utf-8")
-    with capture_spans(capture_content=True, run_id="r1") as spans:
-        ask("hotel-taxi", "Was gilt für Hotel und Taxi?", WORKED_RANKING, ANSWER)
-    with Store.open(dsn, create=True) as store:
-        ingest_spans(store, spans.spans)
-    judged = CliRunner().invoke(app, ["judge", "--store", dsn, "--quiet"])
-    assert judged.exit_code == 0, judged.output
+    asked = partial(ask, "hotel-taxi", "Was gilt für Hotel und Taxi?", WORKED_RANKING, ANSWER)
+    dsn, cases = stored(tmp_path, CASES, asked)
+    _invoke("judge", "--store", dsn, "--quiet")
     return dsn, cases
 
 
@@ -123,17 +115,17 @@ def test_records_carry_the_confidence_and_the_gate_checks_it(tmp_path: Path) -> 
     assert row["confidence"] == pytest.approx(expected)
 
     bound = f"{expected + 0.05:.3f}"
-    gate = CliRunner().invoke(
+    gate = _gate(dsn, cases, bound)
+    assert gate.exit_code == 3, gate.output
+    breach = f"confidence = {expected:.3g} (1 judged answer) < {float(bound):g}"
+    assert breach in gate.output
+    passed = _gate(dsn, cases, f"{expected - 0.05:.3f}")
+    assert passed.exit_code == 0, passed.output
+
+
+def _gate(dsn: str, cases: Path, bound: str) -> Result:
+    return CliRunner().invoke(
         app,
         ["report", "--store", dsn, "--cases", str(cases), "--quiet",
          "--fail-under", f"confidence={bound}"],
     )  # fmt: skip
-    assert gate.exit_code == 3, gate.output
-    breach = f"confidence = {expected:.3g} (1 judged answer) < {float(bound):g}"
-    assert breach in gate.output
-    passed = CliRunner().invoke(
-        app,
-        ["report", "--store", dsn, "--cases", str(cases), "--quiet",
-         "--fail-under", f"confidence={expected - 0.05:.3f}"],
-    )  # fmt: skip
-    assert passed.exit_code == 0, passed.output
