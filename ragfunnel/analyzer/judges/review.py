@@ -20,7 +20,7 @@ import hashlib
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import polars as pl
 
@@ -29,6 +29,7 @@ from ragfunnel.analyzer.judges.answers import read_answers
 from ragfunnel.analyzer.judges.claims import split_claims
 from ragfunnel.analyzer.judges.offline import judge_claim
 from ragfunnel.analyzer.judges.verdict_types import Chunk
+from ragfunnel.analyzer.store.tables.verdicts import OFFLINE_JUDGE, VerdictRow
 
 if TYPE_CHECKING:
     from ragfunnel.analyzer.store import Store
@@ -61,9 +62,10 @@ def review_sheet(
     seed = week or iso_week()
     answers = read_answers(store, runs=runs).filter(pl.col("has_answer") & pl.col("has_context"))
     verdicts = tables.read_verdicts(store, runs=list(runs))
-    by_answer: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    by_answer: dict[tuple[str, str], list[VerdictRow]] = {}
     for row in verdicts.iter_rows(named=True):
-        by_answer.setdefault((row["TraceId"], row["QuestionKey"]), []).append(row)
+        verdict = cast(VerdictRow, row)  # the table's columns (tables.read_verdicts)
+        by_answer.setdefault((verdict["TraceId"], verdict["QuestionKey"]), []).append(verdict)
     picked = sorted(
         (
             r
@@ -75,13 +77,13 @@ def review_sheet(
     sheet = []
     for number, r in enumerate(picked, start=1):
         rows = by_answer[(r["trace_id"], r["question_key"])]
-        llm = next((v for v in rows if v["Judge"] != "offline"), None)
+        llm = next((v for v in rows if v["Judge"] != OFFLINE_JUDGE), None)
         claims = list(llm["ClaimTexts"]) if llm else list(split_claims(r["answer"]).claims)
         chunks = [Chunk(i, t) for i, t in zip(r["context_ids"], r["context_texts"], strict=False)]
         offline = [judge_claim(c, chunks) for c in claims]
-        judged = {"offline": [_verdict(v.label, v.missing, v.text) for v in offline]}
+        judged = {OFFLINE_JUDGE: [_verdict(v.label, v.missing, v.text) for v in offline]}
         for v in rows:
-            if v["Judge"] != "offline" and list(v["ClaimTexts"]) == claims:
+            if v["Judge"] != OFFLINE_JUDGE and list(v["ClaimTexts"]) == claims:
                 judged[v["Judge"]] = [
                     _verdict(label, missing, text)
                     for text, label, missing in zip(v["ClaimTexts"], v["ClaimLabels"], v["ClaimMissing"], strict=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 
+from ragfunnel.analyzer.export import verdict_attributes
 from ragfunnel.analyzer.funnel import analyze
 from ragfunnel.analyzer.ingest import ingest_spans
 from ragfunnel.analyzer.judges import OfflineJudge, tables
@@ -74,6 +75,9 @@ def test_an_old_store_is_read_then_migrated_with_every_verdict(store: Store) -> 
     assert rows["hotel-taxi"]["ClaimConfidences"] == [None, None]
     assert [c for c, _ in VERDICT_COLUMNS] == list(tables.read_verdicts(store).columns)
     assert len(review_sheet(store, n=5, week="2026-W49")) == 2
+    event = verdict_attributes(rows["hotel-taxi"])
+    assert event["ragfunnel.evaluation.confidence"] == 0.5
+    assert event["ragfunnel.evaluation.claims.confidence"] == [1.0, 0.0]  # the verdicts
     listed = inventory(store).object(LEGACY_VERDICTS_TABLE)
     assert listed is not None and listed.rows == 2 and "store migrate copies" in listed.role
 
@@ -99,6 +103,9 @@ def test_an_old_store_is_read_then_migrated_with_every_verdict(store: Store) -> 
     claims = fresh["hotel-taxi"]["ClaimConfidences"]
     assert claims == pytest.approx([c.confidence for c in verdict.claims])
     assert fresh["hotel-taxi"]["Confidence"] == pytest.approx(verdict.confidence)
+    event = verdict_attributes(fresh["hotel-taxi"])
+    assert event["ragfunnel.evaluation.claims.confidence"] == pytest.approx(claims)
+    assert event["ragfunnel.evaluation.confidence"] == pytest.approx(verdict.confidence)
     record = _by_question(store)["hotel-taxi"]
     assert record["faithfulness"] == 0.5
     assert record["confidence"] == pytest.approx(verdict.confidence)
