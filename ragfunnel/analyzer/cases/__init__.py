@@ -9,8 +9,9 @@ reported at once so a 500-case file is fixed in one pass.
 Modules: ``evidence`` (the trees and their parser), ``model`` (``Case``), ``caseset``
 (``CaseSet``), ``problems`` (``CaseProblem``, ``CaseError``), ``readers`` (one per format),
 ``validation`` (record → case), ``loading`` (``load_cases``), ``resolution`` (document leaves →
-chunk ids of one index version), ``rebase`` (chunk ids → document leaves, for ``cases rebase``). This package only reads files
-and builds values: it never touches the store.
+chunk ids of one index version), ``rebase`` (chunk ids → document leaves, for ``cases rebase``), ``writing`` (cases back to a
+file). This package reads and writes
+files and builds values: it never touches the store.
 """
 
 from __future__ import annotations
@@ -32,7 +33,9 @@ from ragfunnel.analyzer.cases.evidence import (
 )
 from ragfunnel.analyzer.cases.loading import load_cases
 from ragfunnel.analyzer.cases.problems import CaseError, CaseProblem, EvidenceError
+from ragfunnel.analyzer.cases.rebase import ChunkSource, Rebased, RebaseProblem, rebase_cases
 from ragfunnel.analyzer.cases.resolution import DocumentChunks, Resolution, Resolver, fold_text
+from ragfunnel.analyzer.cases.writing import case_to_data, cases_text, write_cases
 
 __all__ = [
     "AllOf",
@@ -41,19 +44,26 @@ __all__ = [
     "CaseError",
     "CaseProblem",
     "CaseSet",
+    "ChunkSource",
     "DocumentChunks",
     "DocumentLeaf",
     "Evidence",
     "EvidenceError",
     "Leaf",
     "Quote",
+    "RebaseProblem",
+    "Rebased",
     "Resolution",
     "Resolver",
     "Span",
+    "case_to_data",
+    "cases_text",
     "evidence_ids",
     "evidence_to_data",
     "fold_text",
     "has_document_leaves",
     "load_cases",
     "parse_evidence",
+    "rebase_cases",
+    "write_cases",
 ]

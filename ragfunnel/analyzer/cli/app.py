@@ -82,6 +82,7 @@ COMMANDS: Mapping[str, CommandEntry] = {
         "calibrate", "Measure each judge's agreement with people, from a labelled review sheet."
     ),
     "store": CommandEntry("store", "Prepare a store for the analyzer, or see what it holds."),
+    "cases": CommandEntry("cases", "Work on evaluation cases files."),
 }
 """Command name → its module under ``ragfunnel.analyzer.cli`` and the summary ``--help`` lists,
 in the order ``ragfunnel --help`` lists them. A test checks each summary against the first

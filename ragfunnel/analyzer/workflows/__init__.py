@@ -9,7 +9,8 @@ cannot drift apart; every CLI command parses its options, calls one of these and
 - ``report``: :func:`report_from_store` (:func:`report_sources`, then
   :func:`report_from_result`), :func:`diff_from_store`;
 - ``judging``: :func:`judge_from_store`, :func:`review_from_store`;
-- ``store``: :func:`migrate_store`, :func:`store_info`.
+- ``store``: :func:`migrate_store`, :func:`store_info`;
+- ``cases``: :func:`rebase_from_store`.
 
 The types they return are exported beside them, so that a caller needs no package's inside.
 """
@@ -20,6 +21,7 @@ from ragfunnel.analyzer.workflows.analysis import (
     question_funnel,
     thresholds_from_store,
 )
+from ragfunnel.analyzer.workflows.cases import CasesRebased, rebase_from_store, rebased_path
 from ragfunnel.analyzer.workflows.judging import judge_from_store, review_from_store
 from ragfunnel.analyzer.workflows.report import (
     Compared,
@@ -40,6 +42,7 @@ from ragfunnel.analyzer.workflows.store import (
 )
 
 __all__ = [
+    "CasesRebased",
     "Compared",
     "Migrated",
     "ReportSources",
@@ -53,6 +56,8 @@ __all__ = [
     "judge_from_store",
     "migrate_store",
     "question_funnel",
+    "rebase_from_store",
+    "rebased_path",
     "report_from_result",
     "report_from_store",
     "report_sources",

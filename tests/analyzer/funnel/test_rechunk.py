@@ -7,96 +7,19 @@ cases come out ``stale_case`` on v2, never ingestion.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
-import ragfunnel
 from ragfunnel.analyzer.cases import Case, CaseSet, Leaf, parse_evidence
 from ragfunnel.analyzer.funnel import analyze
-from ragfunnel.analyzer.ingest import ingest_spans
 from ragfunnel.analyzer.store import Store
-from ragfunnel.testing import capture_spans
-
-CORPUS = {
-    "travel": (
-        "The hotel allowance is 120 EUR per night. Taxis are refunded up to 40 EUR. "
-        "Meals are paid as a per diem of 35 EUR. Trains travel second class."
-    ),
-    "it": "Laptops are replaced every four years. Passwords expire after ninety days.",
-}
-INDEX: dict[str, dict[str, str]] = {}
-
-
-def chunk(document: str, sentences: int, tag: str) -> list[dict[str, object]]:
-    text = CORPUS[document]
-    parts = [p + "." for p in text.split(". ") if p]
-    parts[-1] = parts[-1].rstrip(".") + ("" if parts[-1].endswith("..") else "")
-    chunks, start = [], 0
-    for n, first in enumerate(range(0, len(parts), sentences)):
-        body = " ".join(parts[first : first + sentences]).replace("..", ".")
-        at = text.index(body[:20], start)
-        chunks.append({"id": f"{document}{tag}{n}", "text": body, "start": at})
-        start = at
-    return chunks
-
-
-@ragfunnel.ingest(document_id="document")
-def ingest(document: str, sentences: int, tag: str) -> list[dict[str, object]]:
-    chunks = chunk(document, sentences, tag)
-    INDEX.update({str(c["id"]): {"text": str(c["text"])} for c in chunks})
-    return chunks
-
-
-@ragfunnel.retrieve(name="keyword")
-def search(query: str, top_k: int = 3) -> list[dict[str, object]]:
-    words = set(query.lower().replace("?", "").split())
-    hits = [
-        {"id": i, "text": c["text"], "score": len(words & set(c["text"].lower().split()))}
-        for i, c in INDEX.items()
-    ]
-    return sorted(hits, key=lambda h: -float(h["score"]))[:top_k]  # type: ignore[arg-type]
-
-
-@ragfunnel.cut(k=1)
-def gate(documents: list[dict[str, object]], k: int = 1) -> list[dict[str, object]]:
-    return documents[:k]
-
-
-@ragfunnel.generate(model="extractive")
-def generate(question: str, context: list[dict[str, object]]) -> str:
-    return " ".join(str(c["text"]) for c in context)
-
-
-@ragfunnel.question(id="question_id")
-def answer(question_id: str, question: str) -> str:
-    return generate(question, gate(search(question)))
-
-
-QUESTIONS = {
-    "q-hotel": ("What is the hotel allowance per night?", "120 EUR"),
-    "q-taxi": ("Up to how much are taxis refunded?", "40 EUR"),
-    "q-pass": ("When do passwords expire?", "ninety days"),
-}
-
-
-def run(store: Store, version: str, sentences: int, tag: str) -> None:
-    INDEX.clear()
-    with capture_spans(
-        capture_content=True, run_id=version, pipeline={"index_version": version}
-    ) as s:
-        for document in CORPUS:
-            ingest(document, sentences, tag)
-        for qid, (question, _) in QUESTIONS.items():
-            answer(qid, question)
-    ingest_spans(store, s.spans)
+from tests.support.rechunk_pipeline import CORPUS, QUESTIONS, run
 
 
 @pytest.fixture
-def two_chunkings(store: Store) -> Iterator[Store]:
+def two_chunkings(store: Store) -> Store:
     run(store, "v1", 1, "#")
     run(store, "v2", 2, "@v2-")
-    yield store
+    return store
 
 
 def _cases(evidence: dict[str, object]) -> CaseSet:
