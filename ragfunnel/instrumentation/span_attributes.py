@@ -19,6 +19,7 @@ from ragfunnel.instrumentation.config import State
 from ragfunnel.instrumentation.extract import (
     Ranked,
     Unread,
+    chunk_offsets,
     fast_ranked,
     field_of,
     ids_of,
@@ -204,7 +205,13 @@ def _ranking_result(plan: Plan, st: State, result: Any, attrs: Attributes) -> No
 
 
 def _ingest_result(plan: Plan, st: State, result: Any, attrs: Attributes) -> None:
-    _put_ranked(attrs, ranked(result, ids=plan.ids), c.CHUNKS_IDS)
+    found = ranked(result, ids=plan.ids, texts=st.capture_chunks)
+    _put_ranked(attrs, found, c.CHUNKS_IDS)
+    if st.capture_chunks and found.texts:  # resolve cases' quotes (docs/funnel.md, "Cases")
+        kept = [redact(st.redact, c.CHUNKS_TEXTS, t) for t in found.texts]
+        attrs[c.CHUNKS_TEXTS] = [t if t is not None else "" for t in kept]
+    if plan.ids is None and (offsets := chunk_offsets(result)) is not None:
+        attrs[c.CHUNKS_STARTS], attrs[c.CHUNKS_ENDS] = offsets
     for key, name in (
         (c.PAGES_WITHOUT_TEXT, "pages_without_text"),
         (c.PARTS_WITHOUT_TEXT, "parts_without_text"),
