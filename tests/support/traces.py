@@ -129,12 +129,14 @@ class QuestionTrace:
         logprobs_min: float | None = None,
         low_confidence: Sequence[str] | None = None,
         error: str | None = None,
+        texts: Sequence[str] | None = None,
     ) -> None:
         self._span(
             c.Stage.GENERATE,
             "gpt",
             {
                 c.CONTEXT_IDS: list(context) if context is not None else None,
+                c.CONTEXT_TEXTS: list(texts) if texts is not None else None,
                 c.ANSWER_TEXT: answer,
                 c.MODE: mode,
                 c.SAMPLE_INDEX: sample_index,

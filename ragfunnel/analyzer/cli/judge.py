@@ -200,6 +200,8 @@ def summary_document(result: JudgeRun, dry_run: bool) -> dict[str, object]:
         "without_content": result.without_content,
         "without_answer_text": result.without_answer_text,
         "without_chunk_text": result.without_chunk_text,
+        "filled_chunks": result.filled_chunks,
+        "filled_answers": result.filled_answers,
         "mean_faithfulness": result.faithfulness,
         "sent_to_llm": result.sent_to_llm,
         "estimates": {
@@ -223,6 +225,9 @@ def textless_lines(result: JudgeRun) -> list[str]:
     from ragfunnel.analyzer.judges import ANSWER_TEXT_FIX, CHUNK_TEXT_FIX
 
     lines = []
+    if result.filled_chunks:
+        lines.append(f"--chunks: filled the text of {result.filled_chunks:,} chunks, in "
+                     f"{result.filled_answers:,} answers' prompts")  # fmt: skip
     if result.without_answer_text:
         lines.append(f"not judged: {result.without_answer_text:,} without answer text: "
                      f"{ANSWER_TEXT_FIX}")  # fmt: skip

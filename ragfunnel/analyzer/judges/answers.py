@@ -26,8 +26,9 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from ragfunnel.analyzer.store.stage_source import stage_source
-from ragfunnel.analyzer.store.tables.stage_spans import generate_answers
+from ragfunnel.analyzer.store.tables.stage_spans import generate_answers, ranked_ids
 from ragfunnel.analyzer.store.tables.traces import chunk_texts as stored_chunk_texts
+from ragfunnel.instrumentation.contract import TEXT_ID_PREFIX
 
 if TYPE_CHECKING:
     from ragfunnel.analyzer.store import Store
@@ -35,12 +36,15 @@ if TYPE_CHECKING:
 __all__ = ["CHUNK_TEXT_FIX", "read_answers"]
 
 CHUNK_TEXT_FIX = (
-    "record chunk text: `configure(capture_content=True)` and pass documents with text, "
-    "or `--chunks`"
+    "give the chunk texts with `--chunks chunks.jsonl`, or record them: "
+    '`configure(capture_content=True)` (or the kind "chunks") and pass documents with text'
 )
 """The one-line fix for answers whose prompt's chunks have no recorded text."""
 
-ANSWER_TEXT_FIX = "record answer text: `configure(capture_content=True)`"
+ANSWER_TEXT_FIX = (
+    'record answer text: `configure(capture_content=("question", "answer"))` keeps chunk '
+    "texts out of spans (judge with `--chunks`), `capture_content=True` records all"
+)
 """The one-line fix for answers without recorded text."""
 
 _STRINGS = pl.List(pl.String)
@@ -50,7 +54,7 @@ _SCHEMA = pl.Schema({  # type: ignore[arg-type]  # polars' stubs reject a mixed 
     "context_ids": _STRINGS, "context_texts": _STRINGS, "has_context": pl.Boolean,
     "missing_texts": _STRINGS, "context_source": pl.String, "model": pl.String,
     "logprobs_min": pl.Float64, "low_confidence": _STRINGS, "question": pl.String,
-    "sample_answers": _STRINGS,
+    "sample_answers": _STRINGS, "filled_texts": _STRINGS,
 })  # fmt: skip
 
 
@@ -76,7 +80,13 @@ def read_answers(
     ``has_context`` (the prompt is known and every chunk of it has a text; an empty prompt the
     generate span recorded counts), ``missing_texts`` (the chunk ids without one),
     ``context_source`` (``generate``, ``ranking`` or ``none``), ``model``, ``logprobs_min``,
-    ``low_confidence``, ``sample_answers``.
+    ``low_confidence``, ``sample_answers``, ``filled_texts`` (the chunk ids whose text came
+    from ``chunk_texts``).
+
+    A chunk text equal to its chunk id is no text (spans written before plain id strings were
+    told from texts recorded ids as their own text); a generate span whose "texts" are all
+    chunk ids the trace's ranking spans list is read as a prompt of those ids
+    (docs/span-contract.md, "Plain strings: ids or texts").
     """
     src = stage_source(store)
     raw = generate_answers(store, src.sql, runs=runs, modes=modes, traces=traces)
@@ -100,18 +110,27 @@ def read_answers(
         ],
         how="horizontal",
     ).with_columns(pl.col("has_answer").cast(pl.Boolean))
-    contexts = _contexts(store, frame, chunk_texts or {})
+    contexts = _contexts(store, src.sql, frame, chunk_texts or {})
     return frame.join(contexts, on="span_id", how="left").select(list(_SCHEMA)).cast(_SCHEMA)
 
 
-def _contexts(store: Store, answers: pl.DataFrame, chunk_texts: Mapping[str, str]) -> pl.DataFrame:
+def _contexts(
+    store: Store, source: str, answers: pl.DataFrame, chunk_texts: Mapping[str, str]
+) -> pl.DataFrame:
     """Each answer's prompt chunks with their texts (see the module docstring)."""
     traces = answers.get_column("trace_id").unique().to_list()
     docs = stored_chunk_texts(store, traces)
+    # Prompts read as texts whose "texts" the trace's rankings list as ids (ids with spaces).
+    candidates: dict[str, list[str]] = {}
+    for trace, _, stage, _, ids, texts in docs.iter_rows():
+        if stage == "generate" and ids and all(i.startswith(TEXT_ID_PREFIX) for i in ids):
+            candidates.setdefault(trace, []).extend(t for t in texts if t)
+    listed = ranked_ids(store, source, candidates)
     own: dict[str, tuple[list[str], list[str]]] = {}
     ranking: dict[str, dict[str, list[tuple[list[str], list[str]]]]] = {}
     known: dict[str, dict[str, str]] = {}
-    for trace, span, stage, _, ids, texts in docs.iter_rows():
+    for trace, span, stage, _, ids, recorded in docs.iter_rows():
+        texts = [t if t != chunk else "" for chunk, t in zip(ids, recorded, strict=True)]
         if stage == "generate":
             own[span] = (ids, texts)
         elif stage in ("retrieve", "rerank"):
@@ -122,14 +141,17 @@ def _contexts(store: Store, answers: pl.DataFrame, chunk_texts: Mapping[str, str
                 seen[chunk] = text
     rows = []
     for trace, span in answers.select("trace_id", "span_id").iter_rows():
-        ids, source = _prompt_ids(own.get(span), ranking.get(trace, {}))
-        texts = [
-            _text_of(chunk, position, own.get(span), known.get(trace, {}), chunk_texts)
+        prompt = _ids_as_texts(own.get(span)) if trace in listed else own.get(span)
+        ids, source = _prompt_ids(prompt, ranking.get(trace, {}))
+        found = [
+            _text_of(chunk, position, prompt, known.get(trace, {}), chunk_texts)
             for position, chunk in enumerate(ids)
         ]
+        texts = [text for text, _ in found]
+        filled = [chunk for chunk, (_, given) in zip(ids, found, strict=True) if given]
         missing = [chunk for chunk, text in zip(ids, texts, strict=True) if not text]
         usable = source != "none" and not missing
-        rows.append((span, ids, [t or "" for t in texts], usable, missing, source))
+        rows.append((span, ids, [t or "" for t in texts], usable, missing, source, filled))
     return pl.DataFrame(
         rows,
         schema={
@@ -139,9 +161,20 @@ def _contexts(store: Store, answers: pl.DataFrame, chunk_texts: Mapping[str, str
             "has_context": pl.Boolean,
             "missing_texts": _STRINGS,
             "context_source": pl.String,
+            "filled_texts": _STRINGS,
         },
         orient="row",
     )
+
+
+def _ids_as_texts(own: tuple[list[str], list[str]] | None) -> tuple[list[str], list[str]] | None:
+    """A prompt of texts that are ids the trace's rankings list, as ids without texts.
+
+    Ids with spaces (``"Travel Policy.pdf#3"``) are read as texts by the decorators.
+    """
+    if own is None or not own[1] or not all(own[1]):
+        return own
+    return list(own[1]), [""] * len(own[1])
 
 
 def _prompt_ids(
@@ -167,7 +200,12 @@ def _text_of(
     own: tuple[list[str], list[str]] | None,
     trace: Mapping[str, str],
     given: Mapping[str, str],
-) -> str | None:
+) -> tuple[str | None, bool]:
+    """The chunk's text and whether it came from ``given`` (the ``--chunks`` file)."""
     if own is not None and position < len(own[1]) and own[0] and own[1][position]:
-        return own[1][position]
-    return trace.get(chunk) or given.get(chunk) or None
+        return own[1][position], False
+    recorded = trace.get(chunk)
+    if recorded:
+        return recorded, False
+    text = given.get(chunk)
+    return (text, True) if text and text != chunk else (None, False)

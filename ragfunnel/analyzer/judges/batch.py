@@ -84,6 +84,8 @@ class JudgeRun:
             claims; without_content: answers not judged for lack of recorded text, of which
             without_answer_text had no answer text and without_chunk_text had the answer but
             no text for some chunk of its prompt (nor ids to find it by).
+        filled_chunks, filled_answers: the chunks whose text the chunk file gave (missing, or
+            recorded equal to the chunk's id), and the answers whose prompt held one.
         not_judged: per answer not judged for lack of text, what is missing and the fix.
         sent_to_llm: answers the tiered policy escalated (flagged or sampled), and why.
         rows: the verdict rows written (or that would be, with ``write=False``).
@@ -100,6 +102,8 @@ class JudgeRun:
     without_content: int = 0
     without_answer_text: int = 0
     without_chunk_text: int = 0
+    filled_chunks: int = 0
+    filled_answers: int = 0
     not_judged: list[str] = field(default_factory=list)
     sent_to_llm: dict[str, int] = field(default_factory=dict)
     rows: list[VerdictRow] = field(default_factory=list)
@@ -324,7 +328,12 @@ def judge_store(
 
 
 def _count_textless(result: JudgeRun, answers: list[dict[str, Any]]) -> None:
-    """Count the answers not judged for lack of text, each with what is missing and the fix."""
+    """Count the answers not judged for lack of text (what is missing, the fix) and the chunk
+    texts the chunk file filled in.
+    """
+    filled = [r["filled_texts"] for r in answers if r["filled_texts"]]
+    result.filled_chunks = len({chunk for chunks in filled for chunk in chunks})
+    result.filled_answers = len(filled)
     for r in answers:
         where = f"{r['trace_id']} ({r['question_key']})"
         if not r["has_answer"]:

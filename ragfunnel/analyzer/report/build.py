@@ -321,6 +321,7 @@ def build_report(
                         unjudged=int(counts.get("unjudged", 0)),
                         incomplete=int(counts.get("incomplete_trace", 0)),
                         needs_judge=int(counts.get("needs_judge", 0)),
+                        stale_case=int(counts.get("stale_case", 0)),
                         without_text=_without_text(run),
                     ),
                     "metrics": _metrics(result, str(run_id)),

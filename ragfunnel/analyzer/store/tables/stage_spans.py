@@ -11,7 +11,7 @@ The SELECT that turns ``otel_traces`` rows into stage rows lives with the span c
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from ragfunnel.analyzer.conventions import BUCKETS, stage_select_sql
@@ -240,3 +240,27 @@ def generate_answers(
     """,
         parameters,
     )
+
+
+def ranked_ids(store: Store, source: str, candidates: Mapping[str, Sequence[str]]) -> set[str]:
+    """The traces of ``candidates`` whose rankings listed all of the trace's strings as ids.
+
+    ``candidates`` maps a trace id to strings; a trace is kept when its retrieve, rerank or cut
+    spans listed every one of them as a chunk id (compared by the ids' hashes).
+    """
+    if not candidates:
+        return set()
+    traces = list(candidates)
+    frame = store.query_df(
+        f"""SELECT TraceId, groupUniqArrayArray(IdHashes) AS Listed FROM {source}
+    WHERE Stage IN ('retrieve', 'rerank', 'cut') AND TraceId IN {{traces:Array(String)}}
+    GROUP BY TraceId""",
+        {"traces": traces},
+    )
+    listed = {trace: set(hashes) for trace, hashes in frame.iter_rows()}
+    strings = [list(candidates[t]) for t in traces]
+    hashed = store.query_df(
+        "SELECT arrayMap(s -> arrayMap(x -> cityHash64(x), s), {strings:Array(Array(String))}) AS h",
+        {"strings": strings},
+    ).item()
+    return {t for t, h in zip(traces, hashed, strict=True) if set(h) <= listed.get(t, set())}
