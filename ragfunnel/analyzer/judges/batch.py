@@ -328,8 +328,9 @@ def judge_store(
 
 
 def _count_textless(result: JudgeRun, answers: list[dict[str, Any]]) -> None:
-    """Count the answers not judged for lack of text (what is missing, the fix) and the chunk
-    texts the chunk file filled in.
+    """Count the answers not judged for lack of text, and the chunk texts the file filled in.
+
+    Each answer not judged is listed with what is missing and the fix.
     """
     filled = [r["filled_texts"] for r in answers if r["filled_texts"]]
     result.filled_chunks = len({chunk for chunks in filled for chunk in chunks})
