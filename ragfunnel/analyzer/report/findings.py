@@ -161,6 +161,7 @@ def diagnosis_text(
     incomplete: int = 0,
     needs_judge: int = 0,
     without_text: int = 0,
+    stale_case: int = 0,
 ) -> str:
     """The paragraph a good engineer would write about one run (the issue's example shape)."""
     failed = sum(f.count for f in findings)
@@ -221,6 +222,12 @@ def diagnosis_text(
     if unjudged > without_text:
         parts.append(f"{unjudged - without_text:,} could not be judged (no answer text or no "
                      "facts to check).")  # fmt: skip
+    if stale_case:
+        parts.append(
+            f"{stale_case:,} {wording.plural(stale_case, 'case names', 'cases name')} evidence "
+            "this run's index does not hold (stale labels, not ingestion failures: "
+            "`ragfunnel cases rebase` rewrites them as document + quote)."
+        )
     if incomplete:
         verbs = "is incomplete and blames" if incomplete == 1 else "are incomplete and blame"
         parts.append(f"{wording.count(incomplete, 'trace')} {verbs} no stage.")

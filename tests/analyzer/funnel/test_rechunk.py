@@ -128,3 +128,16 @@ def test_a_quote_in_no_chunk_of_an_ingested_document_is_named(two_chunkings: Sto
     assert never["first_failure"] in ("ingestion", "ok_without_evidence")
     assert never["evidence"][0]["id"] == 'hr "Holidays"'
     assert Leaf("x") != never  # the label is no chunk id of the index
+
+
+def test_the_diagnosis_counts_stale_cases_apart_from_failures(two_chunkings: Store) -> None:
+    from ragfunnel.analyzer.workflows import report_from_store
+
+    cases = _cases({"q-hotel": "travel#0", "q-taxi": "travel#1", "q-pass": "it#1"})
+    report = report_from_store(two_chunkings, cases, runs=["v2"]).report
+    (run_report,) = report.runs
+    assert run_report.diagnosis == (
+        "Of 3 questions, 0 were answered wrongly or incompletely. 3 cases name evidence this "
+        "run's index does not hold (stale labels, not ingestion failures: `ragfunnel cases "
+        "rebase` rewrites them as document + quote)."
+    )
