@@ -213,6 +213,70 @@ def test_nothing_sticks_out_of_its_card_and_no_word_breaks(
         assert widths and max(widths) <= width
 
 
+CHART_CHECK = """
+() => {
+  const problems = [];
+  const sizes = [];
+  const viewport = window.innerWidth;
+  for (const [i, chart] of [...document.querySelectorAll("svg.chart")].entries()) {
+    const box = chart.getBoundingClientRect();
+    if (box.width === 0) continue;  // not shown (a closed section)
+    const name = `chart ${i} (${chart.querySelector("title").textContent})`;
+    if (box.width > viewport || box.left < 0 || box.right > viewport)
+      problems.push(`${name} is ${Math.round(box.width)} px wide, ${Math.round(box.left)}-${Math.round(box.right)} on a ${viewport} px screen`);
+    const holder = chart.closest(".scroll, .card");
+    const room = holder.getBoundingClientRect();
+    if (box.right > room.right + 1 || box.left < room.left - 1)
+      problems.push(`${name} is clipped by its ${holder.className}: ${Math.round(box.left)}-${Math.round(box.right)} in ${Math.round(room.left)}-${Math.round(room.right)}`);
+    for (const text of chart.querySelectorAll("text")) {
+      const r = text.getBoundingClientRect();
+      if (r.left < box.left - 1 || r.right > box.right + 1 || r.top < box.top - 1 || r.bottom > box.bottom + 1)
+        problems.push(`${name}: "${text.textContent}" runs out of the chart`);
+      const m = text.getScreenCTM();  // scale, whatever the rotation
+      const px = parseFloat(getComputedStyle(text).fontSize) * Math.hypot(m.a, m.b);
+      sizes.push(px);
+    }
+  }
+  return {problems, smallest: Math.min(...sizes)};
+}
+"""
+"""Every chart wider than the screen or than the box it sits in (a ``.scroll`` that would clip
+it), every chart label that runs out of its chart, and the smallest label as drawn, in px."""
+
+
+@pytest.mark.parametrize("width", [360, 390, 430])
+def test_charts_fit_a_phone_and_stay_legible(loaded: Loaded, width: int) -> None:
+    """Issue 31, Deliver 5: at 390 px the demo's charts ran off the screen (the rank axis after
+    "11–20", the interval labels, the histogram after 0.6, the funnel's counts)."""
+    page = loaded.page
+    page.set_viewport_size({"width": width, "height": 900})
+    page.wait_for_timeout(100)
+    try:
+        found = page.evaluate(CHART_CHECK)
+        assert found["problems"] == []
+        assert found["smallest"] >= 9.0, found["smallest"]  # labels scale with the chart
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        scrolling = page.eval_on_selector_all(
+            ".scroll:has(> svg.chart)",
+            "els => els.filter(e => e.scrollWidth > e.clientWidth + 1).length",
+        )
+        assert scrolling == 0  # no chart hides a part behind a sideways scroll
+    finally:
+        page.set_viewport_size({"width": 1280, "height": 900})
+
+
+def test_the_chart_check_sees_a_chart_too_wide(loaded: Loaded) -> None:
+    page = loaded.page
+    page.set_viewport_size({"width": 390, "height": 900})
+    page.evaluate("() => { document.querySelector('svg.chart').style.minWidth = '600px'; }")
+    try:
+        problems = page.evaluate(CHART_CHECK)["problems"]
+    finally:
+        page.evaluate("() => { document.querySelector('svg.chart').style.minWidth = ''; }")
+        page.set_viewport_size({"width": 1280, "height": 900})
+    assert any("wide" in p or "clipped" in p for p in problems), problems
+
+
 def test_the_overflow_check_sees_an_overflow(loaded: Loaded) -> None:
     """The check must be able to fail: a card holding a fixed-width box too wide for it."""
     page = loaded.page

@@ -83,7 +83,7 @@ def test_faithfulness_bins_say_what_they_hold(runs: Fixture) -> None:
     assert FAITHFULNESS_BINS[-1] == "1.0" and FAITHFULNESS_BINS[-2] == "0.9–<1.0"
     assert len(FAITHFULNESS_BINS) == 11
     page = render_html(report_of(runs, with_verdicts(runs.result)))
-    assert 'rotate(30)">1.0</text>' in page and 'rotate(30)">0.9–&lt;1.0</text>' in page
+    assert 'text-anchor="end">1.0</text>' in page and 'text-anchor="end">0.9–&lt;1.0</text>' in page
 
 
 def test_every_chart_has_axes_and_zero(runs: Fixture) -> None:
