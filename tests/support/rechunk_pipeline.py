@@ -36,8 +36,8 @@ def chunk(document: str, sentences: int, tag: str) -> list[dict[str, object]]:
 
 
 @ragfunnel.ingest(document_id="document")
-def ingest(document: str, sentences: int, tag: str) -> list[dict[str, object]]:
-    chunks = chunk(document, sentences, tag)
+def ingest(document: str, sentences: int, tag: str, drop: str = "") -> list[dict[str, object]]:
+    chunks = [c for c in chunk(document, sentences, tag) if c["id"] != drop]
     INDEX.update({str(c["id"]): {"text": str(c["text"])} for c in chunks})
     return chunks
 
@@ -74,13 +74,15 @@ QUESTIONS = {
 }
 
 
-def run(store: Store, version: str, sentences: int, tag: str, *, content: bool = True) -> None:
+def run(
+    store: Store, version: str, sentences: int, tag: str, *, content: bool = True, drop: str = ""
+) -> None:
     INDEX.clear()
     with capture_spans(
         capture_content=content, run_id=version, pipeline={"index_version": version}
     ) as s:
         for document in CORPUS:
-            ingest(document, sentences, tag)
+            ingest(document, sentences, tag, drop)
         for qid, (question, _) in QUESTIONS.items():
             answer(qid, question)
     ingest_spans(store, s.spans)

@@ -141,3 +141,12 @@ def test_the_diagnosis_counts_stale_cases_apart_from_failures(two_chunkings: Sto
         "run's index does not hold (stale labels, not ingestion failures: `ragfunnel cases "
         "rebase` rewrites them as document + quote)."
     )
+
+
+def test_a_chunk_lost_from_the_same_chunking_is_ingestion_not_stale(store: Store) -> None:
+    run(store, "v1", 1, "#")
+    run(store, "v3", 1, "#", drop="travel#1")  # same chunking, the taxi sentence lost
+    cases = _cases({"q-hotel": "travel#0", "q-taxi": "travel#1", "q-pass": "it#1"})
+    taxi = analyze(store, cases, run="v3").record("q-taxi").row(0, named=True)
+    assert taxi["first_failure"] == "ingestion"
+    assert taxi["failure_reason"] == "never indexed (parser, connector, scope)"

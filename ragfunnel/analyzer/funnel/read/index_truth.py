@@ -84,7 +84,8 @@ class IndexTruth:
         versions: the index versions that have any ingest span.
         owners: (``version``, ``id``, ``document``) of the expected ids found in ingest spans,
             whatever the version: which document an id that one version lacks belongs to.
-        documents: (``version``, ``document``) of every document ingested into a version.
+        documents: (``version``, ``document``, ``ids``): the chunk ids of each document that
+            holds an expected id in some version, per version it was ingested into.
     """
 
     kind: str
@@ -109,7 +110,7 @@ class IndexTruth:
         """Truth from successful ingest spans.
 
         ``found`` has ``version`` and ``id`` (and ``document``, to tell stale case labels);
-        ``documents`` the ``version`` and ``document`` of every ingested document.
+        ``documents`` the chunk ids of those documents per version (see the attribute).
         """
         if not versions:
             return cls.none()

@@ -234,7 +234,9 @@ class Session:
         if versions.is_empty():
             return IndexTruth.none()
         found = self.store.query_df(sql.index_truth_sql(self.question_rows, self.items_table))
-        documents = self.store.query_df(sql.ingested_documents_sql(self.question_rows))
+        documents = self.store.query_df(
+            sql.ingested_documents_sql(self.question_rows, self.items_table)
+        )
         return IndexTruth.from_ingest(found, versions.get_column("version").to_list(), documents)
 
     def conflict_chunks(self) -> pl.DataFrame:

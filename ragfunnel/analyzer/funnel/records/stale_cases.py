@@ -92,15 +92,33 @@ def resolved_case_tables(
 
 
 def stale_labels(frame: pl.DataFrame, truth: IndexTruth) -> pl.DataFrame:
-    """Cases naming chunk ids an index version lacks while the ids' document is in it."""
+    """Cases naming chunk ids an index version lacks because their document was re-chunked.
+
+    An id is stale in version v when its document (known from the versions that hold the id)
+    was ingested into v with chunks, none of which it had in those versions: a new chunking. A
+    document that kept some of its old ids but lost this one lost a chunk — an ingestion
+    failure, not a stale label.
+    """
     if truth.owners is None or truth.documents is None or truth.owners.is_empty():
         return pl.DataFrame(schema=STALE_SCHEMA)
     named = frame.select("case_idx", pl.col("items").alias("id")).explode("id").drop_nulls()
-    owners = truth.owners.filter(pl.col("id") != pl.col("document")).select("id", "document")
-    stale = (
-        named.join(owners.unique(), on="id")
-        .join(truth.documents, on="document")  # every version holding the document
+    owners = truth.owners.filter(pl.col("id") != pl.col("document"))
+    chunks = truth.documents.select("version", "document", "ids")
+    missing = (
+        named.join(owners.select("id", "document").unique(), on="id")
+        .join(chunks, on="document")  # every version holding the document, with its chunks
         .join(truth.found, on=["version", "id"], how="anti")  # ... but not the id
+    )
+    if missing.is_empty():
+        return pl.DataFrame(schema=STALE_SCHEMA)
+    before = owners.join(chunks, on=["version", "document"]).select(
+        "id", "document", pl.col("ids").alias("old_ids")
+    )
+    stale = (
+        missing.join(before, on=["id", "document"])
+        .group_by("version", "case_idx", "document", "id", maintain_order=True)
+        .agg((pl.col("ids").list.set_intersection("old_ids").list.len() == 0).all().alias("new"))
+        .filter("new")
     )
     if stale.is_empty():
         return pl.DataFrame(schema=STALE_SCHEMA)

@@ -93,11 +93,20 @@ def index_truth_sql(stage_table: str, items_table: str) -> str:
     )
 
 
-def ingested_documents_sql(stage_table: str) -> str:
-    """Every document each index version's successful ingest spans name."""
+def ingested_documents_sql(stage_table: str, items_table: str) -> str:
+    """Per index version, the chunk ids of each document that holds an expected id somewhere.
+
+    Only successful ingest spans that produced chunks; what tells a re-chunked document (none
+    of its old ids left) from one that lost chunks.
+    """
+    wanted = f"(SELECT arrayJoin(items) FROM {items_table})"
+    ingests = f"{stage_table} WHERE Stage = 'ingest' AND StatusCode != 'Error'"
+    owners = f"SELECT DISTINCT DocumentId FROM {stage_table} ARRAY JOIN Ids AS id "
+    owners += f"WHERE Stage = 'ingest' AND StatusCode != 'Error' AND id IN {wanted}"
     return (
-        f"SELECT DISTINCT IndexVersion AS version, DocumentId AS document FROM {stage_table} "
-        f"WHERE Stage = 'ingest' AND StatusCode != 'Error' AND DocumentId != ''"
+        f"SELECT IndexVersion AS version, DocumentId AS document, "
+        f"groupUniqArrayArray(Ids) AS ids FROM {ingests} AND notEmpty(Ids) "
+        f"AND DocumentId IN ({owners}) GROUP BY version, document"
     )
 
 
