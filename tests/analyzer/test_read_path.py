@@ -27,6 +27,7 @@ from ragfunnel.analyzer.funnel import analysis as analysis_module
 from ragfunnel.analyzer.funnel.read import session as session_module
 from ragfunnel.analyzer.store import Store, StoreError
 from ragfunnel.analyzer.store.inventory import inventory
+from ragfunnel.analyzer.store.migrations import CURRENT_REVISION
 from ragfunnel.analyzer.store.tables.stage_spans import STAGE_TABLE
 
 # The one test that imports test modules: it re-runs their trace scenarios at read time.
@@ -298,14 +299,14 @@ def test_the_cli_says_once_that_store_migrate_would_help(b: TraceBuilder, tmp_pa
         assert f"ragfunnel {command[0]}: note: otel_traces was parsed at read time" in result.stderr
         assert "`ragfunnel store migrate` creates it" in result.stderr
     info = runner.invoke(app, ["store", "info", "--store", dsn])
-    assert "revision 0 of 2 (ragfunnel store migrate)" in info.stdout
+    assert f"revision 0 of {CURRENT_REVISION} (ragfunnel store migrate)" in info.stdout
     assert "view not attached" in info.stdout
 
     result = runner.invoke(app, ["analyze", "--store", dsn])
     assert result.exit_code == 0, result.output
     assert "note:" not in result.stderr
     info = runner.invoke(app, ["store", "info", "--store", dsn])
-    assert "revision 2 of 2\n" in info.stdout
+    assert f"revision {CURRENT_REVISION} of {CURRENT_REVISION}\n" in info.stdout
     assert "view attached" in info.stdout
 
 
