@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from ragfunnel.analyzer.judges.claims import split_claims
-from ragfunnel.analyzer.judges.lexicon import STOPWORDS, fold
+from ragfunnel.analyzer.language.lexicon import STOPWORDS, fold
 from ragfunnel.analyzer.judges.offline import OfflineJudge, judge_claim
 from ragfunnel.analyzer.judges.offline.embed import load
 from ragfunnel.analyzer.judges.verdict_types import SUPPORTED, UNSUPPORTED, ClaimVerdict

@@ -16,8 +16,9 @@ Normalisation, in order:
    is padded with one space on each side.
 
 A fact is *stated* when its normalised form is contained in the answer's: it must match whole
-tokens, so ``4.2.0`` matches "firmware 4.2.0." but not "4.2.01", and ``$1,200`` does not match
-"1200". The rule is written once, as polars expressions; the scalar functions run the same
+tokens, so ``4.2.0`` matches "firmware 4.2.0." but not "4.2.01". A fact this literal rule misses
+is read by meaning (``fact_meaning.py``: ``10 pm`` states ``22:00``, ``€5,000`` states
+``5.000 EUR``, ``five`` states ``5``), with the judges' fact reader. The rule is written once, as polars expressions; the scalar functions run the same
 expressions on a one-element series, so scalar and vectorised results are identical by
 construction.
 """
@@ -25,6 +26,8 @@ construction.
 from __future__ import annotations
 
 import polars as pl
+
+from ragfunnel.analyzer.cases.fact_meaning import stated_by_meaning
 
 __all__ = [
     "fact_stated",
@@ -98,6 +101,7 @@ def fact_stated(answer: pl.Expr, fact: pl.Expr, *, normalised: bool = False) -> 
 
 
 def states_fact(answer: str, fact: str) -> bool:
-    """Whether ``answer`` states ``fact`` (the rule of the module docstring)."""
+    """Whether ``answer`` states ``fact``: literally (the module docstring), else by meaning
+    (``fact_meaning.py``: ``10 pm`` states ``22:00``)."""
     answer_norm, fact_norm = normalize_texts(pl.Series([answer, fact], dtype=pl.String))
-    return fact_norm in answer_norm
+    return fact_norm in answer_norm or bool(stated_by_meaning(answer, fact))

@@ -14,8 +14,8 @@ import re
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
-from ragfunnel.analyzer.judges.lexicon import NEGATIONS, fold
-from ragfunnel.analyzer.judges.terms import Fact, facts, negated
+from ragfunnel.analyzer.language.lexicon import NEGATIONS, fold
+from ragfunnel.analyzer.language.terms import Fact, facts, negated
 
 __all__ = ["Prepared", "Text", "prepare", "stem", "where", "word_in"]
 

@@ -23,8 +23,8 @@ import re
 from collections.abc import Sequence
 
 from ragfunnel.analyzer.judges.context import prepare
-from ragfunnel.analyzer.judges.lexicon import fold
-from ragfunnel.analyzer.judges.terms import MEASURED, facts, key_words, unit_of
+from ragfunnel.analyzer.language.lexicon import fold
+from ragfunnel.analyzer.language.terms import MEASURED, facts, key_words, unit_of
 from ragfunnel.analyzer.judges.verdict_types import Chunk
 
 __all__ = [

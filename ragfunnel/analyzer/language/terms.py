@@ -19,7 +19,7 @@ import re
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
-from ragfunnel.analyzer.judges.lexicon import (
+from ragfunnel.analyzer.language.lexicon import (
     BOUNDS,
     CURRENCIES,
     MONTHS,
@@ -81,6 +81,7 @@ _LEAD = re.compile(rf"(?<![a-z])(?:{_MONTH}|us\$|eur|usd|gbp|chf)\.?\s?$")
 _NUMBER_WORD = re.compile(r"(?<![a-z-])(" + "|".join(NUMBER_WORDS) + r")(?![a-z-])")
 _WORD = re.compile(r"[^\W\d_]+")
 _NOT = re.compile(r"n't\b")
+_MIDDLE_DOT = re.compile(r"(?<=\d)·(?=\d)")
 
 
 def _phrases(
@@ -120,7 +121,7 @@ class Fact:
         numbers: its plain numeric readings, so a bare ``120`` finds ``120 EUR``.
         start: where the fact (or its bound phrase, when it has one) starts in the text.
         period: for an amount or quantity, the period it is a rate for (``day``, ``week``,
-            ``month``, ``year``, ``hour``; see :data:`~ragfunnel.analyzer.judges.lexicon.PERIODS`)
+            ``month``, ``year``, ``hour``; see :data:`~ragfunnel.analyzer.language.lexicon.PERIODS`)
             or ``""``.
     """
 
@@ -143,7 +144,7 @@ def may_hold_facts(text: str) -> bool:
     """Whether ``text`` has a digit or a currency sign, where every written fact starts.
 
     A number word ("five days") is a fact too: callers holding the text's words check those
-    against :data:`~ragfunnel.analyzer.judges.lexicon.NUMBER_WORDS` themselves.
+    against :data:`~ragfunnel.analyzer.language.lexicon.NUMBER_WORDS` themselves.
     """
     return _TRIGGER.search(text) is not None
 
@@ -310,12 +311,14 @@ def _bound(folded: str, start: int) -> tuple[str, int]:
 
 
 def facts(folded: str, words: AbstractSet[str] | None = None) -> list[tuple[Fact, int, int]]:
-    """The facts of a folded text (see :func:`~ragfunnel.analyzer.judges.lexicon.fold`), with spans.
+    """The facts of a folded text (see :func:`~ragfunnel.analyzer.language.lexicon.fold`), with spans.
 
     Number words (``drei``, ``two``) count as their digits. ``words``, the text's words when
     the caller has them, spares the search for number words when there are none.
     """
     out: list[tuple[Fact, int, int]] = []
+    if "·" in folded:  # a middle-dot decimal ("odds ratio 1·32", the Lancet's style)
+        folded = _MIDDLE_DOT.sub(".", folded)
     written = folded
     if (words is None or not words.isdisjoint(_NUMBER_WORD_SET)) and _NUMBER_WORD.search(folded):
         folded = _NUMBER_WORD.sub(_digits, folded)

@@ -3,9 +3,9 @@ from __future__ import annotations
 import pytest
 
 from ragfunnel.analyzer.judges import Chunk
-from ragfunnel.analyzer.judges.lexicon import fold
+from ragfunnel.analyzer.language.lexicon import fold
 from ragfunnel.analyzer.judges.offline import OfflineJudge, judge_claim
-from ragfunnel.analyzer.judges.terms import key_words
+from ragfunnel.analyzer.language.terms import key_words
 
 HOTEL_TAXI = [
     Chunk("access-rights", "Zugriffsrechte für das Reiseportal beantragt man im IT-Ticketsystem."),

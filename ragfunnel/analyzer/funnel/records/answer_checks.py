@@ -12,14 +12,16 @@ The rule, for each answer:
 "Appears" is the one rule for facts, shared with the judges
 (``ragfunnel.analyzer.cases.fact_text``): containment after one normalisation (NFKC, lower case
 with ß/umlaut folding, currencies as codes, non-alphanumeric runs as one space, padded), so a
-fact must match whole tokens: ``4.2.0`` matches "firmware 4.2.0." but not "4.2.01", and
-``$1,200`` does not match "1200".
+fact must match whole tokens: ``4.2.0`` matches "firmware 4.2.0." but not "4.2.01"; a fact that
+rule misses is read by meaning (``cases/fact_meaning.py``: ``10 pm`` states ``22:00``,
+``1. März 2025`` states ``1 March 2025``, ``five`` states ``5``), only for the rows it missed.
 """
 
 from __future__ import annotations
 
 import polars as pl
 
+from ragfunnel.analyzer.cases.fact_meaning import restate_by_meaning
 from ragfunnel.analyzer.cases.fact_text import fact_stated, normalize_texts
 from ragfunnel.analyzer.funnel.read.wide_layout import slot
 
@@ -76,10 +78,20 @@ def judge_answers(answers: pl.DataFrame, cases: pl.DataFrame) -> pl.DataFrame:
     )
     if not given:
         base = base.with_columns(normalize_texts(base.get_column("answer")).alias("norm"))
-    found = [
-        pl.col(slot).is_null() | fact_stated(pl.col("norm"), pl.col(slot), normalised=True)
-        for slot in slots
+    literal = [
+        (pl.col(s).is_null() | fact_stated(pl.col("norm"), pl.col(s), normalised=True)).alias(
+            slot("found", j)
+        )
+        for j, s in enumerate(slots)
     ]
+    base = base.with_columns(literal)
+    # The facts the literal rule missed, read by meaning (10 pm states 22:00).
+    answered = base.select(pl.when(pl.col("has_answer")).then(pl.col("answer"))).to_series()
+    base = base.with_columns(
+        restate_by_meaning(base.get_column(slot("found", j)), answered, base.get_column(slot("fact", j)))
+        for j in range(width)
+    )
+    found = [pl.col(slot("found", j)) for j in range(width)]
     base = base.with_columns(
         has_facts=pl.col(slots[0]).is_not_null() if slots else pl.lit(False),
         all_found=pl.all_horizontal(found) if found else pl.lit(True),

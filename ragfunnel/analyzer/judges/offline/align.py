@@ -18,12 +18,12 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from ragfunnel.analyzer.judges.lexicon import MONTHS, NEGATIONS, STOPWORDS, fold
+from ragfunnel.analyzer.language.lexicon import MONTHS, NEGATIONS, STOPWORDS, fold
 from ragfunnel.analyzer.judges.offline.hard import FactCheck, check_facts, missing_qualifiers
 from ragfunnel.analyzer.judges.offline.index import ContextIndex
 from ragfunnel.analyzer.judges.offline.negation import negation_finding
 from ragfunnel.analyzer.judges.offline.words import META, lead_in_end, stem
-from ragfunnel.analyzer.judges.terms import Fact, facts, key_words, qualifiers
+from ragfunnel.analyzer.language.terms import Fact, facts, key_words, qualifiers
 
 __all__ = ["FEATURES", "FOUND_AT", "PARAPHRASE_FEATURES", "Evidence", "align"]
 

@@ -22,9 +22,9 @@ import operator
 import re
 from dataclasses import dataclass, field
 
-from ragfunnel.analyzer.judges.lexicon import NUMBER_WORDS, fold
+from ragfunnel.analyzer.language.lexicon import NUMBER_WORDS, fold
 from ragfunnel.analyzer.judges.offline.index import ContextIndex
-from ragfunnel.analyzer.judges.terms import MEASURED, Fact, qualifier_pattern, unit_of
+from ragfunnel.analyzer.language.terms import MEASURED, Fact, qualifier_pattern, unit_of
 
 __all__ = [
     "STRONG_QUALIFIERS",

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import re
 
-from ragfunnel.analyzer.judges.lexicon import NEGATIONS
+from ragfunnel.analyzer.language.lexicon import NEGATIONS
 from ragfunnel.analyzer.judges.offline.index import ContextIndex
 from ragfunnel.analyzer.judges.offline.words import stem
-from ragfunnel.analyzer.judges.terms import negated
+from ragfunnel.analyzer.language.terms import negated
 
 __all__ = ["NEAR", "negation_finding"]
 

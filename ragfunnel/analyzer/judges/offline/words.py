@@ -16,7 +16,7 @@ from functools import lru_cache
 
 import snowballstemmer
 
-from ragfunnel.analyzer.judges.lexicon import GERMAN_MARKERS
+from ragfunnel.analyzer.language.lexicon import GERMAN_MARKERS
 
 __all__ = ["META", "is_german", "lead_in_end", "stem", "tokens"]
 

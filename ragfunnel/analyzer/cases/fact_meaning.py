@@ -1,0 +1,87 @@
+"""Whether an answer states a case's fact by meaning: ``10 pm`` states ``22:00``.
+
+The literal rule (``fact_text.py``: whole tokens after one normalisation) decides first; a fact
+it does not find is read by the judges' fact reader (``language/terms.py``, the one that reads
+claims and chunks) and looked for among the answer's facts, so the facts check and the judges
+agree on what a fact is:
+
+| kind | the fact | the answer may write |
+|---|---|---|
+| time | ``22:00`` | ``10 pm``, ``10 p.m.``, ``22 Uhr``, ``22.00 Uhr`` |
+| date | ``2025-03-01`` | ``1. März 2025``, ``1 March 2025``, ``March 1, 2025``, ``01.03.2025`` |
+| amount | ``5.000 EUR`` | ``€5,000``, ``5000 Euro``, ``EUR 5.000`` (and ``0,30 €`` = ``0.30 EUR``) |
+| quantity | ``30 days`` | ``30 Tage``, ``thirty days`` |
+| number | ``5`` | ``five``, ``fünf``, ``5 days``; decimals ``1.32`` = ``1,32`` = ``1·32`` |
+| code | ``POL-2024-07`` | exactly that (any case) |
+
+A date matches on the parts both give (``March 2025`` states ``2025-03-00``); an amount or
+quantity stated for a period (``60 EUR a day``) does not state another period's. The fact's
+words outside its facts (``Firmware`` in ``Firmware 4.2.0``) must be in the answer too. A fact
+without any number, date, time or code (``London``) is literal only.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from ragfunnel.analyzer.language.lexicon import fold
+from ragfunnel.analyzer.language.terms import Fact, facts, key_words
+
+__all__ = ["restate_by_meaning", "stated_by_meaning"]
+
+
+def _read(text: str) -> tuple[list[Fact], list[str], set[str]]:
+    """A text's facts, its words outside them, and every word it holds (folded)."""
+    folded = fold(text)
+    found = facts(folded)
+    words = key_words(folded, [(start, end) for _, start, end in found])
+    return [f for f, _, _ in found], words, set(key_words(folded, []))
+
+
+def _dates_alike(a: str, b: str) -> bool:
+    """Two ``YYYY-MM-DD`` keys agree on every part both give (``0`` parts are not given)."""
+    return all(x == y or int(x) == 0 or int(y) == 0 for x, y in zip(a.split("-"), b.split("-"), strict=True))
+
+
+def _states(answer: Fact, fact: Fact) -> bool:
+    if fact.kind == "number":  # a bare number is found in any fact holding it
+        return bool(set(fact.keys) & {*answer.keys, *answer.numbers})
+    if answer.kind != fact.kind:
+        return False
+    if fact.kind == "date":
+        return any(_dates_alike(a, f) for a in answer.keys for f in fact.keys)
+    if fact.period and answer.period and fact.period != answer.period:
+        return False
+    return bool(set(fact.keys) & set(answer.keys))
+
+
+def stated_by_meaning(answer: str, fact: str) -> bool | None:
+    """Whether ``answer`` states every fact ``fact`` holds (table above).
+
+    ``None`` when ``fact`` holds no number, date, time, amount or code: then only the literal
+    rule can say.
+    """
+    wanted, words, _ = _read(fact)
+    if not wanted:
+        return None
+    given, _, answer_words = _read(answer)
+    if not all(w in answer_words for w in words):
+        return False
+    return all(any(_states(a, f) for a in given) for f in wanted)
+
+
+def restate_by_meaning(found: pl.Series, answers: pl.Series, facts_: pl.Series) -> pl.Series:
+    """``found`` (the literal rule's result per row) with the misses read by meaning.
+
+    Only rows with an answer and a fact that the literal rule missed are read again, so the
+    usual case costs nothing beyond the vectorised check.
+    """
+    missed = (~found.fill_null(True)) & answers.is_not_null() & facts_.is_not_null()
+    rows = missed.arg_true()
+    if rows.is_empty():
+        return found
+    again = [
+        bool(stated_by_meaning(a, f))
+        for a, f in zip(answers.gather(rows).to_list(), facts_.gather(rows).to_list(), strict=True)
+    ]
+    return found.scatter(rows, pl.Series(again, dtype=pl.Boolean))

@@ -1,0 +1,91 @@
+"""Facts match by meaning, in English and German, the same for the funnel's facts check and the
+judges (issue 34, reproduction 3: "10 pm" is "22:00")."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+
+from ragfunnel.analyzer.cases.fact_meaning import stated_by_meaning
+from ragfunnel.analyzer.cases.fact_text import states_fact
+from ragfunnel.analyzer.funnel.records.answer_checks import judge_answers, prepare_cases
+from ragfunnel.analyzer.judges.correctness import facts_correctness
+
+STATED = [
+    ("Taxi rides are only covered between 10 pm and 6 am.", "22:00"),
+    ("Taxifahrten sind ab 22 Uhr erstattungsfähig.", "22:00"),
+    ("Taxi after 22.00 Uhr.", "10 p.m."),
+    ("Die Regel gilt ab dem 1. März 2025.", "1 March 2025"),
+    ("The rule applies from March 1, 2025.", "2025-03-01"),
+    ("Gültig ab 01.03.2025.", "1. März 2025"),
+    ("The limit is €5,000.", "5.000 EUR"),
+    ("Das Limit liegt bei 5.000 Euro.", "€5,000"),
+    ("You get five days.", "5"),
+    ("Sie bekommen fünf Tage.", "5 days"),
+    ("Es gibt 0,30 € pro Kilometer.", "0.30 EUR"),
+    ("The odds ratio was 1·32.", "1.32"),
+    ("Die Frist beträgt dreißig Tage.", "30 days"),
+    ("Firmware 4.2.0 needs a reset.", "firmware 4.2.0"),
+    ("See POL-2024-07.", "pol-2024-07"),
+    ("60 Euro täglich", "60 EUR pro Tag"),
+]
+NOT_STATED = [
+    ("Taxi rides are covered after 8 pm.", "22:00"),
+    ("Die Regel gilt ab dem 1. April 2025.", "1. März 2025"),
+    ("The limit is €6,000.", "5.000 EUR"),
+    ("You get six days.", "5"),
+    ("The odds ratio was 8·32.", "1·32"),
+    ("Version 4.2.0 needs a reset.", "Firmware 4.2.0"),
+    ("See POL-2024-08.", "POL-2024-07"),
+    ("60 EUR a week", "60 EUR a day"),
+    ("120 USD per night", "120 EUR"),
+]
+
+
+@pytest.mark.parametrize(("answer", "fact"), STATED)
+def test_a_fact_written_another_way_is_stated(answer: str, fact: str) -> None:
+    assert states_fact(answer, fact)
+    assert facts_correctness(answer, [fact]).label == "correct"  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(("answer", "fact"), NOT_STATED)
+def test_another_value_is_not_stated(answer: str, fact: str) -> None:
+    assert not states_fact(answer, fact)
+
+
+def test_a_fact_without_numbers_is_left_to_the_literal_rule() -> None:
+    assert stated_by_meaning("The office is in London.", "London") is None
+    assert states_fact("The office is in London.", "london")
+    assert not states_fact("The office is in Paris.", "London")
+
+
+def test_the_funnels_facts_check_reads_by_meaning() -> None:
+    cases = prepare_cases(
+        pl.DataFrame(
+            {
+                "case_idx": [0, 1, 2],
+                "facts": [["22:00", "06:00"], ["1. März 2025"], ["5.000 EUR", "POL-7"]],
+                "reference": [None, None, None],
+            },
+            schema={"case_idx": pl.Int64, "facts": pl.List(pl.String), "reference": pl.String},
+        )
+    )
+    answers = pl.DataFrame(
+        {
+            "row": [0, 1, 2, 3],
+            "case_idx": [0, 1, 2, 0],
+            "has_answer": [True, True, True, False],
+            "answer": [
+                "Taxi rides are only covered between 10 pm and 6 am.",
+                "It applies from 1 March 2025.",
+                "The limit is €5,000.",
+                None,
+            ],
+        }
+    )
+    out = judge_answers(answers, cases).sort("row")
+    assert out.get_column("verdict").to_list() == ["correct", "correct", "incorrect", "unknown"]
+    assert out.get_column("verdict_reason")[2] == "answer misses fact(s): POL-7"
+    assert out.get_column("facts_correctness").to_list() == [
+        "correct", "correct", "incomplete", None,
+    ]  # fmt: skip
