@@ -1,0 +1,176 @@
+"""Word lists of the offline judge, English and German: stopwords, negations, qualifiers, units.
+
+Data only (frozensets, dicts and tuples), so that every rule in docs/judges.md can point at one
+list. Every word is stored folded (case-folded, umlauts and accents stripped, ``ß`` → ``ss``),
+the form :func:`fold` gives.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "BOUNDS",
+    "CURRENCIES",
+    "GERMAN_MARKERS",
+    "MONTHS",
+    "NEGATIONS",
+    "NUMBER_WORDS",
+    "PERIODS",
+    "QUALIFIERS",
+    "STOPWORDS",
+    "UNITS",
+    "fold",
+]
+
+_FOLD = (
+    ("ä", "a"), ("ö", "o"), ("ü", "u"), ("é", "e"), ("è", "e"), ("ê", "e"), ("á", "a"),
+    ("à", "a"), ("â", "a"), ("ó", "o"), ("ô", "o"), ("í", "i"), ("ú", "u"), ("ç", "c"),
+    ("ñ", "n"), ("’", "'"), ("‘", "'"), ("\u00a0", " "), ("\u202f", " "), ("–", "-"), ("—", "-"),
+)  # fmt: skip
+
+
+def _words(text: str) -> list[str]:
+    return text.split()
+
+
+def fold(text: str) -> str:
+    """Case-folded text with umlauts and common accents stripped (``Größe`` → ``grosse``).
+
+    Every replacement keeps the length, so positions in the folded text are positions in the
+    original when case folding kept it too (it does, except for ``ß`` and a few ligatures).
+    """
+    folded = text.casefold()
+    if folded.isascii():
+        return folded
+    # A few replace() calls of the characters present beat str.translate with a table.
+    for old, new in _FOLD:
+        if old in folded:
+            folded = folded.replace(old, new)
+    return folded
+
+
+STOPWORDS = frozenset(
+    _words(
+        """
+     a an the and or but if then than so as at by for from in into of off on onto out over to up
+     with without about above after again against all am any are aren't be because been before
+     being below between both can could did do does doing down during each few further had has
+     have having he her here hers herself him himself his how i i'm is it it's its itself just me
+     more most my myself nor now once only other our ours ourselves own same she should some such
+     that that's their theirs them themselves there these they this those through too under until
+     very was we were what when where which while who whom why will would you your yours yourself
+     also may might must shall can't cannot yes please per via within upon get gets got given
+     gives give provide provides provided includes include including aber alle allem allen aller
+     alles als also am an ander andere anderem anderen anderer anderes auch auf aus bei beim bin
+     bis bist bitte da dabei dadurch dafur dagegen daher damit dann daran darauf daruber darum
+     das dass dein deine dem den denn der des dessen deshalb dich die dies diese diesem diesen
+     dieser dieses dir doch dort du durch ein eine einem einen einer eines er es etwa euch euer
+     eure fur gegen gibt hat hatte hatten hier hin hinter ich ihm ihn ihnen ihr ihre ihrem ihren
+     ihrer ihres im in indem ins ist ja jedoch jene jenem jenen jener jenes kann kannst konnen
+     konnte machen mein meine mich mir mit muss mussen nach nachdem nun nur ob oder ohne per sehr
+     sein seine seinem seinen seiner seines seit sich sie sind so soll sollen sollte sondern
+     sonst uber um und uns unser unsere unter vom von vor wann war waren warum was weil weiter
+     welche welchem welchen welcher welches wenn wer werde werden wie wieder will wir wird wirst
+     wo wurde wurden zu zum zur zwar zwischen man mehr sowie bzw ca etc usw sowohl beträgt
+     betragt gilt gelten liegt liegen steht stehen gibt geben habe haben hast hat brauchen
+     braucht benotigen benotigt need needs needed make makes made take takes taken innerhalb
+     binnen within wahrend during
+        """
+    )
+)
+
+GERMAN_MARKERS = frozenset(
+    _words(
+        """
+     der die das und ist nicht ein eine fur mit auf von zu den im sind wird werden bei ab bis sie
+     es auch nach dem kein keine darf durfen ihre wir
+        """
+    )
+)
+
+NEGATIONS = frozenset(
+    _words(
+        """
+     not no never none nobody nothing neither nor without cannot nicht kein keine keinen keinem
+     keiner keines nie niemals ohne weder nichts niemand
+        """
+    )
+)
+"""Words that negate a statement; ``n't`` contractions count too."""
+
+# Each tuple: a canonical name, then every folded phrase of the group (longest first).
+QUALIFIERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("always", ("rund um die uhr", "at all times", "at any time", "zu jeder zeit", "any time",
+                "anytime", "jederzeit", "immer", "stets", "standig", "always", "24/7")),
+    ("never", ("zu keiner zeit", "at no time", "niemals", "never", "nie")),
+    ("all", ("everyone", "everybody", "everything", "samtliche", "samtlichen", "jedermann",
+             "alle", "allen", "aller", "alles", "every", "each", "all", "jede", "jeder", "jedes",
+             "jeden", "jedem")),
+    ("unlimited", ("without limit", "ohne limit", "no limit", "unbegrenzt", "unbegrenzte",
+                   "unbegrenzten", "unlimited", "uneingeschrankt", "uneingeschrankte",
+                   "unrestricted", "beliebig", "beliebige", "beliebigen")),
+    ("without exception", ("without exception", "ohne ausnahme", "no exceptions", "ausnahmslos")),
+    ("only", ("ausschliesslich", "exclusively", "lediglich", "solely", "only", "nur")),
+    ("mandatory", ("verpflichtend", "mandatory", "zwingend", "required", "pflicht", "mussen",
+                   "muss", "must")),
+    ("guaranteed", ("garantiert", "guaranteed", "in jedem fall", "in any case")),
+)  # fmt: skip
+"""Absolute qualifiers: a claim's qualifier must be in the context, as any phrase of its group."""
+
+BOUNDS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("at most", ("nicht mehr als", "no more than", "hochstens", "maximal", "maximum", "at most",
+                 "bis zu", "up to", "max.", "max")),
+    ("at least", ("mindestens", "wenigstens", "at least", "minimum", "mind.", "min.")),
+    ("more than", ("mehr als", "more than", "uber", "over", "above", "exceeding")),
+    ("less than", ("weniger als", "fewer than", "less than", "unter", "under", "below")),
+    ("from", ("starting at", "starting", "fruhestens", "at the earliest", "as of", "following",
+              "since", "after", "from", "seit", "nach", "ab")),
+    ("until", ("no later than", "at the latest", "spatestens", "prior to", "before", "until",
+               "till", "bis", "vor")),
+)  # fmt: skip
+"""Words bounding the number, time or date right after them: they must match in the context."""
+
+PERIODS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
+    # A night is a day here: "120 EUR per night" and "120 EUR a day" for a hotel are one rate.
+    ("day", ("day", "tag", "night", "nacht", "diem"), ("daily", "taglich", "nightly")),
+    ("week", ("week", "woche"), ("weekly", "wochentlich")),
+    ("month", ("month", "monat"), ("monthly", "monatlich")),
+    ("year", ("year", "jahr", "annum"), ("yearly", "annually", "jahrlich")),
+    ("hour", ("hour", "stunde"), ("hourly", "stundlich")),
+)  # fmt: skip
+"""The period a rate is stated for: its group, its nouns (after ``a``/``per``/``pro``/``/`` …)
+and its adverbs (``60 EUR daily``, ``taglich 60 EUR``). Folded text, singular forms."""
+
+CURRENCIES: dict[str, str] = {
+    "€": "EUR", "eur": "EUR", "euro": "EUR", "euros": "EUR", "$": "USD", "usd": "USD",
+    "dollar": "USD", "dollars": "USD", "us$": "USD", "£": "GBP", "gbp": "GBP", "pfund": "GBP",
+    "pound": "GBP", "pounds": "GBP", "chf": "CHF", "franken": "CHF", "fr.": "CHF",
+}  # fmt: skip
+
+UNITS: dict[str, str] = {
+    "%": "%", "prozent": "%", "percent": "%", "per cent": "%", "km": "km", "m": "m", "cm": "cm",
+    "mm": "mm", "kg": "kg", "g": "g", "l": "l", "ml": "ml", "tb": "TB", "gb": "GB", "mb": "MB",
+    "kb": "KB", "ms": "ms", "s": "s", "sec": "s", "second": "s", "seconds": "s", "sekunde": "s",
+    "sekunden": "s", "min": "min", "minute": "min", "minutes": "min", "minuten": "min",
+    "h": "h", "std": "h", "hour": "h", "hours": "h", "stunde": "h", "stunden": "h", "day": "day",
+    "days": "day", "tag": "day", "tage": "day", "tagen": "day", "werktage": "workday",
+    "werktagen": "workday", "working days": "workday", "business days": "workday",
+    "week": "week", "weeks": "week", "woche": "week", "wochen": "week", "month": "month",
+    "months": "month", "monat": "month", "monate": "month", "monaten": "month", "year": "year",
+    "years": "year", "jahr": "year", "jahre": "year", "jahren": "year", "night": "night",
+    "nights": "night", "nacht": "night", "nachte": "night", "nachten": "night", "tb/s": "TB/s", "mb/s": "MB/s", "gb/s": "GB/s",
+}  # fmt: skip
+
+MONTHS: dict[str, int] = {
+    "januar": 1, "janner": 1, "january": 1, "jan": 1, "februar": 2, "february": 2, "feb": 2,
+    "marz": 3, "maerz": 3, "march": 3, "mar": 3, "april": 4, "apr": 4, "mai": 5, "may": 5,
+    "juni": 6, "june": 6, "jun": 6, "juli": 7, "july": 7, "jul": 7, "august": 8, "aug": 8,
+    "september": 9, "sept": 9, "sep": 9, "oktober": 10, "october": 10, "okt": 10, "oct": 10,
+    "november": 11, "nov": 11, "dezember": 12, "december": 12, "dez": 12, "dec": 12,
+}  # fmt: skip
+
+NUMBER_WORDS: dict[str, int] = {
+    "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+    "ten": 10, "eleven": 11, "twelve": 12, "twenty": 20, "thirty": 30, "hundred": 100,
+    "zwei": 2, "drei": 3, "vier": 4, "funf": 5, "sechs": 6, "sieben": 7, "neun": 9, "zehn": 10,
+    "zwolf": 12, "zwanzig": 20, "dreissig": 30, "hundert": 100,
+}  # fmt: skip
