@@ -68,7 +68,7 @@ def funnel_command(
                 text = case.question if case else ""
                 blocks = [
                     describe_record(r, question=text, jaeger=jaeger or "")
-                    for r in result.records.sort("run_id", "started").iter_rows(named=True)
+                    for r in result.records.sort("started", "run_id").iter_rows(named=True)
                 ]
                 notices = result.notices
     show_notices("funnel", notices)

@@ -8,7 +8,7 @@ input that can reach the store is the ``texts`` callable, and it is given just t
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timezone
 from importlib import metadata
 from typing import Any
@@ -36,8 +36,11 @@ from ragfunnel.analyzer.report.distributions import (
 )
 from ragfunnel.analyzer.report.drilldown import check_jaeger_url, entry
 from ragfunnel.analyzer.report.findings import (
+    CUT_PARTS,
     DETAIL_PREFIXES,
+    DROPPED_BY_CUT,
     STAGE_ORDER,
+    cut_part,
     diagnosis_text,
     group_reasons,
 )
@@ -136,7 +139,21 @@ def _findings(run: pl.DataFrame, textless: Mapping[str, Sequence[str]]) -> list[
         said = any("claim" in detail for detail in details)  # the judges' reasons say it already
         if stage == "generation" and has_faith and extra["unfaithful"] and not said:
             details.append(f"{extra['unfaithful']} with unsupported claims")
-        out.append(Finding(stage, int(rows["n"].sum()), tuple(details)))
+        parts: dict[str, int] = {}
+        if stage == "cut":  # the gate's work and the cut's, told apart in the order of work
+            for reason, n in zip(rows["reason"], rows["n"], strict=True):
+                part = cut_part(str(reason or ""))
+                parts[part] = parts.get(part, 0) + int(n)
+        out.append(
+            Finding(
+                stage,
+                int(rows["n"].sum()),
+                tuple(details),
+                ()
+                if set(parts) <= {DROPPED_BY_CUT}
+                else tuple((part, parts[part]) for part in CUT_PARTS if part in parts),
+            )
+        )
     return out
 
 
@@ -253,6 +270,26 @@ def _worst_rows(run: pl.DataFrame, top: int) -> tuple[list[int], int]:
     return ranked.get_column("_row").to_list(), candidates.height
 
 
+def ran_in_order(
+    records: pl.DataFrame, runs: Iterable[tuple[Any, ...]], first: Sequence[str] = ()
+) -> list[tuple[Any, ...]]:
+    """Run keys in the order the runs ran (each one's first question start), ``first`` before.
+
+    A run whose questions carry no start time goes last; ties keep the run id's order.
+    """
+    starts = dict(
+        records.lazy().group_by(run_key()).agg(pl.col("started").min()).collect().iter_rows()
+    )
+    asked = {run: i for i, run in enumerate(first)}
+
+    def key(run: tuple[Any, ...]) -> tuple[int, bool, Any, str]:
+        name = str(run[0])
+        start = starts.get(name)
+        return (asked.get(name, len(asked)), start is None, start or 0, name)
+
+    return sorted(runs, key=key)
+
+
 def build_report(
     result: FunnelResult,
     *,
@@ -266,6 +303,7 @@ def build_report(
     seed: int = 0,
     progress: Callable[[str], None] | None = None,
     store: str | None = None,
+    run_order: Sequence[str] = (),
 ) -> Report:
     """The report of every run in ``result``: diagnosis, metrics, charts' data, drill-down.
 
@@ -283,6 +321,8 @@ def build_report(
         seed: the sample's seed (the same records give the same sample).
         progress: called with a short label as each step starts.
         store: the store analyzed, as the page's header names it (a redacted DSN).
+        run_order: these runs first, in this order (a diff's A then B); the others follow in
+            the order they ran (their first question's start), never by name.
 
     Raises:
         ReportError: a ``jaeger_url`` that is not an http(s) URL.
@@ -297,7 +337,7 @@ def build_report(
     oracle_counts = dict(oracle.group_by(run_key()).len().collect().iter_rows())
     by_run, items_by_run = split_runs(questions), split_runs(items)
     plans: list[tuple[dict[str, Any], list[int]]] = []
-    for (run_id,) in sorted(by_run, key=lambda key: str(key[0])):
+    for (run_id,) in ran_in_order(records, by_run, run_order):
         run = by_run[(run_id,)]
         run_items = items_by_run.get((run_id,), items.clear())
         findings = _findings(run, textless or {})

@@ -63,6 +63,9 @@ class Finding:
     stage: str
     count: int
     details: tuple[str, ...]
+    parts: tuple[tuple[str, int], ...] = ()
+    """Different work within one stage, each with its count (the cut's: evidence dropped by
+    the cut, unanswerable questions let through by the gate, answerable ones it stopped)."""
 
 
 @dataclass(frozen=True)

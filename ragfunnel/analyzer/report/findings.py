@@ -17,7 +17,16 @@ from ragfunnel.analyzer.funnel.records.answer_checks import CAPTURE_FIX
 from ragfunnel.analyzer.report import wording
 from ragfunnel.analyzer.report.contents import FAILED_STAGES, UPSTREAM, Finding
 
-__all__ = ["DETAIL_PREFIXES", "STAGE_ORDER", "diagnosis_text", "group_reasons", "work_order"]
+__all__ = [
+    "CUT_PARTS",
+    "DETAIL_PREFIXES",
+    "DROPPED_BY_CUT",
+    "STAGE_ORDER",
+    "cut_part",
+    "diagnosis_text",
+    "group_reasons",
+    "work_order",
+]
 
 _SINGLE_RANK = re.compile(r"ranks (≥?\d+)(?![–\d])")
 _NUMBER = re.compile(r"≥?\d+(?:\.\d+)?")
@@ -130,14 +139,40 @@ def group_reasons(reasons: Mapping[str, int]) -> list[str]:
     return [f"{g.count} {g.text()}" for g in out]
 
 
+LET_THROUGH = "let through by the gate"
+STOPPED = "stopped by the gate"
+DROPPED_BY_CUT = "dropped by the cut"
+CUT_PARTS = (DROPPED_BY_CUT, LET_THROUGH, STOPPED)
+"""The cut's kinds of work, in the order a tie lists them."""
+
+
+def cut_part(reason: str) -> str:
+    """Which work a cut failure's reason asks for: the gate's or the cut's (docs/report.md)."""
+    if "unanswerable" in reason:
+        return LET_THROUGH  # an unanswerable question answered, with or without a gate
+    if reason.startswith("the confidence gate abstained"):
+        return STOPPED
+    return DROPPED_BY_CUT
+
+
 def work_order(findings: Sequence[Finding]) -> list[Finding]:
-    """Upstream stages by size, then generation; generation first when it outweighs them all.
+    """Upstream work by size, then generation; generation first when it outweighs it all.
 
     Upstream losses come first because the prompt cannot use evidence it never receives, and
-    fixing them changes which questions reach generation at all.
+    fixing them changes which questions reach generation at all. A stage holding different
+    work (the cut: evidence it dropped, questions the gate let through) is one item per part,
+    named by the part (its ``stage``).
     """
-    upstream = sorted((f for f in findings if f.stage in UPSTREAM), key=lambda f: -f.count)
-    generation = [f for f in findings if f.stage == "generation"]
+    items = [
+        Finding(name, n, ()) if f.parts else f
+        for f in findings
+        for name, n in (f.parts or ((f.stage, f.count),))
+    ]
+    upstream = sorted(
+        (f for f in items if f.stage not in FAILED_STAGES or f.stage in UPSTREAM),
+        key=lambda f: -f.count,
+    )
+    generation = [f for f in items if f.stage == "generation"]
     if generation and generation[0].count > sum(f.count for f in upstream):
         return generation + upstream
     return upstream + generation

@@ -67,7 +67,17 @@ def _clip(text: str | None, kind: str) -> str:
     return f"{text[:limit]}… +{len(text) - limit:,} more characters in the JSON summary"
 
 
+HEADLINE = 160
+"""Characters of a question's text its summary line shows (the drill-down shows it whole)."""
+
+
+def _headline(text: str | None) -> str:
+    text = " ".join((text or "").split())
+    return text if len(text) <= HEADLINE else text[: HEADLINE - 1].rstrip() + "…"
+
+
 _ENV.filters["clip"] = _clip
+_ENV.filters["headline"] = _headline
 _ENV.filters["fmt"] = fmt
 _ENV.filters["setting"] = setting
 _ENV.filters["pvalue"] = lambda p: f"{p:.2g}"

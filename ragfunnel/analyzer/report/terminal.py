@@ -30,6 +30,8 @@ __all__ = [
 
 MAX_RUNS = 10
 WORST_SHOWN = 10
+WORST_TEXT = 80
+"""Characters of each worst question's text the terminal shows under its id."""
 WORST_WHERE = "--html lists up to --top per run; --jsonl/--parquet have every question"
 METRIC_NAMES = {
     "hit": "hit rate",
@@ -119,7 +121,11 @@ def _run(run: RunReport) -> list[RenderableType]:
     if run.worst:
         worst = _table("worst questions", ["question", "first failure", "reason"])
         for w in run.worst[:WORST_SHOWN]:
-            worst.add_row(escape(str(w["question_id"])), str(w["first_failure"]),
+            text = " ".join(str(w.get("question") or "").split())
+            if len(text) > WORST_TEXT:
+                text = text[: WORST_TEXT - 1].rstrip() + "…"
+            asked = escape(str(w["question_id"])) + (f"\n{escape(text)}" if text else "")
+            worst.add_row(asked, str(w["first_failure"]),
                           escape(str(w.get("failure_reason") or "")))  # fmt: skip
         out.append(worst)
         shown = min(len(run.worst), WORST_SHOWN)

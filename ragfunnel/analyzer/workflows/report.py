@@ -66,11 +66,13 @@ def report_from_store(
     top: int = 20,
     sample: int = 50,
     progress: Callable[[str], None] = _quiet,
+    run_order: Sequence[str] = (),
 ) -> Reported:
     """Analyze ``store`` against ``cases`` and build the report of every run analyzed.
 
     ``store`` may be a DSN or path, opened for the call (never created). ``progress`` is told
-    each step's name before it starts (the CLI's progress line).
+    each step's name before it starts (the CLI's progress line). Runs are reported in the
+    order they ran, ``run_order``'s first (``build_report``).
     """
     assert isinstance(store, Store)  # takes_store opened it
     progress("rebuilding every question's funnel")
@@ -82,7 +84,7 @@ def report_from_store(
     sources = report_sources(store, result)
     report = report_from_result(
         result, sources, cases=cases, jaeger_url=jaeger_url, top=top, sample=sample,
-        progress=progress,
+        progress=progress, run_order=run_order,
     )  # fmt: skip
     return Reported(result, report, dict(sources.snapshots or {}))
 
@@ -129,6 +131,7 @@ def report_from_result(
     top: int = 20,
     sample: int = 50,
     progress: Callable[[str], None] = _quiet,
+    run_order: Sequence[str] = (),
 ) -> Report:
     """The report of an analysis, from what :func:`report_sources` read.
 
@@ -138,7 +141,7 @@ def report_from_result(
     return build_report(
         result, cases=cases, snapshots=sources.snapshots, texts=sources.texts,
         textless=sources.textless, store=sources.store, jaeger_url=jaeger_url, top=top,
-        sample=sample, progress=progress,
+        sample=sample, progress=progress, run_order=run_order,
     )  # fmt: skip
 
 
@@ -171,7 +174,7 @@ def diff_from_store(
         raise ReportError(f"RUN_A and RUN_B are both {run_a!r}: give two different runs")
     done = report_from_store(
         store, cases, runs=[run_a, run_b], index_manifest=index_manifest, k=k,
-        jaeger_url=jaeger_url, top=top, sample=0, progress=progress,
+        jaeger_url=jaeger_url, top=top, sample=0, progress=progress, run_order=[run_a, run_b],
     )  # fmt: skip
     progress("pairing the runs")
     snapshots = {r.run_id: r.config for r in done.report.runs}

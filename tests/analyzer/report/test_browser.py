@@ -54,7 +54,7 @@ LAYOUT_CHECK = """
   const range = document.createRange();
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
     const parent = node.parentElement;
-    if (!parent || parent.closest("svg") || parent.closest(".chunk, blockquote")) continue;
+    if (!parent || parent.closest("svg") || parent.closest(".chunk, blockquote, .headline")) continue;
     for (const m of node.textContent.matchAll(/[\\p{L}\\p{N}]+/gu)) {
       if (m[0].length < 2) continue;
       range.setStart(node, m.index);
@@ -70,7 +70,8 @@ LAYOUT_CHECK = """
 """
 """Every element that sticks out of its card (or the page), and every word broken across lines.
 
-Chunk and answer texts (``.chunk``, ``blockquote``) may break a word too long for the line:
+Chunk, question and answer texts (``.chunk``, ``blockquote``, a question's ``.headline``) may
+break a word too long for the line:
 they are the app's texts, shown whole; every word the report itself sets must keep whole.
 """
 

@@ -19,7 +19,8 @@ def test_diagnosis_reads_like_an_engineer_wrote_it(runs: Fixture) -> None:
         "below the gate's threshold 0.300; 1 unanswerable, let through by the confidence gate, "
         "top score 0.900 against threshold 0.300) — and 1 at generation (answers miss facts the "
         "case lists). Changing the answer prompt can fix at most 1: work upstream first. Order "
-        "of work: search (2) → cut (2) → ingestion (1) → rerank (1) → generation (1)."
+        "of work: search (2) → ingestion (1) → rerank (1) → dropped by the cut (1) → let through by "
+        "the gate (1) → generation (1)."
     )
     # No parenthesis inside another: every clause's details are free of them.
     depth = 0

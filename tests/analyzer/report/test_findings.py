@@ -109,3 +109,34 @@ def test_mcnemar_exact_at_scale_and_bad_input() -> None:
     assert 0.001 < p < 0.002
     with pytest.raises(ValueError, match="non-negative"):
         mcnemar_exact(-1, 2)
+
+
+def test_the_order_of_work_tells_the_gate_from_the_cut() -> None:
+    """Issue 31, Deliver 6: "cut (5)" counted unanswerable questions the gate let through
+    together with evidence the cut dropped: two different fixes."""
+    from ragfunnel.analyzer.report.findings import cut_part
+
+    assert cut_part("rank 7 > prompt cut at 5") == "dropped by the cut"
+    assert cut_part("score 0.2 below threshold 0.3") == "dropped by the cut"
+    assert (
+        cut_part(
+            "the confidence gate let an unanswerable question through (top score 0.9, threshold 0.5)"
+        )
+        == "let through by the gate"
+    )
+    assert cut_part("answered an unanswerable question (no confidence gate to stop it)") == (
+        "let through by the gate"
+    )
+    assert cut_part("the confidence gate abstained (top score 0.2, threshold 0.5)") == (
+        "stopped by the gate"
+    )
+    cut = Finding("cut", 5, (), (("dropped by the cut", 2), ("let through by the gate", 3)))
+    findings = [Finding("search", 4, ()), cut]
+    assert [(f.stage, f.count) for f in work_order(findings)] == [
+        ("search", 4), ("let through by the gate", 3), ("dropped by the cut", 2)
+    ]  # fmt: skip
+    text = diagnosis_text(questions=20, findings=findings)
+    assert (
+        "Order of work: search (4) → let through by the gate (3) → dropped by the cut (2)." in text
+    )
+    assert "5 at cut" in text  # the stage's count stays one in the diagnosis

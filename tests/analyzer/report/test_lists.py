@@ -8,6 +8,7 @@ import dataclasses
 import re
 
 import polars as pl
+from markupsafe import escape
 
 from ragfunnel.analyzer.report import report_text
 from ragfunnel.analyzer.report.diff import diff_runs
@@ -109,3 +110,30 @@ def test_metric_changes_chart_has_an_x_axis_through_zero() -> None:
 def test_correctness_and_its_reason_read_apart(runs: Fixture) -> None:
     page = render_html(report_of(runs, with_verdicts(runs.result)))
     assert "wrong — misses the fact" in page and "wrong misses the fact" not in page
+
+
+def test_runs_in_the_order_they_ran_and_a_diff_in_the_order_asked(runs: Fixture) -> None:
+    """Issue 31, Deliver 6: runs were listed by name, so a diff of A → B could show B first."""
+    assert [r.run_id for r in report_of(runs).runs] == ["A", "B", "C"]  # as they ran
+    # A run named later that ran first is listed first: B's questions a day earlier.
+    earlier = runs.result.records.with_columns(
+        started=pl.when(pl.col("run_id") == "B")
+        .then(pl.col("started") - pl.duration(days=1))
+        .otherwise(pl.col("started"))
+    )
+    result = dataclasses.replace(runs.result, records=earlier)
+    assert [r.run_id for r in report_of(runs, result).runs] == ["B", "A", "C"]
+    # A diff A → B lists A, then B, whichever ran first.
+    asked = report_of(runs, result, run_order=["A", "B"]).runs
+    assert [r.run_id for r in asked] == ["A", "B", "C"]
+    assert "B, A, C</dd>" in render_html(report_of(runs, result))  # the page's header too
+
+
+def test_worst_questions_show_their_question_text(runs: Fixture) -> None:
+    report = report_of(runs)
+    page = render_html(report)
+    for worst in report.run("A").worst:
+        if worst["question"]:
+            headline = escape(" ".join(worst["question"].split())[:100])
+            assert f'<span class="headline">{headline}' in page, headline  # escaped, as text
+    assert report.run("A").worst[0]["question"]
