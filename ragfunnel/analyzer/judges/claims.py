@@ -36,6 +36,7 @@ from ragfunnel.analyzer.judges.citations import (
     move_trailing,
     strip_markers,
 )
+from ragfunnel.analyzer.language.lexicon import REFUSAL_FILLERS, REFUSALS
 
 __all__ = ["ClaimSplit", "is_refusal", "split_claims"]
 
@@ -143,23 +144,9 @@ _COORDINATION = re.compile(
 )
 _MIN_CLAUSE_WORDS = 3
 
-_REFUSAL = re.compile(
-    r"\b(?:i\s+(?:do\s*n[o']t|don[’']t|cannot|can[’']t|can\s+not)\s+(?:know|say|answer|tell|find|"
-    r"help)|i\s+(?:am|'m|’m)\s+(?:not\s+sure|unable|sorry)|i\s+have\s+no\s+(?:information|idea|"
-    r"data)|i\s+do\s*n[o’']t\s+have\s+(?:enough\s+)?(?:information|data|details)|"
-    r"(?:there\s+is|i\s+found)\s+no\s+information|no\s+information\s+(?:is\s+)?(?:available|"
-    r"about|on|regarding)|unable\s+to\s+(?:answer|find|determine)|"
-    r"(?:the\s+)?(?:context|documents?|sources?|provided\s+\w+)\s+(?:does|do)\s*n[o’']t\s+"
-    r"(?:contain|mention|say|include|provide|specify|state|answer|cover)|not\s+(?:mentioned|specified|stated|"
-    r"covered)\s+in\s+the\s+(?:context|documents?|sources?)|"
-    r"(?:dazu|darüber|hierzu|hierüber)\s+(?:habe|hab)\s+ich\s+keine|"
-    r"ich\s+(?:habe|hab)\s+(?:dazu\s+|leider\s+)*keine\s+(?:informationen|angaben|daten)|"
-    r"ich\s+weiß\s+(?:es\s+|das\s+)?nicht|das\s+weiß\s+ich\s+nicht|"
-    r"kann\s+ich\s+(?:leider\s+)?nicht\s+beantworten|"
-    r"(?:liegen|sind)\s+(?:mir\s+)?keine\s+(?:informationen|angaben|daten)|"
-    r"keine\s+(?:informationen|angaben)\s+(?:dazu|darüber|vorhanden|verfügbar)|"
-    r"geht\s+aus\s+(?:dem|den)\s+\w+\s+nicht\s+hervor|"
-    r"(?:ist|wird)\s+(?:im|in\s+den)\s+\w+\s+nicht\s+(?:erwähnt|genannt|angegeben))",
+_REFUSAL = re.compile(r"\b(?:" + "|".join(REFUSALS) + ")", re.IGNORECASE)
+_REFUSAL_FILLER = re.compile(
+    r"(?<!\w)(?:" + "|".join(re.escape(f) for f in REFUSAL_FILLERS) + r")(?!\w)[\s,]*",
     re.IGNORECASE,
 )
 _FILLER = re.compile(
@@ -215,8 +202,15 @@ class ClaimSplit:
 
 
 def is_refusal(sentence: str) -> bool:
-    """Whether ``sentence`` declines to answer (English or German)."""
-    return _REFUSAL.search(sentence) is not None
+    """Whether ``sentence`` declines to answer, in English or German.
+
+    The phrases are the lexicon's ``REFUSALS``, tried again with its fillers ("leider", "I'm
+    afraid") dropped.
+    """
+    if _REFUSAL.search(sentence):
+        return True
+    plain = _REFUSAL_FILLER.sub("", sentence)
+    return plain != sentence and _REFUSAL.search(plain) is not None
 
 
 def _ends_sentence(before: str, after: str) -> bool:

@@ -16,6 +16,8 @@ __all__ = [
     "NUMBER_WORDS",
     "PERIODS",
     "QUALIFIERS",
+    "REFUSALS",
+    "REFUSAL_FILLERS",
     "STOPWORDS",
     "UNITS",
     "fold",
@@ -167,6 +169,42 @@ MONTHS: dict[str, int] = {
     "september": 9, "sept": 9, "sep": 9, "oktober": 10, "october": 10, "okt": 10, "oct": 10,
     "november": 11, "nov": 11, "dezember": 12, "december": 12, "dez": 12, "dec": 12,
 }  # fmt: skip
+
+# Refusals: sentences that decline to answer, as regular-expression fragments matched (case
+# insensitive, original spelling) after the fillers below are dropped, so "Dazu habe ich leider
+# keine Informationen" and "Unfortunately, I'm afraid I cannot answer that" read as refusals.
+REFUSALS: tuple[str, ...] = (
+    # English
+    r"i\s+(?:do\s*n[o']t|don[’']t|cannot|can[’']t|can\s+not|could\s*n[o’']t)\s+"
+    r"(?:know|say|answer|tell|find|help|determine|provide)",
+    r"i\s+(?:am|'m|’m)\s+(?:not\s+sure|unable|sorry)",
+    r"i\s+have\s+no\s+(?:information|idea|data|details)",
+    r"i\s+do\s*n[o’']t\s+have\s+(?:enough\s+|any\s+)?(?:information|data|details)",
+    r"(?:there\s+is|i\s+found|i\s+could\s+find)\s+no\s+information",
+    r"no\s+information\s+(?:is\s+)?(?:available|about|on|regarding)",
+    r"unable\s+to\s+(?:answer|find|determine)",
+    r"(?:the\s+)?(?:context|documents?|sources?|provided\s+\w+)\s+(?:does|do)\s*n[o’']t\s+"
+    r"(?:contain|mention|say|include|provide|specify|state|answer|cover)",
+    r"not\s+(?:mentioned|specified|stated|covered)\s+in\s+the\s+(?:context|documents?|sources?)",
+    # German
+    r"(?:dazu|darüber|hierzu|hierüber|darauf)\s+(?:habe|hab)\s+ich\s+keine",
+    r"ich\s+(?:habe|hab)\s+(?:dazu\s+|hierzu\s+)*keine\s+(?:informationen|angaben|daten|antwort)",
+    r"ich\s+weiß\s+(?:es\s+|das\s+)?nicht",
+    r"das\s+weiß\s+ich\s+nicht",
+    r"(?:kann|könnte)\s+ich\s+(?:\w+\s+){0,3}?nicht\s+(?:beantworten|sagen|finden)",
+    r"ich\s+kann\s+(?:\w+\s+){0,3}?nicht\s+(?:beantworten|sagen|finden)",
+    r"(?:liegen|sind)\s+(?:mir\s+)?(?:dazu\s+|hierzu\s+)?keine\s+(?:informationen|angaben|daten)",
+    r"keine\s+(?:informationen|angaben)\s+(?:dazu|darüber|hierzu|vorhanden|verfügbar)",
+    r"geht\s+aus\s+(?:dem|den)\s+\w+\s+nicht\s+hervor",
+    r"(?:ist|wird)\s+(?:im|in\s+den)\s+\w+\s+nicht\s+(?:erwähnt|genannt|angegeben)",
+)
+REFUSAL_FILLERS: tuple[str, ...] = (
+    "unfortunately", "sadly", "regrettably", "i'm afraid", "i’m afraid", "i am afraid",
+    "currently", "at the moment", "right now", "really", "actually", "specific",
+    "leider", "bedauerlicherweise", "momentan", "derzeit", "aktuell", "im moment", "wirklich",
+    "genau", "konkret", "zurzeit",
+)  # fmt: skip
+"""Words a refusal may carry that change nothing ("leider", "unfortunately", "I'm afraid")."""
 
 NUMBER_WORDS: dict[str, int] = {
     "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,

@@ -85,3 +85,33 @@ def test_a_refusal_beside_a_claim_keeps_the_claim() -> None:
 def test_refusal_detection() -> None:
     assert is_refusal("Leider liegen mir keine Informationen dazu vor.")
     assert not is_refusal("The hotel allowance is 120 EUR.")
+
+
+REFUSALS_WITH_FILLERS = [
+    "Dazu habe ich leider keine Informationen.",
+    "Leider liegen mir dazu keine Informationen vor.",
+    "Das kann ich Ihnen leider nicht beantworten.",
+    "Ich kann diese Frage leider nicht beantworten.",
+    "Unfortunately, I don't have information about the taxi policy.",
+    "I'm afraid I cannot answer that.",
+    "Sadly, the provided documents do not mention it.",
+]
+NOT_REFUSALS = [
+    "Leider ist Alkohol nicht erstattungsfähig.",
+    "Unfortunately, taxis are not covered before 22:00.",
+    "I'm afraid the hotel allowance is only 120 EUR.",
+]
+
+
+@pytest.mark.parametrize("sentence", REFUSALS_WITH_FILLERS)
+def test_a_refusal_with_a_filler_is_a_refusal(sentence: str) -> None:
+    """Issue 34, reproduction 4: "leider" made a German refusal an unsupported claim."""
+    split = split_claims(sentence)
+    assert split.abstained
+    assert len(split.refusals) == 1
+    assert is_refusal(sentence)
+
+
+@pytest.mark.parametrize("sentence", NOT_REFUSALS)
+def test_a_filler_alone_makes_no_refusal(sentence: str) -> None:
+    assert not split_claims(sentence).abstained
