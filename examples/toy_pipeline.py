@@ -69,8 +69,10 @@ def answer(question_id: str, question: str) -> str:
 
 def main() -> None:
     # Content capture lets the analyzer check answers against each case's facts and the judges
-    # rate them against their chunks; services that must not export text keep it off (the
-    # default) and give `ragfunnel judge --chunks` the chunk texts instead.
+    # rate them against their chunks. A service that must not export its corpus records
+    # question and answer only, `capture_content=("question", "answer")`, and gives
+    # `ragfunnel judge --chunks chunks.jsonl` the chunk texts; one that must not export any
+    # text keeps capture off (the default), and its answers cannot be judged.
     ragfunnel.configure(
         service_name="toy-rag", capture_content=True, pipeline={"index_version": "v1", "k": 2}
     )
