@@ -81,8 +81,19 @@ def test_an_old_store_is_read_then_migrated_with_every_verdict(store: Store) -> 
     listed = inventory(store).object(LEGACY_VERDICTS_TABLE)
     assert listed is not None and listed.rows == 2 and "store migrate copies" in listed.role
 
-    # A copy that did not finish (the current table exists, no marker yet): the old one is read.
+    # A copy that did not finish (the current table holds one copied row, no marker yet): the
+    # old table is read, and the copy run again leaves one row per verdict.
     create_verdicts(store)
+    names = ", ".join(f"`{n}`" for n, _ in VERDICT_COLUMNS)
+    values = ", ".join(ADDED_IN_V2.get(n, f"`{n}`") for n, _ in VERDICT_COLUMNS)
+    current, old_table = (
+        quote(store.database, VERDICTS_TABLE),
+        quote(store.database, LEGACY_VERDICTS_TABLE),
+    )
+    store.command(
+        f"INSERT INTO {current} ({names}) SELECT {values} FROM {old_table} "
+        "WHERE QuestionKey = 'hotel-taxi'"
+    )
     assert read_schema(store).verdicts_table == LEGACY_VERDICTS_TABLE
     assert _by_question(store)["hotel-taxi"]["confidence"] == 0.5
 
@@ -90,7 +101,9 @@ def test_an_old_store_is_read_then_migrated_with_every_verdict(store: Store) -> 
     assert [r.number for r in done.applied] == [3] and done.after == CURRENT_REVISION
     schema = read_schema(store)
     assert schema.verdicts_table == VERDICTS_TABLE and not schema.has(LEGACY_VERDICTS_TABLE)
-    copied = {r["QuestionKey"]: r for r in tables.read_verdicts(store).iter_rows(named=True)}
+    after = tables.read_verdicts(store)
+    assert after.height == len(rows)
+    copied = {r["QuestionKey"]: r for r in after.iter_rows(named=True)}
     assert copied.keys() == rows.keys()
     for key, row in rows.items():
         assert {**copied[key], "JudgedAt": None} == {**row, "JudgedAt": None}
