@@ -205,7 +205,7 @@ def _ranking_result(plan: Plan, st: State, result: Any, attrs: Attributes) -> No
 
 
 def _ingest_result(plan: Plan, st: State, result: Any, attrs: Attributes) -> None:
-    found = ranked(result, ids=plan.ids, texts=st.capture_chunks)
+    found = ranked(result, ids=plan.ids, texts=st.capture_chunks, read_as=plan.read_as)
     _put_ranked(attrs, found, c.CHUNKS_IDS)
     if st.capture_chunks and found.texts:  # resolve cases' quotes (docs/funnel.md, "Cases")
         kept = [redact(st.redact, c.CHUNKS_TEXTS, t) for t in found.texts]
