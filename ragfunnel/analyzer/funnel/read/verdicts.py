@@ -20,6 +20,7 @@ import polars as pl
 from ragfunnel.analyzer.store.schema import read_schema
 from ragfunnel.analyzer.store.tables.verdicts import (
     CLAIM_COLUMNS,
+    DECIDING_FIELDS,
     OFFLINE_JUDGE,
     PARTIAL,
     UNCERTAIN,
@@ -81,7 +82,7 @@ def read_verdicts(store: Store, runs: Sequence[str] = ()) -> pl.DataFrame:
     if raw.is_empty():
         return no_verdicts()
     fields = [name for _, name in CLAIM_COLUMNS]
-    names = ["judge", "abstained", "faithfulness", "confidence", *fields, "correctness", "reason"]
+    names = [name for _, name in DECIDING_FIELDS]
     v = raw.get_column("v").struct.rename_fields(names).struct.unnest()
     rows = pl.concat(
         [

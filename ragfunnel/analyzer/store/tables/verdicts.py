@@ -36,6 +36,7 @@ __all__ = [
     "ADDED_IN_V2",
     "CLAIM_COLUMNS",
     "CLAIM_LABELS",
+    "DECIDING_FIELDS",
     "LEGACY_VERDICTS_TABLE",
     "OFFLINE_JUDGE",
     "PARTIAL",
@@ -140,6 +141,14 @@ CLAIM_COLUMNS: tuple[tuple[str, str], ...] = (
 claim, in answer order) and the claim field each holds: the judges fill them from their claim
 verdicts (``judges/verdict_row.py``, with ``ClaimConfidences``), the funnel reads them back into
 its ``claims`` structs (``funnel/read/verdicts.py``)."""
+
+DECIDING_FIELDS: tuple[tuple[str, str], ...] = (
+    ("Judge", "judge"), ("Abstained", "abstained"), ("Faithfulness", "faithfulness"),
+    ("Confidence", "confidence"), *CLAIM_COLUMNS, ("Correctness", "correctness"),
+    ("CorrectnessReason", "reason"),
+)  # fmt: skip
+"""The fields of the deciding verdict ``v`` (:func:`deciding_verdict_rows`), in order: each
+column and the name the funnel reads it by (``funnel/read/verdicts.py``)."""
 
 
 def _ddl(table: str, columns: Sequence[tuple[str, str]]) -> str:
@@ -272,16 +281,14 @@ def deciding_verdict_rows(
     """Per trace and question, the deciding verdict of its pipeline answer, as one tuple ``v``.
 
     The strongest judge's (an LLM or fact-checker over the offline judge), the latest one:
-    ``TraceId``, ``QuestionKey`` and ``v`` = (judge, abstained, faithfulness, confidence, the
-    claim columns of :data:`CLAIM_COLUMNS`, correctness, its reason). Call it only when the
-    table exists; ``table`` as for :func:`read_verdicts`.
+    ``TraceId``, ``QuestionKey`` and ``v``, the columns of :data:`DECIDING_FIELDS`. Call it
+    only when the table exists; ``table`` as for :func:`read_verdicts`.
     """
     run_filter = "AND RunId IN {runs:Array(String)}" if runs else ""
     return store.query_df(
         f"""
         SELECT TraceId, QuestionKey,
-            argMax(tuple(Judge, Abstained, Faithfulness, Confidence,
-                         {", ".join(c for c, _ in CLAIM_COLUMNS)}, Correctness, CorrectnessReason),
+            argMax(tuple({", ".join(c for c, _ in DECIDING_FIELDS)}),
                    tuple(Judge != '{OFFLINE_JUDGE}', JudgedAt)) AS v
         FROM {_source(store, table)}
         WHERE Mode = 'pipeline' {run_filter}
