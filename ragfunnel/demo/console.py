@@ -13,6 +13,7 @@ from collections.abc import Collection
 from ragfunnel.analyzer.report import report_text
 from ragfunnel.analyzer.report.terminal import diff_text
 from ragfunnel.demo.faults import FAULTS
+from ragfunnel.demo.rechunk import RECHUNKED_RUN, Rechunk
 from ragfunnel.demo.runner import CLEAN_RUN, FAULTY_RUN, DemoResult
 
 
@@ -56,13 +57,15 @@ def closing_text(result: DemoResult, commands: Collection[str] = ()) -> str:
         f"  ! {truth.case_id}: {truth.fault} expected the {truth.flag} flag; not raised"
         for truth in result.missed_flags
     )
+    if result.rechunk is not None:
+        lines += ["", *rechunk_lines(result.rechunk)]
     example = _example(result)
     lines += [
         "",
         f"HTML report (both runs, the comparison on top): {result.html}",
         f"Files under {result.workdir}/: traces/ (OTLP JSON), store/ (embedded ClickHouse), "
-        "cases.yaml, injections.jsonl, report.html",
-        f"{result.spans:,} spans, {len(result.clean)} cases × 2 runs, {result.seconds:.1f} s",
+        "cases.yaml, cases.rebased.yaml, injections.jsonl, report.html",
+        f"{result.spans:,} spans, {len(result.clean)} cases × 3 runs, {result.seconds:.1f} s",
         "",
         "Try next:",
         f"  ragfunnel funnel {example} --store {store} --cases {cases} --run {FAULTY_RUN}",
@@ -72,6 +75,36 @@ def closing_text(result: DemoResult, commands: Collection[str] = ()) -> str:
     if "threshold" in commands:
         lines.append(f"  ragfunnel threshold --store {store} --cases {cases} --run {CLEAN_RUN}")
     return "\n".join(lines)
+
+
+def _counts(verdicts: dict[str, str]) -> str:
+    return ", ".join(f"{stage} {n}" for stage, n in Counter(verdicts.values()).most_common())
+
+
+def rechunk_lines(rechunk: Rechunk) -> list[str]:
+    """The re-chunked run: the rebase, both chunkings with the rebased cases, the old ids."""
+    rebased = rechunk.verdicts(rechunk.rebased, RECHUNKED_RUN)
+    same = rechunk.verdicts(rechunk.rebased, CLEAN_RUN)
+    old = rechunk.verdicts(rechunk.old_ids, RECHUNKED_RUN)
+    lines = [
+        f"Re-chunked (run {RECHUNKED_RUN}: the clean pipeline on windows of sentences, new chunk "
+        f"ids; the cases rebased once into {rechunk.rebased_path.name}, "
+        f"{rechunk.rewritten} chunk ids → document + quote):",
+        f"  rebased cases on {CLEAN_RUN}: {_counts(same)}",
+        f"  rebased cases on {RECHUNKED_RUN}: {_counts(rebased)}",
+        f"  chunk-id cases on {RECHUNKED_RUN}: {_counts(old)} (stale labels, not ingestion)",
+    ]
+    right = len(same) + len(rebased) + len(old) - len(rechunk.disagreements)
+    lines.append(
+        f"  the analysis is right on both chunkings for {right} of "
+        f"{len(same) + len(rebased) + len(old)} records"
+    )
+    lines.extend(
+        f"  ✗ {run} {case}: expected {expected}, got {got}"
+        for run, case, expected, got in rechunk.disagreements
+    )
+    lines.extend(f"  ! not rebased: {problem}" for problem in rechunk.not_rewritten)
+    return lines
 
 
 def _example(result: DemoResult) -> str:

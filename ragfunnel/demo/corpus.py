@@ -2,7 +2,8 @@
 
 Documents are Markdown files with a YAML header under ``data/documents/``; every ``## `` section
 is one chunk, whose id ``<document id>@<version>#<section slug>`` stays the same from run to run
-(the cases' evidence names these ids). A document marked ``scanned`` has no text layer: its body
+(the cases' evidence names these ids). A second chunking (:func:`split_windows`, the re-chunked
+run) cuts the same text into windows of sentences across section borders, with other ids. A document marked ``scanned`` has no text layer: its body
 is what OCR reads from the page image. Reading only: nothing here traces or writes.
 """
 
@@ -87,6 +88,33 @@ def split_sections(document: Document, text: str) -> list[Chunk]:
                 )
             )
     return chunks
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-ZÄÖÜ0-9\"(])")
+WINDOW_SENTENCES = 3
+"""Sentences per chunk of the second chunking."""
+
+
+def split_windows(document: Document, text: str) -> list[Chunk]:
+    """The second chunking: windows of :data:`WINDOW_SENTENCES` sentences over the whole text.
+
+    Windows run across section borders (each is named after the section it starts in, for the
+    reranker's heading feature); ids are ``<document id>@<version>~<n>``: none is a section id.
+    """
+    sentences: list[tuple[str, str]] = []
+    for section in split_sections(document, text):
+        sentences += [(section.heading, s) for s in _SENTENCE_END.split(section.text) if s]
+    return [
+        Chunk(
+            id=f"{document.id}@{document.version}~{n}",
+            document_id=document.id,
+            file=document.file,
+            version=document.version,
+            heading=sentences[first][0],
+            text=" ".join(s for _, s in sentences[first : first + WINDOW_SENTENCES]),
+        )
+        for n, first in enumerate(range(0, len(sentences), WINDOW_SENTENCES))
+    ]
 
 
 def read_document(path: Path) -> Document:

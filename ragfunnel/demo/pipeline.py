@@ -65,6 +65,11 @@ class LLM:
     """None: ``OPENAI_API_KEY`` if set (a local server usually needs none)."""
 
 
+Chunking = Callable[[Document, str], list[Chunk]]
+"""How a document's text becomes chunks: ``corpus.split_sections`` (the cases' chunk ids) or
+``corpus.split_windows`` (the re-chunked run)."""
+
+
 class DocumentError(RuntimeError):
     """The (demo's) PDF parser could not read a document."""
 
@@ -111,8 +116,10 @@ class Pipeline:
         injection: Injection | None = None,
         settings: Settings | None = None,
         llm: LLM | None = None,
+        chunking: Chunking = split_sections,
     ):
         self.documents = list(documents)
+        self.chunking = chunking
         self._languages = {d.file: d.language for d in self.documents}
         self.injection = injection or Injection()
         self.settings = settings or Settings()
@@ -164,7 +171,7 @@ class Pipeline:
         if not text:
             text = self.ocr(document)
             pages_without_text = 0 if text else 1
-        return Ingested(split_sections(document, text), pages_without_text)
+        return Ingested(self.chunking(document, text), pages_without_text)
 
     def ocr(self, document: Document) -> str:
         """What OCR reads off the scanned page (the shipped body), or nothing under the fault."""

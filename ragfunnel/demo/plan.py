@@ -16,7 +16,7 @@ from pathlib import Path
 
 import polars as pl
 
-from ragfunnel.analyzer.cases import AllOf, Case, Evidence, Leaf
+from ragfunnel.analyzer.cases import AllOf, Case, Evidence, Leaf, Quote, Span
 from ragfunnel.analyzer.cases.fact_text import normalize_texts
 from ragfunnel.demo.corpus import Chunk, Document, chunk_id, split_sections
 from ragfunnel.demo.faults import (
@@ -38,7 +38,7 @@ def holds(node: Evidence | None, alive: Callable[[str], bool]) -> bool:
     """Whether the evidence tree is satisfied when exactly the ``alive`` chunk ids survive."""
     if node is None:
         return True
-    if isinstance(node, Leaf):
+    if isinstance(node, (Leaf, Quote, Span)):  # a document leaf by its label
         return alive(node.id)
     children = (holds(child, alive) for child in node.children)
     return all(children) if isinstance(node, AllOf) else any(children)

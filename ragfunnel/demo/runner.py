@@ -4,9 +4,12 @@ Two runs over the shipped cases — ``demo-clean`` and ``demo-faulty`` (the faul
 :mod:`.faults`, planned by :mod:`.plan`) — export OTLP-JSON spans under the work directory, are
 ingested into an embedded store there, judged by the offline judge, and analyzed against the
 cases; the injection log says
-where each fault must be attributed. It configures ragfunnel for the calling process (two
+where each fault must be attributed. A third run, ``demo-rechunked``, is the clean pipeline on
+a second chunking of the same corpus (:mod:`.rechunk` checks it): the cases, rebased once, are
+right on both chunkings, and the chunk-id cases on the new one are ``stale_case``. It configures ragfunnel for the calling process (two
 ``ragfunnel.configure`` calls), and writes only inside the work directory, replacing its own
-earlier output (``traces/``, ``store/``, ``cases.yaml``, ``injections.jsonl``, ``report.html``)
+earlier output (``traces/``, ``store/``, ``cases.yaml``, ``cases.rebased.yaml``,
+``injections.jsonl``, ``report.html``)
 and nothing else:
 a directory whose ``traces/`` or ``store/`` the demo did not write is refused.
 """
@@ -23,7 +26,7 @@ import polars as pl
 import yaml
 
 import ragfunnel
-from ragfunnel.analyzer.cases import Case, evidence_to_data, load_cases
+from ragfunnel.analyzer.cases import Case, case_to_data, load_cases
 from ragfunnel.analyzer.funnel import FunnelResult
 from ragfunnel.analyzer.ingest import ingest_paths
 from ragfunnel.analyzer.judges.batch import JudgeRun, judge_store
@@ -33,7 +36,7 @@ from ragfunnel.analyzer.report.html import write_html
 from ragfunnel.analyzer.store import Store
 from ragfunnel.analyzer.workflows import report_from_store
 from ragfunnel.demo import DEFAULT_WORKDIR
-from ragfunnel.demo.corpus import CASES_PATH, Document, load_documents
+from ragfunnel.demo.corpus import CASES_PATH, Document, load_documents, split_windows
 from ragfunnel.demo.faults import (
     DEFAULT_FAULTS,
     LLM_UNPLANNED,
@@ -41,8 +44,9 @@ from ragfunnel.demo.faults import (
     Injection,
     check_faults,
 )
-from ragfunnel.demo.pipeline import LLM, Outcome, Pipeline, Settings
+from ragfunnel.demo.pipeline import LLM, Chunking, Outcome, Pipeline, Settings
 from ragfunnel.demo.plan import Truth, plan_faults, truths, write_log
+from ragfunnel.demo.rechunk import RECHUNKED_RUN, Rechunk, check_rechunk
 
 CLEAN_RUN = "demo-clean"
 FAULTY_RUN = "demo-faulty"
@@ -77,6 +81,8 @@ class DemoResult:
     """(truth, the analyzer's first_failure, its reason) where the two differ."""
     missed_flags: list[Truth] = field(default_factory=list)
     """Truths whose expected flag (``conflicting_sources``) the analysis did not raise."""
+    rechunk: Rechunk | None = None
+    """The clean pipeline on the second chunking, and how the analysis read it."""
 
     @property
     def records(self) -> pl.DataFrame:
@@ -121,16 +127,19 @@ def run_demo(
     _write_cases(cases_path, case_list)
     documents = load_documents()
 
-    def traced(run_id: str, injection: Injection | None) -> dict[str, Outcome]:
+    def traced(
+        run_id: str, injection: Injection | None, chunking: Chunking | None = None
+    ) -> dict[str, Outcome]:
         return _traced_run(
             run_id, traces, documents=documents, cases=case_list, settings=settings, llm=llm,
-            injection=injection, report=report,
+            injection=injection, report=report, chunking=chunking,
         )  # fmt: skip
 
     try:
         clean = traced(CLEAN_RUN, None)
         injection, planned = plan_faults(case_list, clean, documents, chosen, settings)
         faulty = traced(FAULTY_RUN, injection)
+        rechunked = traced(RECHUNKED_RUN, None, split_windows)
     except _llm_errors(llm) as exc:
         assert llm is not None  # no LLM: nothing is caught
         raise DemoError(f"the LLM at {llm.base_url} failed: {exc}", argument="llm") from exc
@@ -145,7 +154,11 @@ def run_demo(
         spans = ingest_paths(opened, [traces]).inserted
         # What `ragfunnel judge` does: every answer of both runs, offline, with correctness.
         judged = judge_store(opened, policy="offline", cases=case_set)
-        reported = report_from_store(opened, case_set)
+        reported = report_from_store(opened, case_set, runs=[CLEAN_RUN, FAULTY_RUN])
+        rechunk = check_rechunk(
+            opened, cases_path, reported.result, rechunked, documents,
+            from_index=index_version(CLEAN_RUN), clean_run=CLEAN_RUN,
+        )  # fmt: skip
     analysis, built, snapshots = reported.result, reported.report, reported.snapshots
     diff = diff_runs(analysis, CLEAN_RUN, FAULTY_RUN, snapshots=snapshots)
     html = write_html(built, root / "report.html", diff=diff)
@@ -157,6 +170,7 @@ def run_demo(
     )  # fmt: skip
     result.disagreements = compare(found, analysis.records)
     result.missed_flags = missed_flags(found, analysis.records)
+    result.rechunk = rechunk
     return result
 
 
@@ -205,13 +219,19 @@ def pipeline_snapshot(
     """
     return {
         "faults": sorted(faults) or ["none"],
-        "index_version": f"policies-{run_id}",
+        "index_version": index_version(run_id),
+        "chunker": "sentence-windows" if run_id == RECHUNKED_RUN else "sections",
         "k": settings.k,
         "threshold": settings.threshold,
         "retrievers": ["bm25", "lsa"],
         "reranker": "cross-feature-v1",
         "models": {"generator": llm.model if llm else "extractive-v1"},
     }
+
+
+def index_version(run_id: str) -> str:
+    """The index version a demo run builds (each run its own index)."""
+    return f"policies-{run_id}"
 
 
 def run_pipeline(
@@ -223,10 +243,13 @@ def run_pipeline(
     llm: LLM | None = None,
     injection: Injection | None = None,
     progress: Progress | None = None,
+    chunking: Chunking | None = None,
 ) -> dict[str, Outcome]:
     """Build the index and ask every case once; spans go wherever ragfunnel is configured to."""
     report = progress or (lambda _step, _done, _total: None)
     pipeline = Pipeline(documents, injection=injection, settings=settings, llm=llm)
+    if chunking is not None:
+        pipeline.chunking = chunking
     report(f"{run_id}: index", 0, 1)
     pipeline.build_index()
     report(f"{run_id}: index", 1, 1)
@@ -246,6 +269,7 @@ def _traced_run(
     llm: LLM | None,
     injection: Injection | None,
     report: Progress,
+    chunking: Chunking | None = None,
 ) -> dict[str, Outcome]:
     ragfunnel.configure(
         exporter=f"file:{traces}/{run_id}-{{pid}}.jsonl",
@@ -255,8 +279,9 @@ def _traced_run(
         pipeline=pipeline_snapshot(run_id, settings, llm, _fault_names(injection)),
     )
     outcomes = run_pipeline(
-        run_id, documents, cases, settings=settings, llm=llm, injection=injection, progress=report
-    )
+        run_id, documents, cases, settings=settings, llm=llm, injection=injection,
+        progress=report, chunking=chunking,
+    )  # fmt: skip
     ragfunnel.flush()
     dropped = ragfunnel.export_stats().dropped
     if dropped:  # a lost ingest span reads as "never indexed": the analysis would be wrong
@@ -303,18 +328,7 @@ def _prepare(root: Path) -> None:
 
 
 def _write_cases(path: Path, cases: Sequence[Case]) -> None:
-    rows = []
-    for case in cases:
-        row: dict[str, object] = {"id": case.id, "question": case.question}
-        if case.evidence is not None:
-            row["evidence"] = evidence_to_data(case.evidence)
-        if case.reference:
-            row["reference"] = case.reference
-        if case.facts:
-            row["facts"] = list(case.facts)
-        if not case.answerable:
-            row["answerable"] = False
-        rows.append(row)
+    rows = [case_to_data(case) for case in cases]
     path.write_text(
         yaml.safe_dump({"cases": rows}, allow_unicode=True, sort_keys=False), encoding="utf-8"
     )

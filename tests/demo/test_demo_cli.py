@@ -23,6 +23,7 @@ def test_the_demo_command_runs_and_says_what_to_try_next(tmp_path: Path) -> None
     assert result.exit_code == 0, result.output
     assert "run demo-faulty" in result.output and "run demo-clean" in result.output
     assert "Injected faults" in result.output
+    assert "chunk-id cases on demo-rechunked: stale_case" in result.output
     assert "ragfunnel funnel " in result.output and "--run demo-faulty" in result.output
     assert "ragfunnel diff demo-clean demo-faulty" in result.output
     assert "run demo-clean → run demo-faulty" in result.output  # the diff of the two runs
@@ -31,6 +32,7 @@ def test_the_demo_command_runs_and_says_what_to_try_next(tmp_path: Path) -> None
     assert f"names the injected stage for {len(logged)} of {len(logged)}" in result.output
     assert sorted(p.name for p in work.iterdir()) == [
         ".ragfunnel-demo",
+        "cases.rebased.yaml",
         "cases.yaml",
         "injections.jsonl",
         "report.html",

@@ -12,10 +12,12 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from ragfunnel.analyzer.cases import AllOf, AnyOf, Quote, load_cases
 from ragfunnel.demo.console import closing_text
 from ragfunnel.demo.faults import FAULTS, LLM_UNPLANNED, QUALIFIERS, DemoError, FaultError
 from ragfunnel.demo.pipeline import LLM
 from ragfunnel.demo.plan import read_log
+from ragfunnel.demo.rechunk import RECHUNKED_RUN
 from ragfunnel.demo.runner import CLEAN_RUN, FAULTY_RUN, DemoResult, run_demo
 from tests.support.chat_server import ChatServer
 
@@ -51,7 +53,9 @@ def test_the_report_and_the_diff_cover_both_runs(demo: DemoResult) -> None:
 
 
 def test_the_demo_judges_every_answer_offline(demo: DemoResult) -> None:
-    records = demo.records
+    assert demo.rechunk is not None  # the re-chunked run's answers are judged too
+    rechunked = demo.rechunk.rebased.records.filter(pl.col("run_id") == RECHUNKED_RUN)
+    records = pl.concat([demo.records, rechunked], how="diagonal_relaxed")
     answered = records.filter(pl.col("faithfulness").is_not_null())
     assert demo.judged.policy == "offline" and demo.judged.judged > 0
     # Out of the box: every answer has its text and its chunks' texts, so every one is judged.
@@ -166,7 +170,7 @@ def test_the_demos_report_is_what_ragfunnel_report_builds_from_its_store(demo: D
     result = CliRunner().invoke(
         app,
         ["report", "--store", demo.store, "--cases", str(demo.cases_path), "--json", str(out),
-         "--quiet"],
+         "--run", CLEAN_RUN, "--run", FAULTY_RUN, "--quiet"],
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     from_cli = json.loads(out.read_text(encoding="utf-8"))
@@ -185,3 +189,34 @@ def _rounded(value: object) -> object:
     if isinstance(value, list):
         return [_rounded(v) for v in value]
     return value
+
+
+def test_the_rechunked_run_is_right_with_the_rebased_cases(demo: DemoResult) -> None:
+    rechunk = demo.rechunk
+    assert rechunk is not None
+    assert rechunk.disagreements == [] and rechunk.not_rewritten == ()
+    answerable = [c for c in load_cases(demo.cases_path) if c.answerable]
+    assert rechunk.rewritten == sum(len(c.evidence_ids) for c in answerable)
+    rebased = {c.id: c for c in load_cases(rechunk.rebased_path)}
+    assert {type(rebased[c.id].evidence) for c in answerable} <= {Quote, AllOf, AnyOf}
+    assert all(
+        "@" not in leaf for c in answerable for leaf in rebased[c.id].evidence_ids
+    )  # no chunk id is left: every leaf is a document + quote
+    # The rebase changes nothing on the index it was written against.
+    assert rechunk.verdicts(rechunk.rebased, CLEAN_RUN) == rechunk.verdicts(
+        demo.analysis, CLEAN_RUN
+    )
+    new = rechunk.verdicts(rechunk.rebased, RECHUNKED_RUN)
+    assert not {"stale_case", "ingestion"} & set(new.values())
+    assert list(new.values()).count("ok") >= len(answerable) - 10
+    # The old chunk ids on the new chunking: stale labels, every one, never ingestion.
+    old = rechunk.verdicts(rechunk.old_ids, RECHUNKED_RUN)
+    assert {old[c.id] for c in answerable} == {"stale_case"}
+    row = rechunk.old_ids.record("travel-hotel").row(0, named=True)
+    assert row["failure_reason"] == (
+        "chunk id(s) travel-policy@2024-07#hotel-allowance of document travel-policy not in "
+        "index policies-demo-rechunked (stale labels: `ragfunnel cases rebase` rewrites them "
+        "as document + quote)"
+    )
+    text = closing_text(demo)
+    assert f"chunk-id cases on {RECHUNKED_RUN}: stale_case {len(answerable)}" in text
