@@ -187,13 +187,12 @@ class BoundedBatchProcessor(SpanProcessor):
         if self._shutdown:
             _count_drop(AFTER_SHUTDOWN)
             return
-        reason = ""
+        reason = ""  # why this span is dropped, if it is
         with self._lock:
             if len(self._queue) >= self._max_queue and self._may_wait():
                 self._wait_for_room()
-                reason = EXPORTER_STUCK
             if len(self._queue) >= self._max_queue:
-                reason = reason or QUEUE_FULL
+                reason = EXPORTER_STUCK if self.wait_when_full else QUEUE_FULL
                 self.stats.dropped += 1
                 self._unannounced += 1
                 warn = time.monotonic() - self._last_warning > _WARN_EVERY_S
@@ -202,7 +201,6 @@ class BoundedBatchProcessor(SpanProcessor):
             else:
                 self._queue.append(span)
                 self.stats.queued += 1
-                reason = ""
                 warn = False
             full = len(self._queue) >= self._max_batch
         if reason:
@@ -285,6 +283,11 @@ class BoundedBatchProcessor(SpanProcessor):
 
         Spans lost since the last report (dropped, or failed to export) are logged.
         """
+        done = self._flush(timeout_millis)
+        self._report()
+        return done
+
+    def _flush(self, timeout_millis: int) -> bool:
         deadline = time.monotonic() + timeout_millis / 1000
         self._wake.set()
         done = True
@@ -297,7 +300,6 @@ class BoundedBatchProcessor(SpanProcessor):
                 self._idle.wait(min(remaining, 0.05))
                 if self._queue:
                     self._wake.set()
-        self._report()
         return done
 
     def _report(self, *, at_exit: bool = False) -> None:
@@ -322,7 +324,7 @@ class BoundedBatchProcessor(SpanProcessor):
         if self._shutdown:
             return
         deadline = time.monotonic() + SHUTDOWN_BUDGET_S
-        self.force_flush(int(SHUTDOWN_BUDGET_S * 1000))
+        self._flush(int(SHUTDOWN_BUDGET_S * 1000))  # reported once, below, with what is left
         self._shutdown = True
         with self._lock:
             self._room.notify_all()
