@@ -203,6 +203,7 @@ def summary_document(result: JudgeRun, dry_run: bool) -> dict[str, object]:
         "filled_chunks": result.filled_chunks,
         "filled_answers": result.filled_answers,
         "mean_faithfulness": result.faithfulness,
+        "mean_confidence": result.confidence,
         "sent_to_llm": result.sent_to_llm,
         "estimates": {
             name: {"estimate": e.estimate, "low": e.low, "high": e.high, "n": e.n}
@@ -246,7 +247,9 @@ def summary_text(result: JudgeRun, *, dry_run: bool = False) -> str:
     lines = [
         f"{result.answers:,} answers, {result.judged:,} judged ({result.policy}), "
         f"{result.abstained:,} abstained",
-        "mean faithfulness: " + ("—" if faithfulness is None else f"{faithfulness:.3f}"),
+        "mean faithfulness: "
+        + ("—" if faithfulness is None else f"{faithfulness:.3f}")
+        + ("" if result.confidence is None else f", mean confidence: {result.confidence:.3f}"),
     ]
     lines.extend(textless_lines(result))
     if result.sent_to_llm:

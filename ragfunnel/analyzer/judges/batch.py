@@ -136,6 +136,15 @@ class JudgeRun:
         values = [r["Faithfulness"] for r in _deciding(self.rows) if r["Faithfulness"] is not None]
         return sum(values) / len(values) if values else None
 
+    @property
+    def confidence(self) -> float | None:
+        """The mean confidence of the rows of the deciding judge; ``None`` if none has one.
+
+        docs/judges.md, "Scores to rank answers by": the score to rank answers by.
+        """
+        values = [r["Confidence"] for r in _deciding(self.rows) if r["Confidence"] is not None]
+        return sum(values) / len(values) if values else None
+
 
 def _deciding(rows: list[VerdictRow]) -> list[VerdictRow]:
     best: dict[tuple[str, str], VerdictRow] = {}

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from ragfunnel.analyzer.store.migrations import CURRENT_REVISION, REVISIONS
 from ragfunnel.analyzer.store.schema import read_schema
 from ragfunnel.analyzer.store.tables.ingest_log import INGEST_LOG_TABLE
+from ragfunnel.analyzer.store.tables.judge_cache import CACHE_TABLE
 from ragfunnel.analyzer.store.tables.markers import MARKER_TABLE
 from ragfunnel.analyzer.store.tables.stage_spans import STAGE_TABLE, VIEW_NAME
 from ragfunnel.analyzer.store.tables.verdicts import LEGACY_VERDICTS_TABLE, VERDICTS_TABLE
@@ -97,6 +98,8 @@ def inventory(store: Store) -> StoreInventory:
         INGEST_LOG_TABLE: "ingest log: what earlier ingests read of each file",
         STAGE_TABLE: "typed stage spans the funnel reads",
         VIEW_NAME: f"parses each insert into {store.table} into {STAGE_TABLE}",
+        VERDICTS_TABLE: "the judges' verdicts: one row per judged answer and judge",
+        CACHE_TABLE: "judge cache: a judge never pays twice for the same verdict",
     }
     for revision in REVISIONS:
         for _, name in revision.creates:

@@ -101,6 +101,10 @@ def test_records_carry_the_confidence_and_the_gate_checks_it(tmp_path: Path) -> 
     expected = OfflineJudge().judge(ANSWER, chunks).confidence
     assert expected is not None
 
+    judged = json.loads(_invoke("judge", "--store", dsn, "--json", "-"))
+    assert judged["mean_confidence"] == pytest.approx(expected)
+    assert f"mean confidence: {expected:.3f}" in _invoke("judge", "--store", dsn)
+
     jsonl, parquet = tmp_path / "records.jsonl", tmp_path / "records.parquet"
     _invoke("analyze", "--store", dsn, "--cases", str(cases), "--quiet",
             "--jsonl", str(jsonl), "--parquet", str(parquet))  # fmt: skip
