@@ -113,10 +113,14 @@ def test_records_carry_the_confidence_and_the_gate_checks_it(tmp_path: Path) -> 
     assert record["confidence"] == pytest.approx(expected)
     assert pl.read_parquet(parquet)["confidence"].to_list() == [pytest.approx(expected)]
 
-    exported = tmp_path / "export.jsonl"
-    _invoke("report", "--store", dsn, "--cases", str(cases), "--quiet", "--jsonl", str(exported))
+    exported, summary = tmp_path / "export.jsonl", tmp_path / "summary.json"
+    _invoke("report", "--store", dsn, "--cases", str(cases), "--quiet",
+            "--jsonl", str(exported), "--json", str(summary))  # fmt: skip
     (row,) = [json.loads(line) for line in exported.read_text(encoding="utf-8").splitlines()]
     assert row["confidence"] == pytest.approx(expected)
+    (run,) = json.loads(summary.read_text(encoding="utf-8"))["runs"]
+    assert run["generation"]["confidence"]["mean"] == pytest.approx(expected)
+    assert sum(run["generation"]["confidence_bins"]) == 1
 
     bound = f"{expected + 0.05:.3f}"
     gate = _gate(dsn, cases, bound)
