@@ -20,7 +20,7 @@ from ragfunnel.analyzer.store import Store
 from ragfunnel.analyzer.store.dsn import quote
 from ragfunnel.analyzer.store.inventory import inventory
 from ragfunnel.analyzer.store.migrations import CURRENT_REVISION, REVISIONS, migrate
-from ragfunnel.analyzer.store.schema import read_schema
+from ragfunnel.analyzer.store.schema import read_schema, table_columns
 from ragfunnel.analyzer.store.tables.verdicts import (
     ADDED_IN_V2,
     LEGACY_VERDICTS_TABLE,
@@ -55,6 +55,20 @@ def _judged_with_the_old_layout(store: Store) -> None:
     store.command(f"DROP TABLE {current}")
 
 
+RELEASED_V1 = {
+    "TraceId": "String", "SpanId": "String", "QuestionKey": "String",
+    "RunId": "LowCardinality(String)", "Mode": "LowCardinality(String)",
+    "Judge": "LowCardinality(String)", "Policy": "LowCardinality(String)",
+    "AnswerHash": "String", "ContextHash": "String", "Abstained": "UInt8",
+    "Faithfulness": "Nullable(Float64)", "ClaimTexts": "Array(String)",
+    "ClaimVerdicts": "Array(Float64)", "ClaimLabels": "Array(String)",
+    "ClaimSupportingIds": "Array(Array(String))", "ClaimMissing": "Array(String)",
+    "Correctness": "LowCardinality(String)", "CorrectnessReason": "String",
+    "Signals": "Array(String)", "Sampled": "UInt8", "JudgedAt": "DateTime64(3)",
+}  # fmt: skip
+"""``ragfunnel_verdicts_v1`` as revision 2 released it (64ec22f), which stores in use hold."""
+
+
 def _by_question(store: Store) -> dict[str, dict[str, object]]:
     return {r["question_id"]: r for r in analyze(store, CASES).records.iter_rows(named=True)}
 
@@ -64,6 +78,7 @@ def test_an_old_store_is_read_then_migrated_with_every_verdict(store: Store) -> 
     _judged_with_the_old_layout(store)
     schema = read_schema(store)
     assert schema.revision == 2 and schema.verdicts_table == LEGACY_VERDICTS_TABLE
+    assert table_columns(store, LEGACY_VERDICTS_TABLE) == RELEASED_V1
 
     # Read as it is: each answer's confidence is its faithfulness (no claim confidence known).
     old = _by_question(store)
