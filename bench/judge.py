@@ -17,7 +17,9 @@ Quality, on public labelled sets extracted by bench/judge_data.py (not shipped; 
   faithfulness and its lowest claim confidence, the baseline's its mean word share;
 - XSum hallucination test (google-research-datasets/xsum_hallucination_annotations, the
   summaries of CLIFF's test articles): one-sentence summaries with annotated hallucinated
-  spans, at summary level as CLIFF and with each summary as one claim.
+  spans, at summary level as CLIFF and with each summary as one claim;
+- BEGIN Wizard of Wikipedia test (google/BEGIN-dataset, when extracted): dialogue responses
+  against the knowledge sentence they were given, "fully attributable" or not.
 
 The judge is measured twice when ``ragfunnel[paraphrase]`` is installed: with the paraphrase
 embedding (``judge``) and without it (``judge-plain``, the default install).
@@ -44,10 +46,10 @@ from pathlib import Path
 from typing import Any
 
 from ragfunnel.analyzer.judges.claims import split_claims
-from ragfunnel.analyzer.language.lexicon import STOPWORDS, fold
 from ragfunnel.analyzer.judges.offline import OfflineJudge, judge_claim
 from ragfunnel.analyzer.judges.offline.embed import load
 from ragfunnel.analyzer.judges.verdict_types import SUPPORTED, UNSUPPORTED, ClaimVerdict
+from ragfunnel.analyzer.language.lexicon import STOPWORDS, fold
 
 SHIPPED = Path(__file__).parents[1] / "ragfunnel/analyzer/judges/data/claims_labelled.jsonl"
 DATA = Path(os.environ.get("RAGFUNNEL_JUDGE_DATA", "/work/judge-data"))
@@ -118,7 +120,7 @@ def _chunk(rng: random.Random, german: bool) -> tuple[str, str]:
     fact, claim = (_fact_de if german else _fact_en)(rng)
     filler = FILLER_DE if german else FILLER_EN
     words = filler.split()
-    body = []
+    body: list[str] = []
     while len(body) < 280:
         start = rng.randrange(len(words))
         body.extend(words[start:] + words[:start])
@@ -267,6 +269,10 @@ def quality(data: Path) -> None:
     print("XSum hallucination test summaries:", summary_set(hallucinated))
     print("XSum hallucination test, each summary as one claim:", claim_set(
         [{**r, "claim": r["summary"]} for r in hallucinated]))  # fmt: skip
+    begin = data / "begin-test-wow.jsonl"
+    if begin.exists():
+        print("BEGIN Wizard of Wikipedia test, dialogue responses against their knowledge:",
+              claim_set(_read(begin)))  # fmt: skip
     shipped = [
         {"claim": r["claim"], "evidence": r["evidence"], "label": r["label"]}
         for r in _read(SHIPPED)

@@ -20,11 +20,22 @@ writes JSON lines to ``OUT`` (default ``/work/judge-data``; never inside this re
   annotated come from AggreFact's CLIFF file, and the split follows CLIFF's cut (``val``
   documents to fit, ``test`` documents to measure), so no article is in both.
 
+- ``begin-dev.jsonl`` / ``begin-test-wow.jsonl`` — google/BEGIN-dataset (Dziri et al. 2022; the
+  licences of its sources: Wizard of Wikipedia, CMU DoG, Topical-Chat): dialogue responses of
+  four systems against the short knowledge passage they were given; ``label`` ``supported``
+  (BEGIN's "Fully attributable") or ``not_supported`` ("Not fully attributable"); "Generic"
+  responses ("I love that!") state nothing and are left out. The dev file holds the three
+  sources' dev splits, the test file Wizard of Wikipedia's test split (the others' are too
+  large for the snapshots this project fetches).
+- ``pubmedqa-abstracts.jsonl`` — pubmedqa/pubmedqa (MIT), ``data/ori_pqal.json``: the 1,000
+  expert-annotated PubMed abstracts (their context sections, joined), one row each with
+  ``evidence`` and no label: ``bench/judge_abstracts.py`` plants errors in their sentences.
+
 Each row has ``claim`` (or ``summary``), ``evidence`` (the context text), ``label`` and
 ``source``. Which sets fit the judge and which measure it is bench/judge_fit.py's business.
 
     python bench/judge_data.py --wice DIR --qags DIR --aggrefact DIR [--xsum-hallucination DIR]
-        [--out /work/judge-data]
+        [--begin DIR] [--pubmedqa DIR] [--out /work/judge-data]
 """
 
 from __future__ import annotations
@@ -163,6 +174,43 @@ def xsum_hallucination(repo: Path, aggrefact: Path, out: Path) -> None:
         _write(out, f"xsumhallu-{cut}.jsonl", rows)
 
 
+_BEGIN = {"Fully attributable": "supported", "Not fully attributable": "not_supported"}
+_BEGIN_FILES = {
+    "begin-dev.jsonl": ("wow/begin_dev_wow.tsv", "cmu-dog/begin_dev_cmu.tsv",
+                        "topicalchat/begin_dev_tc.tsv"),
+    "begin-test-wow.jsonl": ("wow/begin_test_wow.tsv",),
+}  # fmt: skip
+
+
+def begin(repo: Path, out: Path) -> None:
+    for name, paths in _BEGIN_FILES.items():
+        rows = []
+        for path in paths:
+            text = _show(repo, path)
+            reader = csv.DictReader(io.StringIO(text), delimiter="\t", quoting=csv.QUOTE_NONE)
+            for n, item in enumerate(reader, start=2):
+                label = _BEGIN.get(item["begin_label"])
+                if label is None:
+                    continue  # "Generic": states nothing to attribute
+                rows.append({
+                    "claim": item["response"],
+                    "evidence": item["knowledge"],
+                    "label": label,
+                    "system": item["model_name"],
+                    "source": f"begin/{path}:{n}",
+                })  # fmt: skip
+        _write(out, name, rows)
+
+
+def pubmedqa(repo: Path, out: Path) -> None:
+    items = json.loads(_show(repo, "data/ori_pqal.json"))
+    rows = [
+        {"evidence": " ".join(item["CONTEXTS"]), "label": "", "source": f"pubmedqa/{pmid}"}
+        for pmid, item in items.items()
+    ]
+    _write(out, "pubmedqa-abstracts.jsonl", rows)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--wice", type=Path, required=True)
@@ -171,12 +219,18 @@ def main() -> None:
     parser.add_argument("--xsum-hallucination", type=Path,
                         help="google-research-datasets/xsum_hallucination_annotations")  # fmt: skip
     parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--begin", type=Path, help="google/BEGIN-dataset")
+    parser.add_argument("--pubmedqa", type=Path, help="pubmedqa/pubmedqa")
     args = parser.parse_args()
     wice(args.wice, args.out)
     qags(args.qags, args.out)
     aggrefact(args.aggrefact, args.out)
     if args.xsum_hallucination is not None:
         xsum_hallucination(args.xsum_hallucination, args.aggrefact, args.out)
+    if args.begin is not None:
+        begin(args.begin, args.out)
+    if args.pubmedqa is not None:
+        pubmedqa(args.pubmedqa, args.out)
 
 
 if __name__ == "__main__":

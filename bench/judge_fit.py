@@ -8,14 +8,16 @@ The data comes from bench/judge_data.py (``--data``, default ``$RAGFUNNEL_JUDGE_
 - ``qags-cnndm.jsonl`` (W4ngatang/qags, CNN/DM): summary sentences, majority of three workers;
 - the ``val`` cut of ``aggrefact-cliff.jsonl`` (Liyan06/AggreFact, CLIFF): whole summaries;
 - ``xsumhallu-val.jsonl`` (google-research-datasets/xsum_hallucination_annotations, the
-  summaries of CLIFF's ``val`` articles): whole one-sentence summaries, hallucinated or not.
+  summaries of CLIFF's ``val`` articles): whole one-sentence summaries, hallucinated or not;
+- ``begin-dev.jsonl`` (google/BEGIN-dataset, the dev splits of its three sources): dialogue
+  responses against the knowledge passage they were given, "fully attributable" or not.
 
 Each set weighs the same in the fit, whatever its size, and within a set its supported and its
 unsupported claims weigh the same: the score is the probability of "supported" at even odds, so
 no set's base rate (a tenth of the XSum summaries are faithful, three quarters of QAGS CNN/DM's
 sentences) pulls the others' ranking. The measured sets (bench/judge.py) are
-the others: WiCE test, QAGS XSum, the CLIFF ``test`` cut and ``xsumhallu-test`` (the
-summaries of CLIFF's ``test`` articles).
+the others: WiCE test, QAGS XSum, the CLIFF ``test`` cut, ``xsumhallu-test`` (the
+summaries of CLIFF's ``test`` articles) and BEGIN's Wizard of Wikipedia test split.
 
 Fits two models, each printed as a ``Model(...)`` constant for
 ``ragfunnel/analyzer/judges/offline/score.py``: ``PLAIN`` over ``align.FEATURES`` and, when
@@ -36,6 +38,7 @@ import argparse
 import json
 import math
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -65,7 +68,15 @@ next best (0.008 lower on average, the best on WiCE dev): at 0.01 the penalty sh
 embedding's weight until the paraphrases it is there for ("Staff who misplace a notebook
 computer …" against "Employees who lose a laptop …", tests/analyzer/judges/
 test_offline_paraphrase.py) are no longer supported."""
-CHOICES = (0.01, 0.03, 0.1, 0.3)
+CHOICES = (0.01, 0.03, 0.1, 0.3, 1.0)
+LEFT_OUT = {"PARAPHRASE": ("tokens", "begin-dev")}
+"""Features (coefficient 0) and fitting sets a model is fitted without. ``PARAPHRASE`` leaves
+out ``tokens`` (the share of all the claim's tokens in the context) and BEGIN's dialogue
+responses, whose attribution is lexical: fitted with either, the lexical terms outweigh the
+embedding's similarity and a paraphrase in other words ("The physician prescribed
+medication." against "The doctor gave him drugs.", tests/analyzer/judges/
+test_offline_paraphrase.py) scores 0.25 to 0.30, below the supported cut-off, at every C
+tried: what the extra is for is lost. It stays the issue-18 model (BEGIN measures it)."""
 SUPPORTED_RECALL = 0.95
 """Of the supported claims that neither a hard finding nor a gate (a missing name, less than
 ``FOUND_AT`` of the claim found, an unstated fact) holds back, the share the judge must call supported on *every*
@@ -111,7 +122,7 @@ def measure(pairs: list[tuple[str, str]], paraphrase: bool) -> list[Evidence]:
 
 
 def fitting_sets(data: Path, paraphrase: bool) -> Sets:
-    """The four fitting sets: evidence per claim and whether it is supported."""
+    """The five fitting sets: evidence per claim and whether it is supported."""
     sets = {}
     for name in ("wice-dev", "qags-cnndm"):
         rows = read(data / f"{name}.jsonl")
@@ -129,14 +140,29 @@ def fitting_sets(data: Path, paraphrase: bool) -> Sets:
         measure([(r["summary"], r["evidence"]) for r in hallucinated], paraphrase),
         [r["label"] == "supported" for r in hallucinated],
     )
+    begin = read(data / "begin-dev.jsonl")
+    sets["begin-dev"] = (
+        measure([(r["claim"], r["evidence"]) for r in begin], paraphrase),
+        [r["label"] == "supported" for r in begin],
+    )
     return sets
 
 
-def _design(sets: Sets, width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _columns(width: int, name: str) -> list[int]:
+    """The features a model is fitted on: the first ``width`` but those it leaves out."""
+    names = (*FEATURES, *PARAPHRASE_FEATURES)[:width]
+    return [i for i, n in enumerate(names) if n not in LEFT_OUT.get(name, ())]
+
+
+def _x(evidence: list[Evidence], columns: list[int]) -> np.ndarray:
+    return np.array([[e.values[i] for i in columns] for e in evidence])
+
+
+def _design(sets: Sets, columns: list[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Features, labels and weights: each set, and each class within it, weighing the same."""
     xs, ys, ws = [], [], []
     for evidence, labels in sets.values():
-        xs.append(np.array([e.values[:width] for e in evidence]))
+        xs.append(_x(evidence, columns))
         ys.append(np.array(labels, dtype=int))
         yes = max(1, sum(labels))
         no = max(1, len(labels) - sum(labels))
@@ -144,15 +170,15 @@ def _design(sets: Sets, width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     return np.vstack(xs), np.concatenate(ys), np.concatenate(ws)
 
 
-def leave_one_set_out(sets: Sets, width: int, name: str) -> None:
+def leave_one_set_out(sets: Sets, columns: list[int], name: str) -> None:
     """For each choice of C: fit on all sets but one, print the AUROC on the one left out."""
     for c in CHOICES:
         scores = []
         for left in sets:
-            x, y, w = _design({k: v for k, v in sets.items() if k != left}, width)
+            x, y, w = _design({k: v for k, v in sets.items() if k != left}, columns)
             model = LogisticRegression(C=c, max_iter=5000).fit(x, y, sample_weight=w)
             evidence, labels = sets[left]
-            p = model.predict_proba(np.array([e.values[:width] for e in evidence]))[:, 1]
+            p = model.predict_proba(_x(evidence, columns))[:, 1]
             scores.append(roc_auc_score(labels, p))
         shown = ", ".join(f"{k} {a:.3f}" for k, a in zip(sets, scores, strict=True))
         print(f"# {name} C={c}: left-out AUROC {shown}; mean {np.mean(scores):.3f}")
@@ -160,8 +186,10 @@ def leave_one_set_out(sets: Sets, width: int, name: str) -> None:
 
 def fit(sets: Sets, width: int, name: str) -> None:
     """Fit one model over the first ``width`` features and print it as a constant."""
-    leave_one_set_out(sets, width, name)
-    x, y, w = _design(sets, width)
+    columns = _columns(width, name)
+    sets = {k: v for k, v in sets.items() if k not in LEFT_OUT.get(name, ())}
+    leave_one_set_out(sets, columns, name)
+    x, y, w = _design(sets, columns)
     model = LogisticRegression(C=REGULARISATION[name], max_iter=5000).fit(x, y, sample_weight=w)
     p = model.predict_proba(x)[:, 1]
     hard = np.array([bool(e.hard) for evidence, _ in sets.values() for e in evidence])
@@ -198,8 +226,9 @@ def fit(sets: Sets, width: int, name: str) -> None:
     print(f"{name} = Model(")
     print(f"    intercept={model.intercept_[0]:.4f},")
     print("    coefficients=(")
-    for c, feature in zip(model.coef_[0], names, strict=True):
-        print(f"        {c:.4f},  # {feature}")
+    fitted = dict(zip(columns, model.coef_[0], strict=True))
+    for i, feature in enumerate(names):
+        print(f"        {fitted.get(i, 0.0):.4f},  # {feature}")
     print("    ),")
     print(f"    supported_at={supported_at:.3f},")
     print(f"    unsupported_below={below:.3f},")
@@ -212,7 +241,7 @@ def fit(sets: Sets, width: int, name: str) -> None:
               f"{said[y == 1].sum() / (mine & (y == 1)).sum():.3f}")  # fmt: skip
 
 
-AGGREGATES = {
+AGGREGATES: dict[str, Callable[[list[float]], float]] = {
     "mean": lambda c: sum(c) / len(c),
     "lowest": min,
     "product": math.prod,
@@ -264,7 +293,7 @@ def main() -> None:
         print(f"{name}: {len(labels)} claims, {sum(labels)} supported; hard checks fired on "
               f"{len(fired)}, {wrong} of them supported (precision "
               f"{1 - wrong / max(1, len(fired)):.3f})")  # fmt: skip
-        for kind in ("facts", "qualifiers", "negation", "swapped"):
+        for kind in ("facts", "qualifiers", "negation", "swapped", "exception"):
             hits = [
                 lab for e, lab in zip(evidence, labels, strict=True)
                 if (e.facts.hard if kind == "facts" else getattr(e, kind))

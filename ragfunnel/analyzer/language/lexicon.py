@@ -10,6 +10,7 @@ from __future__ import annotations
 __all__ = [
     "BOUNDS",
     "CURRENCIES",
+    "EXCEPTIONS",
     "GERMAN_MARKERS",
     "MONTHS",
     "NEGATIONS",
@@ -212,3 +213,12 @@ NUMBER_WORDS: dict[str, int] = {
     "zwei": 2, "drei": 3, "vier": 4, "funf": 5, "sechs": 6, "sieben": 7, "neun": 9, "zehn": 10,
     "zwolf": 12, "zwanzig": 20, "dreissig": 30, "hundert": 100,
 }  # fmt: skip
+
+# The offline judge's exception check (judges/offline/exception.py), folded, longest first.
+EXCEPTIONS: tuple[str, ...] = (
+    "with the exception of", "mit ausnahme von", "mit ausnahme", "abgesehen von", "es sei denn",
+    "except for", "apart from", "aside from", "other than", "excluding", "ausgenommen",
+    "ausser fur", "except", "unless", "ausser",
+)  # fmt: skip
+"""Phrases that add an exception to a statement ("… except for one glass of wine", "außer
+…"): a claim's exception clause must be in the context."""

@@ -18,18 +18,24 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from ragfunnel.analyzer.language.lexicon import MONTHS, NEGATIONS, STOPWORDS, fold
-from ragfunnel.analyzer.judges.offline.hard import FactCheck, check_facts, missing_qualifiers
+from ragfunnel.analyzer.judges.offline.exception import exception_finding
+from ragfunnel.analyzer.judges.offline.hard import (
+    FactCheck,
+    check_facts,
+    missing_qualifiers,
+    neighbours,
+)
 from ragfunnel.analyzer.judges.offline.index import ContextIndex
 from ragfunnel.analyzer.judges.offline.negation import negation_finding
 from ragfunnel.analyzer.judges.offline.words import META, lead_in_end, stem
+from ragfunnel.analyzer.language.lexicon import MONTHS, NEGATIONS, STOPWORDS, fold
 from ragfunnel.analyzer.language.terms import Fact, facts, key_words, qualifiers
 
 __all__ = ["FEATURES", "FOUND_AT", "PARAPHRASE_FEATURES", "Evidence", "align"]
 
 FEATURES = (
     "overlap", "window", "weighted", "proximity", "missing", "names_missing", "facts_absent",
-    "facts_contradicted", "strong_qualifier", "negation",
+    "facts_contradicted", "strong_qualifier", "negation", "tokens",
 )  # fmt: skip
 """The features, in the order of the fitted coefficients (``score.py``)."""
 PARAPHRASE_FEATURES = ("similarity",)
@@ -39,6 +45,10 @@ FOUND_AT = 0.3
 """A claim less than this share of whose weight the context holds (``weighted``; with the
 embedding, the softened window share, :attr:`Evidence.found`) is never supported: the score
 is calibrated on long claims and over-rates short ones made mostly of new words."""
+COPIED = 0.75
+"""A claim whose best window holds this share of its weight copies that window: a number of
+the claim stated nowhere, where the window states another between the same words, is
+contradicted in place (``hard.py``)."""
 _SCAN = 200
 """A claim none of whose words is in the context is compared with this many sentences at most."""
 _SOFT_FLOOR = 0.2
@@ -86,6 +96,7 @@ class Evidence:
         window: the best window's sentences.
         found: the share of the claim's weight the context holds (``weighted``), or with the
             embedding the window's share softened by paraphrase (``embed.py``).
+        exception: an exception clause the context lacks (``exception.py``), or ``""``.
     """
 
     values: tuple[float, ...]
@@ -97,13 +108,14 @@ class Evidence:
     swapped: list[str] = field(default_factory=list)
     window: list[int] = field(default_factory=list)
     found: float = 1.0
+    exception: str = ""
 
     @property
     def hard(self) -> list[str]:
         """The hard findings, each as a reader is told it.
 
         Contradicted facts and unstated amounts, quantities and times (``hard.py``), strong
-        qualifiers, swapped names, negation, or none of the claim's words in the context. An
+        qualifiers, swapped names, negation, an unstated exception clause, or none of the claim's words in the context. An
         unstated plain number, date or code is not one (:attr:`unstated`).
         """
         if self.values[0] == 0 and self.missing and self.found < FOUND_AT:
@@ -111,7 +123,7 @@ class Evidence:
             # 60 EUR a day)"), and it is one of the claim's words the context lacks.
             return [*self.facts.hard, "none of its words is in the context"]
         out = [*self.facts.hard, *self.qualifiers, *self.swapped]
-        return [*out, self.negation] if self.negation else out
+        return [*out, *(f for f in (self.negation, self.exception) if f)]
 
     @property
     def unstated(self) -> list[str]:
@@ -230,8 +242,9 @@ def align(claim: str, index: ContextIndex) -> Evidence:
     folded = fold(content)
     spans = facts(folded)
     same = len(folded) == len(content)
-    claim_facts: list[tuple[Fact, str]] = [
-        (f, (content if same else folded)[f.start : end]) for f, _, end in spans
+    claim_facts: list[tuple[Fact, str, tuple[str, ...]]] = [
+        (f, (content if same else folded)[f.start : end], neighbours(folded, start, end))
+        for f, start, end in spans
     ]
     words = [w for w in key_words(folded, [(s, e) for _, s, e in spans]) if w not in META]
     german = index.german
@@ -266,16 +279,17 @@ def align(claim: str, index: ContextIndex) -> Evidence:
     )
     proximity = near / len(pairs) if pairs else coverage
 
-    in_facts = " ".join(fold(w) for _, w in claim_facts)
+    in_facts = " ".join(fold(w) for _, w, _ in claim_facts)
     names = [
         m
         for phrase in _names(content, german)
         if all(_name_missing(n, in_facts, index) for n in phrase)
         for m in phrase
     ]
-    checked = check_facts(claim_facts, index, window)
+    checked = check_facts(claim_facts, index, window, in_window >= COPIED)
     strong, _ = missing_qualifiers(qualifiers(folded), index)
     negation = negation_finding(folded, roots, index, window, coverage)
+    exception = exception_finding(folded, content, index)
     values: tuple[float, ...] = (
         _overlap(folded, spans, len(checked.absent), index),
         in_window,
@@ -287,13 +301,16 @@ def align(claim: str, index: ContextIndex) -> Evidence:
         checked.contradicted,
         len(strong),
         float(bool(negation)),
+        _token_share(folded, index),
     )
     share = weighted
     if index.embedder is not None:
         similarity, share = _paraphrase(content, weighed, best, window, index)
         values = (*values, similarity)
     swapped = _swapped(names, missing, folded, index, window)
-    return Evidence(values, missing, names, checked, strong, negation, swapped, window, share)
+    return Evidence(
+        values, missing, names, checked, strong, negation, swapped, window, share, exception
+    )
 
 
 def _paraphrase(content: str, weighed: list[tuple[str, float, set[int] | None]],
@@ -342,6 +359,20 @@ def _swapped(names: list[str], missing: list[str], folded: str, index: ContextIn
     if not theirs:
         return []
     return [f"{name} (context: {', '.join(dict.fromkeys(theirs))})" for name in names]
+
+
+def _token_share(folded: str, index: ContextIndex) -> float:
+    """The share of all the claim's tokens, function words too, that the context has.
+
+    Unlike ``overlap`` it counts "i", "my", "you", "think": a response that copies its
+    knowledge sentence keeps them from it, one that adds an opinion brings its own (on BEGIN's
+    dialogue responses this ranks 0.01 above the content-word share).
+    """
+    mine = _TOKEN.findall(folded)
+    if not mine:
+        return 1.0
+    seen = index.tokens
+    return sum(t in seen for t in mine) / len(mine)
 
 
 def _overlap(folded: str, spans: list[tuple[Fact, int, int]], absent: int,

@@ -22,9 +22,9 @@ import operator
 import re
 from dataclasses import dataclass, field
 
-from ragfunnel.analyzer.language.lexicon import NUMBER_WORDS, fold
 from ragfunnel.analyzer.judges.offline.index import ContextIndex
-from ragfunnel.analyzer.language.terms import MEASURED, Fact, qualifier_pattern, unit_of
+from ragfunnel.analyzer.language.lexicon import NUMBER_WORDS, fold
+from ragfunnel.analyzer.language.terms import MEASURED, Fact, facts, qualifier_pattern, unit_of
 
 __all__ = [
     "STRONG_QUALIFIERS",
@@ -32,6 +32,7 @@ __all__ = [
     "FactCheck",
     "check_facts",
     "missing_qualifiers",
+    "neighbours",
 ]
 
 _CORE = re.compile(r"\d+(?:[.,:]\d+)*|" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)))
@@ -168,12 +169,96 @@ def _written(fact: Fact, written: str, index: ContextIndex, sids: list[int]) -> 
     return next((s for s in sids if pattern.search(index.sentences[s])), None)
 
 
-def check_facts(claim_facts: list[tuple[Fact, str]], index: ContextIndex,
-                aligned: list[int]) -> FactCheck:  # fmt: skip
-    """Look up each ``(fact, as written)`` of a claim: aligned sentences first, then all."""
+_AROUND = 2
+"""Neighbour tokens compared on each side of a fact for :func:`_in_place`."""
+_PIECE = re.compile(r"[^\W_]+")
+
+
+def neighbours(folded: str, start: int, end: int) -> tuple[str, ...]:
+    """The :data:`_AROUND` tokens before a fact (nearest last) and after it (nearest first).
+
+    Missing ones are ``""``: ``("the", "were", "(", ...)`` is never produced, only tokens.
+    """
+    before = _PIECE.findall(folded[max(0, start - 60) : start])[-_AROUND:]
+    after = _PIECE.findall(folded[end : end + 60])[:_AROUND]
+    return (*[""] * (_AROUND - len(before)), *before, *after, *[""] * (_AROUND - len(after)))
+
+
+def _same_place(mine: tuple[str, ...], theirs: tuple[str, ...]) -> bool:
+    """Two facts stand in the same place: both nearest neighbours agree, or two on one side."""
+    near_before = bool(mine[1]) and mine[1] == theirs[1]
+    near_after = bool(mine[2]) and mine[2] == theirs[2]
+    far_before = near_before and bool(mine[0]) and mine[0] == theirs[0]
+    far_after = near_after and bool(mine[3]) and mine[3] == theirs[3]
+    return (near_before and near_after) or far_before or far_after
+
+
+def _in_place(claim: Fact, around: tuple[str, ...], index: ContextIndex,
+              aligned: list[int]) -> str:  # fmt: skip
+    """The other number an aligned sentence states where the claim states its own, or ``""``.
+
+    A copied sentence with one number changed ("were depression (26 %)" against "were
+    depression (19 %)"): the sentence has another number between the same neighbours, and
+    none with the claim's value there. Even when the claim's number stands elsewhere in the
+    context ("six rural and 18 regional practices … over 18 sessions" against "… 11 regional
+    …"), the sentence it copies says otherwise.
+    """
+    if not claim.numbers or claim.kind not in _NUMERIC:
+        return ""
+    other = ""
+    for sid in aligned:
+        if not index.numeric[sid]:
+            continue
+        sentence, written = index.sentences[sid], index.written[sid]
+        for fact, start, end in facts(sentence):
+            place = neighbours(sentence, start, end)
+            if fact.kind not in _NUMERIC or not fact.numbers or not _same_place(around, place):
+                continue
+            if _states(claim, fact):
+                return ""
+            other = other or (written if len(written) == len(sentence) else sentence)[start:end]
+    if not other:
+        return ""
+    # A sentence like the window's elsewhere may state the claim's value in that place.
+    for sid in range(len(index.sentences)):
+        if index.numeric[sid] and sid not in aligned:
+            sentence = index.sentences[sid]
+            for fact, start, end in facts(sentence):
+                if _states(claim, fact) and _same_place(around, neighbours(sentence, start, end)):
+                    return ""
+    return other
+
+
+_NUMERIC = ("number", "quantity", "amount")
+"""Kinds :func:`_in_place` compares; dates, times and codes have their own in-place check
+(:data:`_IN_PLACE`)."""
+
+
+def _states(claim: Fact, fact: Fact) -> bool:
+    """The fact states the claim's value, or ends in it ("2018–19" for "2018-2019")."""
+    if _match(claim, fact) or any(k in fact.numbers for k in claim.numbers):
+        return True
+    digits = claim.text.strip()
+    return digits.isdigit() and any(n.endswith(digits) for n in fact.numbers)
+
+
+def check_facts(claim_facts: list[tuple[Fact, str, tuple[str, ...]]], index: ContextIndex,
+                aligned: list[int], copied: bool = False) -> FactCheck:  # fmt: skip
+    """Look up each ``(fact, as written, its neighbours)`` of a claim, aligned sentences first.
+
+    ``copied``: the claim copies its aligned sentence (it holds most of the claim's words), so
+    a number found nowhere whose neighbours (:func:`neighbours`) stand around another number
+    of an aligned sentence is contradicted in place (:func:`_in_place`).
+    """
     out = FactCheck()
     rest: list[int] | None = None
-    for fact, written in claim_facts:
+    for fact, written, around in claim_facts:
+        other = _in_place(fact, around, index, aligned) if copied else ""
+        if other:
+            out.absent.append(f"{written} (context: {other})")
+            out.contradicted += 1
+            out.hard.append(out.absent[-1])
+            continue
         sid, instead = _look(fact, index, aligned, True)
         if sid is None:
             if rest is None:

@@ -13,10 +13,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from ragfunnel.analyzer.language.lexicon import NEGATIONS, NUMBER_WORDS, STOPWORDS, fold
 from ragfunnel.analyzer.judges.offline.words import META, is_german, stem, tokens
-from ragfunnel.analyzer.language.terms import Fact, facts, may_hold_facts, negated
 from ragfunnel.analyzer.judges.verdict_types import Chunk
+from ragfunnel.analyzer.language.lexicon import NEGATIONS, NUMBER_WORDS, STOPWORDS, fold
+from ragfunnel.analyzer.language.terms import Fact, facts, may_hold_facts, negated
 
 if TYPE_CHECKING:
     from ragfunnel.analyzer.judges.offline.embed import Embedder

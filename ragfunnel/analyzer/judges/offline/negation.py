@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import re
 
-from ragfunnel.analyzer.language.lexicon import NEGATIONS
 from ragfunnel.analyzer.judges.offline.index import ContextIndex
 from ragfunnel.analyzer.judges.offline.words import stem
+from ragfunnel.analyzer.language.lexicon import NEGATIONS
 from ragfunnel.analyzer.language.terms import negated
 
 __all__ = ["NEAR", "negation_finding"]
@@ -45,6 +45,11 @@ def negation_finding(folded: str, roots: list[str], index: ContextIndex, window:
     """
     if not window or coverage < _STRONG_WINDOW:
         return ""
+    return _clauses(folded, roots, index, window) or _inserted(folded, index, window)
+
+
+def _clauses(folded: str, roots: list[str], index: ContextIndex, window: list[int]) -> str:
+    """The clause comparison of :func:`negation_finding`."""
     mine = ""
     wanted = set(roots)
     for part in _CLAUSE.split(folded):
@@ -75,6 +80,58 @@ def negation_finding(folded: str, roots: list[str], index: ContextIndex, window:
         return f"negation '{mine}' (the context does not negate it)"
     if not mine and theirs:
         return f"the context negates it ('{theirs}')"
+    return ""
+
+
+def _plain_tokens(folded: str) -> list[str]:
+    return _TOKEN.findall(_NOT_NEGATION.sub(" ", _CONTRACTED.sub(" not", folded)))
+
+
+def _negates(token: str) -> bool:
+    return token in NEGATIONS and token not in ("without", "ohne")
+
+
+def _inserted(folded: str, index: ContextIndex, window: list[int]) -> str:
+    """A negation the claim inserted into the words it copies from the window.
+
+    A claim that copies a sentence and inserts "not" ("… were not depression (19 %)" against
+    "… were depression (19 %)") has a negation whose scope the clause comparison can miss when
+    the sentence holds another negation elsewhere. Here the words either side of each claim
+    negation ("were" and "depression"; at a clause end the two before it: "Alkohol erstatten
+    wir nicht") are looked up as adjacent words in the window and its neighbouring sentences
+    (the index cuts sentences at a ';'): where they stand there side by side and nowhere with a
+    negation between or after them, the negation is the claim's own. A paraphrase ("never won"
+    for "lost") has no such pair and decides nothing.
+    """
+    mine = _plain_tokens(folded)
+    chunk_of = index.chunk_of
+    near = {n for sid in window for n in (sid - 1, sid, sid + 1)
+            if 0 <= n < len(index.sentences) and chunk_of[n] == chunk_of[sid]}  # fmt: skip
+    theirs = [_plain_tokens(index.sentences[sid]) for sid in sorted(near)]
+    for i, token in enumerate(mine):
+        if not _negates(token) or i == 0 or _negates(mine[i - 1]):
+            continue
+        if i + 1 < len(mine) and not _negates(mine[i + 1]):
+            pair, tail = (mine[i - 1], mine[i + 1]), False
+        elif i >= 2:
+            pair, tail = (mine[i - 2], mine[i - 1]), True
+        else:
+            continue
+        plain = negated = False
+        for tokens in theirs:
+            for k in range(len(tokens) - 1):
+                if tail:
+                    if (tokens[k], tokens[k + 1]) == pair:
+                        after = tokens[k + 2 : k + 2 + NEAR]
+                        negated = negated or any(_negates(t) for t in after)
+                        plain = plain or not any(_negates(t) for t in after)
+                elif tokens[k] == pair[0]:
+                    if tokens[k + 1] == pair[1]:
+                        plain = True
+                    elif _negates(tokens[k + 1]) and pair[1] in tokens[k + 2 : k + 4]:
+                        negated = True
+        if plain and not negated:
+            return f"negation '{token}' (the context states '{' '.join(pair)}' without it)"
     return ""
 
 

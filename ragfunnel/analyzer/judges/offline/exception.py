@@ -1,0 +1,57 @@
+"""The exception check: an exception clause the claim adds must be in the context.
+
+A hard check of the offline judge (``align.py`` calls it; docs/judges.md §2, "Exceptions"). A
+claim that copies a rule and appends an exception the context lacks ("Alcohol is not
+reimbursed, except for one glass of wine per person at client dinners", "…, außer einem Glas
+Wein bei Kundenessen") states new content, not a paraphrase: the clause from the exception
+phrase (:data:`~ragfunnel.analyzer.language.lexicon.EXCEPTIONS`) to the end of the sentence or
+the next clause mark is *unstated* when no context sentence holds two thirds of its content
+words ("Client dinners are reimbursed up to 60 EUR per person" holds three of "one glass of
+wine per person at client dinners"' five).
+"""
+
+from __future__ import annotations
+
+import re
+
+from ragfunnel.analyzer.judges.offline.index import ContextIndex
+from ragfunnel.analyzer.judges.offline.words import META, stem
+from ragfunnel.analyzer.language.lexicon import EXCEPTIONS
+from ragfunnel.analyzer.language.terms import key_words
+
+__all__ = ["exception_finding"]
+
+_PHRASE = "|".join(re.escape(p).replace(r"\ ", r"\s+") for p in EXCEPTIONS)
+_EXCEPTION = re.compile(rf"(?<![\w-])(?:{_PHRASE})(?![\w-])")
+_END = re.compile(r"[.;:!?()]|\s-+\s")
+_FOUND = 2 / 3
+"""An exception clause is stated when one context sentence holds at least this share of its
+words."""
+
+
+def exception_finding(folded: str, written: str, index: ContextIndex) -> str:
+    """The claim's exception clause the context lacks, as a reader is told it, or ``""``.
+
+    ``written``: the claim as written, to quote (when folding kept its length).
+    """
+    m = _EXCEPTION.search(folded)
+    if m is None:
+        return ""
+    end = _END.search(folded, m.end())
+    clause = folded[m.start() : end.start() if end else len(folded)].strip(" ,")
+    words = [w for w in key_words(folded[m.end() : m.start() + len(clause)], []) if w not in META]
+    if not words:
+        return ""
+    german = index.german
+    roots = {stem(w, german) for w in words}
+    # Stated where one context sentence holds most of the clause's words.
+    held: dict[int, int] = {}
+    for root in roots:
+        for sid in index.postings.get(root, ()):
+            held[sid] = held.get(sid, 0) + 1
+    unstated = max(held.values(), default=0) < _FOUND * len(roots)
+    if not unstated:
+        return ""
+    if len(written) == len(folded):
+        clause = written[m.start() : m.start() + len(clause)]
+    return f"exception '{clause}' (not in the context)"
