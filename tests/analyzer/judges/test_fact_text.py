@@ -32,7 +32,9 @@ PAIRS = [
     ("Firmware 4.2.0. needs a reset.", "4.2.0", True),
     ("Firmware 4.2.01 needs a reset.", "4.2.0", False),
     ("It costs $1,200 a year.", "$1,200", True),
-    ("It costs 1200 dollars.", "$1,200", False),
+    # Not literally (whole tokens), but by meaning: both read USD 1200 (cases/fact_meaning.py).
+    ("It costs 1200 dollars.", "$1,200", True),
+    ("It costs 1300 dollars.", "$1,200", False),
     ("The FIRMWARE must be Version 7", "firmware must be version 7", True),
     ("The firmwares must be updated", "firmware", False),
 ]
@@ -53,10 +55,14 @@ def test_scalar_series_and_expression_normalise_alike() -> None:
     assert normalize_texts(pl.Series([None], dtype=pl.String)).to_list() == [None]
 
 
+MEANING_ONLY = {("It costs 1200 dollars.", "$1,200")}
+"""Pairs stated by meaning only: the expression form is the literal rule."""
+
+
 def test_expression_form() -> None:
     frame = pl.DataFrame({"answer": [a for a, _, _ in PAIRS], "fact": [f for _, f, _ in PAIRS]})
     got = frame.select(fact_stated(pl.col("answer"), pl.col("fact"))).to_series().to_list()
-    assert got == [s for _, _, s in PAIRS]
+    assert got == [s and (a, f) not in MEANING_ONLY for a, f, s in PAIRS]
 
 
 def test_funnel_and_judges_agree() -> None:
