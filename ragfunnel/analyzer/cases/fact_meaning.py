@@ -17,14 +17,16 @@ agree on what a fact is:
 A date matches on the parts both give (``March 2025`` states ``2025-03-00``); an amount or
 quantity stated for a period (``60 EUR a day``) does not state another period's. The fact's
 words outside its facts (``Firmware`` in ``Firmware 4.2.0``) must be in the answer too. A fact
-without any number, date, time or code (``London``) is literal only.
+without any number, date, time or amount (``London``, a code) is literal only.
 """
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import polars as pl
 
-from ragfunnel.analyzer.language.lexicon import fold
+from ragfunnel.analyzer.language.lexicon import NUMBER_WORDS, fold
 from ragfunnel.analyzer.language.terms import Fact, facts, key_words
 
 __all__ = ["restate_by_meaning", "stated_by_meaning"]
@@ -38,9 +40,40 @@ def _read(text: str) -> tuple[list[Fact], list[str], set[str]]:
     return [f for f, _, _ in found], words, set(key_words(folded, []))
 
 
+@lru_cache(maxsize=65_536)
+def _read_fact(fact: str) -> tuple[tuple[Fact, ...], tuple[str, ...]]:
+    """A case fact's facts and words, read once however many answers it is checked against.
+
+    A fact holding only codes gives no facts: codes match whole, which the literal rule decides.
+    """
+    wanted, words, _ = _read(fact)
+    return (() if all(f.kind == "code" for f in wanted) else tuple(wanted)), tuple(words)
+
+
+# A fact that is one code ("POL-2024-07", "fact17"): matched whole, by the literal rule alone.
+_ONE_CODE = r"(?i)^\s*(?:[a-z]+[-_/]?[0-9]|[0-9]+[-_/]?[a-z])[a-z0-9]*(?:[-_/][a-z0-9]+)*\s*$"
+
+
+# Where a fact can be written: a digit, a currency sign, a number word (English or German).
+def _unfolded(word: str) -> str:
+    """A folded word as a pattern that also finds it as written ("funf" finds "fünf")."""
+    return (
+        word.replace("ss", "(?:ss|ß)")
+        .replace("u", "[uü]")
+        .replace("o", "[oö]")
+        .replace("a", "[aä]")
+    )
+
+
+_MAY_HOLD = "(?i)[0-9€$£]|\\b(?:" + "|".join(map(_unfolded, NUMBER_WORDS)) + ")\\b"
+
+
 def _dates_alike(a: str, b: str) -> bool:
     """Two ``YYYY-MM-DD`` keys agree on every part both give (``0`` parts are not given)."""
-    return all(x == y or int(x) == 0 or int(y) == 0 for x, y in zip(a.split("-"), b.split("-"), strict=True))
+    return all(
+        x == y or int(x) == 0 or int(y) == 0
+        for x, y in zip(a.split("-"), b.split("-"), strict=True)
+    )
 
 
 def _states(answer: Fact, fact: Fact) -> bool:
@@ -61,7 +94,7 @@ def stated_by_meaning(answer: str, fact: str) -> bool | None:
     ``None`` when ``fact`` holds no number, date, time, amount or code: then only the literal
     rule can say.
     """
-    wanted, words, _ = _read(fact)
+    wanted, words = _read_fact(fact)
     if not wanted:
         return None
     given, _, answer_words = _read(answer)
@@ -73,10 +106,17 @@ def stated_by_meaning(answer: str, fact: str) -> bool | None:
 def restate_by_meaning(found: pl.Series, answers: pl.Series, facts_: pl.Series) -> pl.Series:
     """``found`` (the literal rule's result per row) with the misses read by meaning.
 
-    Only rows with an answer and a fact that the literal rule missed are read again, so the
-    usual case costs nothing beyond the vectorised check.
+    Only rows with an answer that may hold a fact (a digit, a currency sign, a number word)
+    and a fact that the literal rule missed are read again, each case fact once, so the usual
+    case costs nothing beyond the vectorised check.
     """
-    missed = (~found.fill_null(True)) & answers.is_not_null() & facts_.is_not_null()
+    missed = (
+        (~found.fill_null(True))
+        & answers.is_not_null()
+        & facts_.is_not_null()
+        & answers.str.contains(_MAY_HOLD).fill_null(False)
+        & ~facts_.str.contains(_ONE_CODE).fill_null(False)
+    )
     rows = missed.arg_true()
     if rows.is_empty():
         return found

@@ -89,3 +89,21 @@ def test_the_funnels_facts_check_reads_by_meaning() -> None:
     assert out.get_column("facts_correctness").to_list() == [
         "correct", "correct", "incomplete", None,
     ]  # fmt: skip
+
+
+def test_the_funnel_reads_number_words_as_written() -> None:
+    cases = prepare_cases(
+        pl.DataFrame(
+            {"case_idx": [0, 1], "facts": [["5 days"], ["30 days"]], "reference": [None, None]},
+            schema={"case_idx": pl.Int64, "facts": pl.List(pl.String), "reference": pl.String},
+        )
+    )
+    answers = pl.DataFrame(
+        {
+            "row": [0, 1],
+            "case_idx": [0, 1],
+            "has_answer": [True, True],
+            "answer": ["Sie bekommen fünf Tage.", "Die Frist beträgt dreißig Tage."],
+        }
+    )
+    assert judge_answers(answers, cases).get_column("verdict").to_list() == ["correct", "correct"]
