@@ -95,7 +95,8 @@ def _feed(
         lines = pl.repeat(None, len(cases), dtype=pl.Int32, eager=True)
     else:
         lines = pl.int_range(first_line, first_line + len(cases), dtype=pl.Int32, eager=True)
-    batch, flagged = plain_batch(cases, lines)
+    batch, flagged, leaves = plain_batch(cases, lines)
+    builder.add_leaf_table(leaves)
     done = 0
     for i in flagged:
         if i > done:

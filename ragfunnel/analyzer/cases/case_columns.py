@@ -14,6 +14,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, cast
 
 import polars as pl
@@ -27,13 +28,21 @@ from ragfunnel.analyzer.cases.evidence import (
     Leaf,
     Quote,
     Span,
+    document_leaf,
     evidence_ids,
 )
-from ragfunnel.analyzer.cases.problems import CaseProblem
+from ragfunnel.analyzer.cases.problems import CaseProblem, EvidenceError
 from ragfunnel.analyzer.cases.validation import FALSE, FIELDS, TRUE, Record, to_case
 from ragfunnel.instrumentation.contract import normalize_question
 
-__all__ = ["COLUMNS_SCHEMA", "CaseColumns", "ColumnBuilder", "root_kind", "string_lists"]
+__all__ = [
+    "COLUMNS_SCHEMA",
+    "LEAF_SCHEMA",
+    "CaseColumns",
+    "ColumnBuilder",
+    "root_kind",
+    "string_lists",
+]
 
 COLUMNS_SCHEMA = pl.Schema(
     {
@@ -52,6 +61,18 @@ COLUMNS_SCHEMA = pl.Schema(
 (the tree is in :attr:`CaseColumns.trees`), null without evidence; ``line``: null where the
 format has no lines."""
 
+LEAF_SCHEMA = pl.Schema(
+    {
+        "label": pl.String(),
+        "document": pl.String(),
+        "quote": pl.String(),
+        "start": pl.Int64(),
+        "end": pl.Int64(),
+    }
+)
+"""One row per distinct document leaf of the flat rows: its label (the item), its document,
+and its quote or its span."""
+
 _FIELD_SET = frozenset(FIELDS)
 _GROUP_KINDS = {"all_of": "all", "any_of": "any"}
 _FLUSH_ROWS = 65_536
@@ -62,11 +83,9 @@ def root_kind(evidence: Evidence | None) -> str | None:
     """The ``root_kind`` of an evidence tree (see :data:`COLUMNS_SCHEMA`)."""
     if evidence is None:
         return None
-    if isinstance(evidence, Leaf):
-        return "leaf"
-    if isinstance(evidence, (Quote, Span)):
-        return "nested"  # a document leaf: resolved per index version (``resolution``)
-    ids = [child.id for child in evidence.children if isinstance(child, Leaf)]
+    if isinstance(evidence, (Leaf, Quote, Span)):
+        return "leaf"  # a document leaf is listed by its label (``CaseColumns.leaves``)
+    ids = [child.id for child in evidence.children if isinstance(child, (Leaf, Quote, Span))]
     # A group naming one id twice weighs it twice in recall: the tree fold handles that.
     if len(ids) == len(evidence.children) == len(set(ids)):
         return "all" if isinstance(evidence, AllOf) else "any"
@@ -85,6 +104,17 @@ class CaseColumns:
     """Row → extra (unknown but not misspelt) fields, for the rows that have any."""
     source: str = ""
     """The file the cases were read from (``Case.source`` is ``file:line``)."""
+    leaf_table: pl.DataFrame = field(default_factory=LEAF_SCHEMA.to_frame)
+    """The document leaves (a quote or a span) that items of flat rows stand for, by label
+    (:data:`LEAF_SCHEMA`); resolved per index version (``resolution``), in bulk."""
+
+    @cached_property
+    def leaves(self) -> Mapping[str, Quote | Span]:
+        """Label → document leaf (the rows of :attr:`leaf_table` as values)."""
+        return {
+            label: Quote(document, quote) if quote is not None else Span(document, start, end)
+            for label, document, quote, start, end in self.leaf_table.iter_rows()
+        }
 
     def __len__(self) -> int:
         return self.frame.height
@@ -98,9 +128,9 @@ class CaseColumns:
         elif kind == "nested":
             evidence = self.trees[row]
         elif kind == "leaf":
-            evidence = Leaf(items[0])
+            evidence = self.leaf(items[0])
         else:
-            leaves = tuple(Leaf(item) for item in items)
+            leaves = tuple(self.leaf(item) for item in items)
             evidence = AllOf(leaves) if kind == "all" else AnyOf(leaves)
         return Case(
             id=case_id,
@@ -112,6 +142,11 @@ class CaseColumns:
             extra=dict(self.extras.get(row, {})),
             source=self.source + (f":{line}" if line else ""),
         )
+
+    def leaf(self, item: str) -> Leaf | Quote | Span:
+        """The leaf an item of a flat row stands for: a chunk id, or a document leaf's label."""
+        found = self.leaves.get(item) if self.leaf_table.height else None
+        return Leaf(item) if found is None else found
 
     def cases(self) -> tuple[Case, ...]:
         """Every row as a ``Case`` (a Python object each: for small sets and single lookups)."""
@@ -137,6 +172,9 @@ class ColumnBuilder:
         self._batches: list[pl.DataFrame] = []
         self._rows = 0
         self._near_misses: dict[str, bool] = {}
+        self._labels: set[str] = set()
+        self._leaf_rows: list[tuple[str, str, str | None, int | None, int | None]] = []
+        self._leaf_tables: list[pl.DataFrame] = []
         self._reset()
 
     def _reset(self) -> None:
@@ -178,6 +216,10 @@ class ColumnBuilder:
         row = len(self)
         if kind == "nested" and case.evidence is not None:
             self._trees[row] = case.evidence
+        elif kind is not None and case.evidence is not None:
+            for leaf in (case.evidence,) if kind == "leaf" else case.evidence.children:  # type: ignore[union-attr]
+                if isinstance(leaf, (Quote, Span)):
+                    self._register(leaf)
         if case.extra:
             self._extras[row] = case.extra
         self._append(
@@ -223,7 +265,7 @@ class ColumnBuilder:
         items: list[str] | tuple[str, ...]
         if evidence is None:
             kind, items = None, _EMPTY
-        elif (leaf := _plain_id(evidence)) is not None:
+        elif (leaf := _plain_id(evidence) or self._plain_leaf(evidence)) is not None:
             kind, items = "leaf", (leaf,)
         else:
             if type(evidence) is list:
@@ -236,6 +278,11 @@ class ColumnBuilder:
             else:
                 return False
             ids = [_plain_id(child) for child in children]
+            if None in ids:  # document leaves among the ids?
+                ids = [
+                    self._plain_leaf(child) if id_ is None else id_
+                    for child, id_ in zip(children, ids, strict=True)
+                ]
             if not ids or None in ids or len(set(ids)) != len(ids):
                 return False
             items = cast("list[str]", ids)
@@ -272,6 +319,31 @@ class ColumnBuilder:
                 self._extras[len(self)] = extra
         self._append(case_id, question, answerable, items, kind, facts, reference, line)
         return True
+
+    def _plain_leaf(self, data: Any) -> str | None:
+        """The label of a well-formed document leaf (registered), else None."""
+        if type(data) is not dict or "document" not in data:
+            return None
+        try:
+            leaf = document_leaf(data, "evidence")
+        except EvidenceError:
+            return None  # the full validation words the problem
+        return self._register(leaf)
+
+    def add_leaf_table(self, table: pl.DataFrame) -> None:
+        """Register document leaves read in bulk (a frame of :data:`LEAF_SCHEMA`)."""
+        if table.height:
+            self._leaf_tables.append(table)
+
+    def _register(self, leaf: Quote | Span) -> str:
+        label = leaf.id
+        if label not in self._labels:
+            self._labels.add(label)
+            if isinstance(leaf, Quote):
+                self._leaf_rows.append((label, leaf.document, leaf.quote, None, None))
+            else:
+                self._leaf_rows.append((label, leaf.document, None, leaf.start, leaf.end))
+        return label
 
     def _plain_extra(self, data: dict[Any, Any]) -> dict[str, Any] | None:
         extra: dict[str, Any] = {}
@@ -334,7 +406,12 @@ class ColumnBuilder:
             pl.concat(self._batches, rechunk=False) if self._batches else COLUMNS_SCHEMA.to_frame()
         )
         self._batches = []
-        return CaseColumns(frame, self._trees, self._extras, self.source)
+        table = pl.DataFrame(self._leaf_rows, schema=LEAF_SCHEMA, orient="row")
+        if self._leaf_tables:
+            table = pl.concat([table, *self._leaf_tables], how="vertical").unique(
+                "label", keep="first", maintain_order=True
+            )
+        return CaseColumns(frame, self._trees, self._extras, self.source, table)
 
 
 def string_lists(

@@ -146,7 +146,7 @@ def _parse_node(data: Any, path: str) -> Evidence:
     if isinstance(data, list):
         return AllOf(_parse_children(data, path))
     if isinstance(data, Mapping) and "document" in data:
-        return _document_leaf(data, path)
+        return document_leaf(data, path)
     if isinstance(data, Mapping):
         keys = list(data)
         if len(keys) != 1 or keys[0] not in ("all_of", "any_of"):
@@ -171,8 +171,11 @@ _QUOTE_KEYS = frozenset({"document", "quote"})
 _SPAN_KEYS = frozenset({"document", "start", "end"})
 
 
-def _document_leaf(data: Mapping[Any, Any], path: str) -> Quote | Span:
-    """``{document, quote}`` or ``{document, start, end}``; anything else is named."""
+def document_leaf(data: Mapping[Any, Any], path: str) -> Quote | Span:
+    """A document leaf: ``{document, quote}`` or ``{document, start, end}``.
+
+    Anything else raises :class:`EvidenceError` naming the part under ``path``.
+    """
     keys = set(map(str, data))
     document = data["document"]
     if (

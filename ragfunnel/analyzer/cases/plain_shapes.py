@@ -21,19 +21,32 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ragfunnel.analyzer.cases.case_columns import string_lists
+from ragfunnel.analyzer.cases.case_columns import LEAF_SCHEMA, string_lists
 
-__all__ = ["PLAIN_DECODER", "PlainCase", "PlainGroup", "plain_batch"]
+__all__ = ["PLAIN_DECODER", "PlainCase", "PlainGroup", "PlainLeaf", "plain_batch"]
+
+
+class PlainLeaf(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    """A document leaf inside a group: ``{document, quote}`` or ``{document, start, end}``."""
+
+    document: str
+    quote: str = None  # type: ignore[assignment]
+    start: int = None  # type: ignore[assignment]
+    end: int = None  # type: ignore[assignment]
 
 
 class PlainGroup(msgspec.Struct, forbid_unknown_fields=True, gc=False):
-    """A one-level evidence group (both keys, or neither, is flagged).
+    """A one-level evidence group (both keys, or neither, is flagged), or one document leaf.
 
     None means "key absent": a JSON null is no list, so it fails to decode.
     """
 
-    all_of: list[str] = None  # type: ignore[assignment]
-    any_of: list[str] = None  # type: ignore[assignment]
+    all_of: list[str | PlainLeaf] = None  # type: ignore[assignment]
+    any_of: list[str | PlainLeaf] = None  # type: ignore[assignment]
+    document: str = None  # type: ignore[assignment]
+    quote: str = None  # type: ignore[assignment]
+    start: int = None  # type: ignore[assignment]
+    end: int = None  # type: ignore[assignment]
 
 
 class PlainCase(msgspec.Struct, forbid_unknown_fields=True, gc=False):
@@ -41,7 +54,7 @@ class PlainCase(msgspec.Struct, forbid_unknown_fields=True, gc=False):
 
     id: str
     question: str
-    evidence: str | list[str] | PlainGroup | None = None
+    evidence: str | list[str | PlainLeaf] | PlainGroup | None = None
     reference: str | None = None
     facts: str | list[str] | None = None
     answerable: bool | None = None
@@ -56,8 +69,16 @@ _PADDED = rf"^{_WS}|{_WS}$"
 _BLANK = rf"^{_WS}*$"
 
 
-def plain_batch(cases: Sequence[PlainCase], lines: pl.Series) -> tuple[pl.DataFrame, list[int]]:
-    """The cases as one frame, and the positions of those the full validation must see.
+LEAF_FRAME = LEAF_SCHEMA.to_frame()
+
+
+def plain_batch(
+    cases: Sequence[PlainCase], lines: pl.Series
+) -> tuple[pl.DataFrame, list[int], pl.DataFrame]:
+    """The cases as one frame, the rows the full validation must see, and the leaves.
+
+    The leaves (a frame of ``case_columns.LEAF_SCHEMA``) are the document leaves that items'
+    labels stand for.
 
     ``lines`` holds each case's line (or nulls). Flagged rows are in the frame too, with
     values that mean nothing: the caller replaces them.
@@ -66,20 +87,23 @@ def plain_batch(cases: Sequence[PlainCase], lines: pl.Series) -> tuple[pl.DataFr
     evidence: list[Any] = [case.evidence for case in cases]
     kinds = [
         None if e is None else "leaf" if (k := e.__class__) is str else "all" if k is list
+        else "leaf" if e.document is not None
         else "all" if e.any_of is None else "any" for e in evidence
     ]  # fmt: skip
     items = [
         [] if e is None else [e] if (k := e.__class__) is str else e if k is list
+        else [e] if e.document is not None
         else e.all_of if e.any_of is None else e.any_of if e.all_of is None else None
         for e in evidence
     ]  # fmt: skip
+    item_column, leaves, odd_rows = _items(items)
     facts: list[Any] = [case.facts for case in cases]
     frame = pl.DataFrame(
         [
             pl.Series("id", [case.id for case in cases], pl.String),
             pl.Series("question", [case.question for case in cases], pl.String),
             pl.Series("answerable", [case.answerable for case in cases], pl.Boolean),
-            _strings("items", items),
+            item_column,
             pl.Series("root_kind", kinds, pl.String),
             _strings(
                 "facts", [[] if f is None else [f] if f.__class__ is str else f for f in facts]
@@ -103,7 +127,67 @@ def plain_batch(cases: Sequence[PlainCase], lines: pl.Series) -> tuple[pl.DataFr
     rows = set(flagged.fill_null(True).arg_true().to_list())
     rows.update(_bad_values(frame.get_column("items"), _PADDED, distinct=True))
     rows.update(_bad_values(frame.get_column("facts"), _BLANK, distinct=False))
-    return frame, sorted(rows)
+    rows.update(odd_rows)
+    return frame, sorted(rows), leaves
+
+
+def _items(lists: list[Any]) -> tuple[pl.Series, pl.DataFrame, list[int]]:
+    """The ``items`` column with each document leaf as its label, the leaves, the odd rows.
+
+    The leaves are a frame of ``case_columns.LEAF_SCHEMA``; the odd rows hold a leaf that is
+    not plain (flagged).
+
+    A plain leaf names a document and either a quote or a non-empty span, with nothing to
+    strip; the full validation words every other shape. Column work, no call per leaf.
+    """
+    flat = [value for values in lists if values for value in values]
+    ends = list(itertools.accumulate(0 if values is None else len(values) for values in lists))
+    missing = pl.Series([values is None for values in lists], dtype=pl.Boolean)
+    where = [i for i, value in enumerate(flat) if value.__class__ is not str]
+    if not where:
+        return string_lists("items", [0, *ends], flat, missing), LEAF_FRAME, []
+    structs: list[Any] = [flat[i] for i in where]
+    table = pl.DataFrame(
+        {
+            "document": [v.document for v in structs],
+            "quote": [v.quote for v in structs],
+            "start": [v.start for v in structs],
+            "end": [v.end for v in structs],
+            "group": [
+                v.__class__ is PlainGroup and (v.all_of is not None or v.any_of is not None)
+                for v in structs
+            ],
+        },
+        schema={"document": pl.String, "quote": pl.String, "start": pl.Int64, "end": pl.Int64,
+                "group": pl.Boolean},
+    )  # fmt: skip
+    document, quote = pl.col("document"), pl.col("quote")
+    start, end = pl.col("start"), pl.col("end")
+    neat = document.str.len_bytes() > 0
+    neat &= ~document.str.contains(_PADDED) & ~pl.col("group")
+    quoted = quote.is_not_null() & start.is_null() & end.is_null()
+    quoted &= (quote.str.len_bytes() > 0) & ~quote.str.contains(_PADDED)
+    spanned = quote.is_null() & (start >= 0) & (end > start)
+    table = table.with_columns(
+        label=pl.when(neat & quoted)
+        .then(pl.format('{} "{}"', document, quote))
+        .when(neat & spanned.fill_null(False))
+        .then(pl.format("{}[{}:{}]", document, start, end))
+    )
+    labels = table.get_column("label")
+    values = pl.Series([v if v.__class__ is str else "" for v in flat], dtype=pl.String)
+    values = values.scatter(where, labels.fill_null(""))
+    column = string_lists("items", [0, *ends], values.to_list(), missing)
+    bad = pl.Series(where, dtype=pl.Int64).filter(labels.is_null())
+    odd_rows = (
+        pl.Series(ends, dtype=pl.Int64).search_sorted(bad, side="right").to_list()
+        if bad.len()
+        else []
+    )
+    leaves = table.filter(pl.col("label").is_not_null()).select(
+        "label", "document", "quote", "start", "end"
+    )
+    return column, leaves, odd_rows
 
 
 def _bad_values(lists: pl.Series, pattern: str, *, distinct: bool) -> list[int]:

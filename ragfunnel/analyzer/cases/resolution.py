@@ -29,7 +29,7 @@ from ragfunnel.analyzer.cases.evidence import AllOf, AnyOf, Evidence, Leaf, Quot
 
 __all__ = ["DocumentChunks", "Resolution", "Resolver", "fold_text"]
 
-_WS = re.compile(r"\s+")
+_WS = re.compile(r"[\s\x1c-\x1f]+")
 _MIN_OVERLAP = 12
 """Folded characters a chunk's start must repeat of its predecessor's end to count as overlap."""
 _MAX_WINDOW = 8
@@ -37,8 +37,12 @@ _MAX_WINDOW = 8
 
 
 def fold_text(text: str) -> str:
-    """The form quotes and chunk texts are compared in: NFKC, case-folded, no white space."""
-    return _WS.sub("", unicodedata.normalize("NFKC", text).casefold())
+    """The form quotes and chunk texts are compared in: NFKC, lower case, no white space.
+
+    (Lower case, not ``casefold``: the analysis folds most quotes in bulk, as polars'
+    ``to_lowercase`` does.)
+    """
+    return _WS.sub("", unicodedata.normalize("NFKC", text).lower())
 
 
 @dataclass(frozen=True)

@@ -16,10 +16,10 @@ from typing import cast
 
 import polars as pl
 
-from ragfunnel.analyzer.cases import CaseSet, Resolver, load_cases
+from ragfunnel.analyzer.cases import CaseSet, load_cases
 from ragfunnel.analyzer.errors import InvalidArgument
 from ragfunnel.analyzer.funnel.read.index_truth import IndexTruth, load_manifest
-from ragfunnel.analyzer.funnel.read.ingest_chunks import ingested_chunks, run_versions
+from ragfunnel.analyzer.funnel.read.ingest_chunks import Documents, ingested_chunks, run_versions
 from ragfunnel.analyzer.funnel.read.runs import check_runs
 from ragfunnel.analyzer.funnel.read.session import Discovery, Session, SideData
 from ragfunnel.analyzer.funnel.read.source import StageSource, stage_source
@@ -30,7 +30,7 @@ from ragfunnel.analyzer.funnel.records.evidence_tree import node_table
 from ragfunnel.analyzer.funnel.records.pipeline import build_batch, finish, with_normalized_answers
 from ragfunnel.analyzer.funnel.records.stale_cases import (
     STALE_SCHEMA,
-    document_rows,
+    names_documents,
     resolved_case_tables,
     stale_labels,
 )
@@ -41,6 +41,10 @@ from ragfunnel.analyzer.store.opening import StoreArg, takes_store
 __all__ = ["DEFAULT_K", "FunnelResult", "analyze", "case_tables"]
 
 DEFAULT_K = (1, 5, 10)
+_NO_DOCUMENTS = pl.DataFrame(
+    schema={"document": pl.String, "ids": pl.List(pl.String), "texts": pl.List(pl.String),
+            "starts": pl.List(pl.Int64), "ends": pl.List(pl.Int64)}
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -293,10 +297,8 @@ def _passes(  # noqa: PLR0917
     index version (the one most of its questions name): one pass per version.
     """
     columns = case_set.columns
-    rows = document_rows(columns.trees)
-    if not rows:
+    if not names_documents(columns):
         return [(runs, frame, nodes, pl.DataFrame(schema=STALE_SCHEMA))]
-    documents = {row + 1: columns.case(row) for row in rows}
     chunks = ingested_chunks(store, texts=chunk_texts)
     only = next(iter(chunks)) if len(chunks) == 1 else None
     with Session(store, source) as session:
@@ -312,7 +314,7 @@ def _passes(  # noqa: PLR0917
         groups[only or ""] = list(runs)
     passes = []
     for version, group in groups.items():
-        resolver = Resolver(chunks.get(version, {}), version)
-        resolved = resolved_case_tables(frame, nodes, documents, resolver)
+        held = chunks.get(version) or Documents(_NO_DOCUMENTS)
+        resolved = resolved_case_tables(frame, nodes, columns, held, version)
         passes.append((tuple(group) if len(groups) > 1 else runs, *resolved))
     return passes

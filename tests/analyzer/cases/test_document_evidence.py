@@ -268,3 +268,45 @@ def test_written_cases_read_back_the_same(tmp_path: Path, name: str) -> None:
         (c.id, c.question, c.evidence, c.reference, c.facts, c.answerable) for c in cases
     ]
     assert back.by_id("q1").extra == {"topic": "travel"}  # type: ignore[union-attr]
+
+
+def test_bulk_and_reference_readers_agree_on_document_leaves(tmp_path: Path) -> None:
+    rows = [
+        {"id": "a", "question": "A?", "evidence": QUOTE},
+        {"id": "b", "question": "B?", "evidence": {"any_of": [SPAN, "faq#3", QUOTE]}},
+        {"id": "c", "question": "C?", "evidence": [{"document": " padded", "quote": "x"}, "z"]},
+        {"id": "d", "question": "D?", "evidence": {"document": "d", "quote": "q", "all_of": ["x"]}},
+        {
+            "id": "e",
+            "question": "E?",
+            "evidence": {"all_of": [{"document": "d", "start": 3, "end": 3}]},
+        },
+    ]
+    good = rows[:2]
+    path = _write(tmp_path / "good.jsonl", "".join(json.dumps(r) + "\n" for r in good))
+    bulk = load_cases(path)
+    assert [c.evidence for c in bulk] == [
+        Quote("travel-policy-2025", QUOTE["quote"]),
+        AnyOf(
+            (
+                Span("travel-policy-2025", 1520, 1575),
+                Leaf("faq#3"),
+                Quote("travel-policy-2025", QUOTE["quote"]),
+            )
+        ),
+    ]
+    assert bulk.columns.leaf_table.height == 2  # one row per distinct leaf
+    with pytest.raises(CaseError) as caught:
+        load_cases(_write(tmp_path / "bad.jsonl", "".join(json.dumps(r) + "\n" for r in rows)))
+    problems = [str(p) for p in caught.value.problems]
+    assert (
+        len(problems) == 2
+        and "bad.jsonl:4: case 'd'" in problems[0]
+        and "bad.jsonl:5: case 'e'" in problems[1]
+    )
+    # A padded document id is stripped by the full validation, as a chunk id is.
+    assert load_cases(_write(tmp_path / "c.jsonl", json.dumps(rows[2]) + "\n")).by_id(
+        "c"
+    ).evidence == AllOf(  # type: ignore[union-attr]
+        (Quote("padded", "x"), Leaf("z"))
+    )

@@ -11,8 +11,7 @@ resolution itself is pure.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
-from typing import Any
+from collections.abc import Collection, Iterator, Mapping
 
 import polars as pl
 
@@ -20,10 +19,48 @@ from ragfunnel.analyzer.cases import DocumentChunks
 from ragfunnel.analyzer.store import Store
 from ragfunnel.instrumentation import contract as c
 
-__all__ = ["VersionChunks", "ingested_chunks", "run_versions"]
+__all__ = ["Documents", "VersionChunks", "ingested_chunks", "run_versions"]
 
-VersionChunks = dict[str, dict[str, DocumentChunks]]
-"""Index version → document → its chunks."""
+
+class Documents(Mapping[str, DocumentChunks]):
+    """One index version's documents, as :class:`DocumentChunks` built on first access.
+
+    ``frame`` holds one row per document: ``document``, ``ids``, ``texts``, ``starts`` and
+    ``ends`` (lists; ``texts`` may hold nulls, the offsets may be empty).
+    """
+
+    def __init__(self, frame: pl.DataFrame) -> None:
+        self.frame = frame
+        documents = frame.get_column("document").to_list()
+        self._rows = dict(zip(documents, range(len(documents)), strict=True))
+        self._built: dict[str, DocumentChunks] = {}
+
+    def __getitem__(self, document: str) -> DocumentChunks:
+        found = self._built.get(document)
+        if found is None:
+            _, ids, texts, starts, ends = self.frame.row(self._rows[document])
+            n = len(ids)
+            found = DocumentChunks(
+                tuple(ids),
+                tuple(texts),
+                tuple(starts) if len(starts) == n else (),
+                tuple(ends) if len(ends) == n else (),
+            )
+            self._built[document] = found
+        return found
+
+    def __contains__(self, document: object) -> bool:
+        return document in self._rows
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._rows)
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+
+VersionChunks = dict[str, Documents]
+"""Index version → its documents."""
 
 
 def run_versions(store: Store, question_rows: str, runs: Collection[str]) -> pl.DataFrame:
@@ -77,21 +114,28 @@ def ingested_chunks(
         },
     )  # fmt: skip
     found: VersionChunks = {}
-    given = texts or {}
-    for version, document, ids, recorded, starts, ends in frame.iter_rows():
-        found.setdefault(version, {})[document] = DocumentChunks(
-            tuple(ids),
-            _texts(ids, recorded, given),
-            _aligned(starts, len(ids)),
-            _aligned(ends, len(ids)),
+    # A document whose latest ingest made no chunk is not there to look in (ingestion lost it).
+    frame = frame.filter(pl.col("ids").list.len() > 0).with_columns(
+        texts=pl.when(pl.col("texts").list.len() == pl.col("ids").list.len())
+        .then(pl.col("texts").list.eval(pl.element().replace("", None)))
+        .otherwise(pl.col("ids").list.eval(pl.lit(None, dtype=pl.String)))
+    )
+    if frame.is_empty():
+        return found
+    if texts:  # a chunk file: the texts the spans did not record
+        given = pl.DataFrame(
+            {"ids": list(texts), "_given": list(texts.values())},
+            schema={"ids": pl.String, "_given": pl.String},
         )
+        frame = (
+            frame.with_row_index("_row")
+            .explode("ids", "texts")
+            .join(given, on="ids", how="left", maintain_order="left")
+            .with_columns(texts=pl.coalesce("texts", "_given"))
+            .group_by("_row", maintain_order=True)
+            .agg(pl.col("version", "document", "starts", "ends").first(), "ids", "texts")
+            .drop("_row")
+        )
+    for (version,), part in frame.partition_by("version", as_dict=True).items():
+        found[str(version)] = Documents(part.select("document", "ids", "texts", "starts", "ends"))
     return found
-
-
-def _texts(ids: list[str], recorded: list[str], given: Mapping[str, str]) -> tuple[str | None, ...]:
-    own: list[Any] = list(recorded) if len(recorded) == len(ids) else [None] * len(ids)
-    return tuple(text if text else given.get(chunk) for chunk, text in zip(ids, own, strict=True))
-
-
-def _aligned(values: list[int], n: int) -> tuple[int | None, ...]:
-    return tuple(values) if len(values) == n else (None,) * n

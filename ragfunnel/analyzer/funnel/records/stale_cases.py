@@ -21,13 +21,15 @@ from collections.abc import Mapping
 
 import polars as pl
 
-from ragfunnel.analyzer.cases import Case, Evidence, Resolver, evidence_ids, has_document_leaves
+from ragfunnel.analyzer.cases import Case, Resolver, evidence_ids, has_document_leaves
+from ragfunnel.analyzer.cases.case_columns import CaseColumns
 from ragfunnel.analyzer.funnel.read.index_truth import IndexTruth
+from ragfunnel.analyzer.funnel.read.ingest_chunks import Documents
 from ragfunnel.analyzer.funnel.records.evidence_tree import node_table
 
 __all__ = [
     "STALE_SCHEMA",
-    "document_rows",
+    "names_documents",
     "resolved_case_tables",
     "stale_labels",
     "with_stale_cases",
@@ -39,22 +41,108 @@ STALE_SCHEMA = {"index_version": pl.String, "case_idx": pl.UInt32, "stale_reason
 REBASE_HINT = "stale labels: `ragfunnel cases rebase` rewrites them as document + quote"
 
 
-def document_rows(trees: Mapping[int, Evidence]) -> list[int]:
-    """The 0-based rows of nested trees that name a leaf by its document."""
-    return [row for row, tree in trees.items() if has_document_leaves(tree)]
+def names_documents(columns: CaseColumns) -> bool:
+    """Whether any case names a leaf by its document (a quote or a span)."""
+    return bool(columns.leaf_table.height) or any(map(has_document_leaves, columns.trees.values()))
 
 
 def resolved_case_tables(
     frame: pl.DataFrame,
     nodes: pl.DataFrame,
+    columns: CaseColumns,
+    documents: Documents,
+    version: str,
+) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """The case and node tables with every document leaf resolved in ``version``; stale cases.
+
+    The stale table holds the cases with a leaf of an ingested document that resolved to
+    nothing.
+
+    ``frame`` and ``nodes`` are ``analysis.case_tables``' (the frame's row order is kept). A
+    quote that exactly one chunk holds is replaced in the item lists, in bulk; a case with any
+    other leaf (a quote across chunks or in several, a span, one that resolves to nothing) or
+    a nested tree is resolved case by case (``cases.Resolver``).
+    """
+    resolver = Resolver(documents, version)
+    held = documents.frame.get_column("document").implode()
+    leaves = columns.leaf_table.filter(pl.col("document").is_in(held))
+    single = _single_chunk_quotes(leaves, documents)
+    if single.height:
+        replaced = (
+            frame.select("case_idx", "items")
+            .explode("items")
+            .join(single, left_on="items", right_on="label", how="left", maintain_order="left")
+            .group_by("case_idx", maintain_order=True)
+            .agg(pl.coalesce("chunk", "items").drop_nulls().alias("items"))
+        )
+        frame = frame.with_columns(items=replaced.get_column("items"))
+    one_by_one = {row for row, tree in columns.trees.items() if has_document_leaves(tree)}
+    # A quote in several chunks or across a border, a span, a leaf that resolves to nothing.
+    odd = leaves.join(single, on="label", how="anti").get_column("label")
+    if single.height or odd.len():
+        items = frame.get_column("items")
+        named = items.list.eval(pl.element().is_in(odd.implode())).list.any() if odd.len() else None
+        twice = items.list.n_unique() < items.list.len()
+        rows = twice if named is None else twice | named
+        one_by_one.update(rows.arg_true().to_list())
+    cases = {row + 1: columns.case(row) for row in sorted(one_by_one)}
+    frame, nodes, stale = _one_by_one(frame, nodes, cases, resolver)
+    return frame, nodes, stale
+
+
+def _single_chunk_quotes(leaves: pl.DataFrame, documents: Documents) -> pl.DataFrame:
+    """``label`` → ``chunk``: the quotes of ``leaves`` that exactly one chunk holds."""
+    quotes = leaves.filter(pl.col("quote").is_not_null()).select("label", "document", "quote")
+    if quotes.is_empty():
+        return pl.DataFrame(schema={"label": pl.String, "chunk": pl.String})
+    chunks = (
+        documents.frame.filter(pl.col("document").is_in(quotes.get_column("document").implode()))
+        .select("document", pl.col("ids").alias("chunk"), pl.col("texts").alias("text"))
+        .explode("chunk", "text")
+        .drop_nulls("text")
+    )
+    quotes = quotes.with_columns(quote=fold_series(quotes.get_column("quote")))
+    chunks = chunks.with_columns(text=fold_series(chunks.get_column("text")))
+    hits = quotes.join(chunks, on="document").filter(
+        pl.col("text").str.contains(pl.col("quote"), literal=True)
+    )
+    return (
+        hits.group_by("label")
+        .agg(pl.col("chunk").unique())
+        .filter(pl.col("chunk").list.len() == 1)
+        .select("label", pl.col("chunk").list.first())
+    )
+
+
+_ASCII_SPACE = r"[\t\n\r\x0b\x0c\x1c-\x1f]"
+_SPACE = r"[\s\x1c-\x1f]+"
+
+
+def fold_series(texts: pl.Series) -> pl.Series:
+    """``cases.fold_text`` over a column: NFKC, lower case, no white space.
+
+    NFKC and the full white-space rule run only on the texts that need them (non-ASCII text,
+    or ASCII white space besides the space): on all of them they cost seconds per 100,000.
+    """
+    wide = (texts.str.len_bytes() != texts.str.len_chars()).fill_null(False)
+    if wide.any():
+        rows = wide.arg_true()
+        texts = texts.scatter(rows, texts.gather(rows).str.normalize("NFKC"))
+    texts = texts.str.to_lowercase().str.replace_all(" ", "", literal=True)
+    odd = (wide | texts.str.contains(_ASCII_SPACE)).fill_null(False)
+    if odd.any():
+        rows = odd.arg_true()
+        texts = texts.scatter(rows, texts.gather(rows).str.replace_all(_SPACE, ""))
+    return texts
+
+
+def _one_by_one(
+    frame: pl.DataFrame,
+    nodes: pl.DataFrame,
     cases: Mapping[int, Case],
     resolver: Resolver,
 ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
-    """The case and node tables with ``cases``' document leaves resolved, and a stale table.
-
-    ``cases`` maps ``case_idx`` (1-based) to the cases whose evidence names a document;
-    ``frame`` and ``nodes`` are ``analysis.case_tables``' (the frame's row order is kept).
-    """
+    """The case tables with ``cases`` (by ``case_idx``) resolved as trees, and a stale table."""
     resolved: list[tuple[int, Case]] = []
     stale_rows: list[tuple[str, int, str]] = []
     for idx, case in cases.items():
