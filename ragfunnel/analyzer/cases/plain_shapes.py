@@ -153,10 +153,7 @@ def _items(lists: list[Any]) -> tuple[pl.Series, pl.DataFrame, list[int]]:
             "quote": [v.quote for v in structs],
             "start": [v.start for v in structs],
             "end": [v.end for v in structs],
-            "group": [
-                v.__class__ is PlainGroup and (v.all_of is not None or v.any_of is not None)
-                for v in structs
-            ],
+            "group": [_is_group(v) for v in structs],
         },
         schema={"document": pl.String, "quote": pl.String, "start": pl.Int64, "end": pl.Int64,
                 "group": pl.Boolean},
@@ -188,6 +185,14 @@ def _items(lists: list[Any]) -> tuple[pl.Series, pl.DataFrame, list[int]]:
         "label", "document", "quote", "start", "end"
     )
     return column, leaves, odd_rows
+
+
+def _is_group(value: PlainLeaf | PlainGroup) -> bool:
+    """A ``{document, ...}`` that names a group too (not a plain leaf)."""
+    if not isinstance(value, PlainGroup):
+        return False
+    groups: tuple[Any, Any] = (value.all_of, value.any_of)  # None when absent (see the class)
+    return groups != (None, None)
 
 
 def _bad_values(lists: pl.Series, pattern: str, *, distinct: bool) -> list[int]:
