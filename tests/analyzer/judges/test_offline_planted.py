@@ -30,6 +30,9 @@ ABSTRACT_DE = [
         "Depression (19 %) und Angst (12 %). Eine Behandlung begann bei 88 Patienten.",
     )
 ]
+POLICY_DATE_DE = [Chunk("policy", "Die neue Reiserichtlinie gilt ab dem 1. März 2025.")]
+POLICY_DATE_EN = [Chunk("policy", "The new travel policy applies from 1 March 2025.")]
+ODDS = [Chunk("abstract", "The odds ratio for relapse was 1·32 (95% CI 1·10–2·05).")]
 POLICY_EN = [
     Chunk("alcohol", "Alcohol is not reimbursed."),
     Chunk("dinners", "Client dinners are reimbursed up to 60 EUR per person."),
@@ -55,6 +58,14 @@ POLICY_DE = [
         # The changed number is stated elsewhere (88): its sentence still says 412.
         ("We followed 88 adults for two years.", ABSTRACT_EN, "88 (context: 412)"),
         ("Wir begleiteten 88 Erwachsene über zwei Jahre.", ABSTRACT_DE, "88 (context: 412)"),
+        # A German day's dot ("1. März") ends no sentence: the date is compared in place.
+        ("Die neue Reiserichtlinie gilt ab dem 1. April 2025.", POLICY_DATE_DE,
+         "ab dem 1. April 2025 (context: ab dem 1. März 2025)"),
+        ("The new travel policy applies from 1 April 2025.", POLICY_DATE_EN,
+         "from 1 April 2025 (context: from 1 March 2025)"),
+        # Middle-dot decimals, as The Lancet writes them.
+        ("The odds ratio for relapse was 8·32 (95% CI 1·10–2·05).", ODDS,
+         "8·32 (context: 1·32)"),
         ("Alcohol is not reimbursed, except for one glass of wine per person at client dinners.",
          POLICY_EN, "exception 'except for one glass of wine per person at client dinners'"),
         ("Alkohol wird nicht erstattet, außer ein Glas Wein pro Person bei Kundenessen.",
@@ -77,6 +88,8 @@ def test_planted_error_is_unsupported(
         ("The most common diagnoses were depression (19 %) and anxiety (12 %).", ABSTRACT_EN),
         ("Die häufigsten Diagnosen waren Depression (19 %) und Angst (12 %).", ABSTRACT_DE),
         ("We followed 412 adults for two years.", ABSTRACT_EN),
+        ("Die neue Reiserichtlinie gilt ab dem 1. März 2025.", POLICY_DATE_DE),
+        ("The odds ratio for relapse was 1·32 (95% CI 1·10–2·05).", ODDS),
         ("Alcohol is not reimbursed.", POLICY_EN),
         ("Alkohol wird nicht erstattet.", POLICY_DE),
         # An exception the context states is no invention.

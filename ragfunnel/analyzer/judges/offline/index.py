@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ragfunnel.analyzer.judges.offline.words import META, is_german, stem, tokens
 from ragfunnel.analyzer.judges.verdict_types import Chunk
-from ragfunnel.analyzer.language.lexicon import NEGATIONS, NUMBER_WORDS, STOPWORDS, fold
+from ragfunnel.analyzer.language.lexicon import MONTHS, NEGATIONS, NUMBER_WORDS, STOPWORDS, fold
 from ragfunnel.analyzer.language.terms import Fact, facts, may_hold_facts, negated
 
 if TYPE_CHECKING:
@@ -32,10 +32,24 @@ _LANGUAGE_SAMPLE = 400
 _SKIP = STOPWORDS | META | NEGATIONS
 
 
+_DAY = re.compile(r"(?<![\d.])\d{1,2}\.$")
+_NEXT_WORD = re.compile(r"[^\W\d_]+")
+
+
+def _date_dot(text: str, end: int, after: int) -> bool:
+    """A German day's dot before its month ("1. März 2025"): no sentence end."""
+    if not _DAY.search(text, max(0, end - 4), end):
+        return False
+    word = _NEXT_WORD.match(text, after)
+    return word is not None and fold(word.group(0)) in MONTHS
+
+
 def _spans(text: str) -> list[tuple[int, int]]:
-    """Where each sentence of a text is (empty ones left out)."""
+    """Where each sentence of a text is (empty ones left out; "1. März" is no end)."""
     out, start = [], 0
     for m in _SENTENCE.finditer(text):
+        if _date_dot(text, m.start(), m.end()):
+            continue
         if m.start() > start:
             out.append((start, m.start()))
         start = m.end()
