@@ -26,6 +26,12 @@ Each run starts from a fresh embedded store and times, each in its own child pro
   no metrics, no intervals).
 
 The report (JSON on stdout) gives medians over the runs and the ratio to the baseline.
+
+``--quotes`` (issue 32: cases that survive re-chunking) adds one ingest span per document (8
+chunks each, with their texts, index version v1) and a second cases file with the same evidence
+named by document + quote; each run then also times ``ragfunnel analyze`` with the quote cases,
+on the same store, right after the chunk-id one: the difference is what resolving the quotes
+against the index costs the first analysis.
 """
 
 from __future__ import annotations
@@ -64,6 +70,15 @@ def chunk_id(n: int) -> str:
     return f"doc{n // 8:06d}#section-{n % 8}"
 
 
+def chunk_text(n: int) -> str:
+    """The text of chunk n (``--quotes``): unique, the quote is its second sentence."""
+    return f"Section {n % 8} of document {n // 8}. Item {n} costs {n * 7 % 1000} EUR per night."
+
+
+def chunk_quote(n: int) -> dict[str, str]:
+    return {"document": f"doc{n // 8:06d}", "quote": f"Item {n} costs {n * 7 % 1000} EUR"}
+
+
 def plan(n: int) -> dict[str, np.ndarray]:
     """Per case: its expected chunks, how many, any_of or all_of, answerable or not."""
     rng = np.random.default_rng(SEED)
@@ -77,15 +92,16 @@ def plan(n: int) -> dict[str, np.ndarray]:
     }
 
 
-def write_cases(path: Path, p: dict[str, np.ndarray]) -> None:
-    """The cases as JSON Lines, one per line."""
+def write_cases(path: Path, p: dict[str, np.ndarray], *, quotes: bool = False) -> None:
+    """The cases as JSON Lines, one per line (evidence as document + quote with ``quotes``)."""
+    leaf = chunk_quote if quotes else chunk_id
     with path.open("w", encoding="utf-8") as out:
         for i in range(len(p["n_ev"])):
             case: dict[str, Any] = {"id": f"q-{i:07d}", "question": f"Question number {i}?"}
             if not p["answerable"][i]:
                 case["answerable"] = False
             else:
-                ids = [chunk_id(int(x)) for x in p["ev"][i, : p["n_ev"][i]]]
+                ids = [leaf(int(x)) for x in p["ev"][i, : p["n_ev"][i]]]
                 case["evidence"] = (
                     ids[0] if len(ids) == 1 else {("any_of" if p["any"][i] else "all_of"): ids}
                 )
@@ -179,15 +195,32 @@ def question_spans(
     return out
 
 
-def write_traces(path: Path, p: dict[str, np.ndarray]) -> int:
-    """One trace per case as OTLP JSON lines of 512 spans; returns the span count."""
+def ingest_spans() -> list[str]:
+    """One ingest span per document of the corpus (8 chunks, with texts), index version v1."""
+    version = _attr(c.INDEX_VERSION, _text("v1"))
+    out = []
+    for d in range(CORPUS // 8):
+        chunks = range(8 * d, 8 * d + 8)
+        out.append(_span(f"{10**12 + d:032x}", f"{10**12 + d:016x}", "", "ingest",
+                         T0 - 10**9 + d * 1000, [
+            _attr(c.STAGE, _text("ingest")), _attr(c.DOCUMENT_ID, _text(f"doc{d:06d}")), version,
+            _attr(c.CHUNKS_IDS, _ids([_text(chunk_id(n)) for n in chunks])),
+            _attr(c.CHUNKS_TEXTS, _ids([_text(chunk_text(n)) for n in chunks])),
+        ]))  # fmt: skip
+    return out
+
+
+def write_traces(path: Path, p: dict[str, np.ndarray], *, ingest: bool = False) -> int:
+    """One trace per case as OTLP JSON lines of 512 spans (first the ingest spans, with
+    ``ingest``); returns the span count."""
     quoted = np.array([_text(chunk_id(x)) for x in range(CORPUS)], dtype=object)
     head = (
         '{"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":'
         '{"stringValue":"rag-bench"}}]},"scopeSpans":[{"scope":{"name":"ragfunnel",'
         '"version":"0.1.0"},"spans":['
     )
-    n, spans, pending = len(p["n_ev"]), 0, []
+    n, spans = len(p["n_ev"]), 0
+    pending = ingest_spans() if ingest else []
     with path.open("w", encoding="utf-8") as out:
         for first in range(0, n, CHUNK):
             pending += question_spans(first, min(CHUNK, n - first), p, quoted)
@@ -279,6 +312,9 @@ def main() -> None:
     parser.add_argument(
         "--reuse", action="store_true", help="keep the cases and traces files of the same size"
     )
+    parser.add_argument(
+        "--quotes", action="store_true", help="also time the cases as document + quote"
+    )
     parser.add_argument("--cli", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     parser.add_argument("--baseline", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -293,16 +329,22 @@ def main() -> None:
     work.mkdir(parents=True, exist_ok=True)
     n = args.cases
     cases, traces, report = work / "cases.jsonl", work / "traces.jsonl", work / "child.json"
+    quoted = work / "cases-quotes.jsonl"
     meta = work / "files.json"
     made = json.loads(meta.read_text()) if args.reuse and meta.exists() else {}
-    if made.get("cases") == n and made.get("seed") == SEED and traces.exists():
+    same = made.get("cases") == n and made.get("seed") == SEED and made.get("quotes") == args.quotes
+    if same and traces.exists():
         spans = int(made["spans"])
     else:
         p = plan(n)
         t = time.perf_counter()
         write_cases(cases, p)
-        spans = write_traces(traces, p)
-        meta.write_text(json.dumps({"cases": n, "seed": SEED, "spans": spans}))
+        if args.quotes:
+            write_cases(quoted, p, quotes=True)
+        spans = write_traces(traces, p, ingest=args.quotes)
+        meta.write_text(
+            json.dumps({"cases": n, "seed": SEED, "spans": spans, "quotes": args.quotes})
+        )
         print(f"wrote {n:,} cases and {spans:,} spans in {time.perf_counter() - t:.0f} s "
               f"({traces.stat().st_size / 2**20:,.0f} MiB of traces)", file=sys.stderr)  # fmt: skip
     me = [sys.executable, str(Path(__file__).absolute())]
@@ -315,10 +357,15 @@ def main() -> None:
                        report)  # fmt: skip
         analyze = timed([*me, "--cli", str(report), "analyze", "--cases", str(cases),
                          "--store", dsn], report)  # fmt: skip
+        quotes = None
+        if args.quotes:
+            quotes = timed([*me, "--cli", str(report), "analyze", "--cases", str(quoted),
+                            "--store", dsn], report)  # fmt: skip
         base = timed([*me, "--baseline", dsn, str(cases), str(report)], report)
-        runs.append({"ingest": ingest, "analyze": analyze, "baseline": base})
+        runs.append({"ingest": ingest, "analyze": analyze, "baseline": base, "quotes": quotes})
         print(f"run {i + 1}: ingest {ingest['seconds']:.1f} s, analyze {analyze['seconds']:.1f} s "
-              f"({analyze['rss_bytes'] / 2**20:,.0f} MiB), baseline {base['seconds']:.1f} s",
+              f"({analyze['rss_bytes'] / 2**20:,.0f} MiB), baseline {base['seconds']:.1f} s"
+              + (f", analyze with quotes {quotes['seconds']:.1f} s" if quotes else ""),
               file=sys.stderr)  # fmt: skip
     shutil.rmtree(work / "store", ignore_errors=True)
 
@@ -326,6 +373,16 @@ def main() -> None:
         return statistics.median(run[kind][key] for run in runs)
 
     analyze_s, base_s, ingest_s = median("analyze"), median("baseline"), median("ingest")
+    quoted_report = {}
+    if args.quotes:
+        quotes_s = median("quotes")
+        quoted_report = {
+            "quotes_analyze_median_s": round(quotes_s, 2),
+            "quotes_analyze_runs_s": [round(r["quotes"]["seconds"], 2) for r in runs],
+            "quotes_peak_rss_mib": [round(r["quotes"]["rss_bytes"] / 2**20) for r in runs],
+            "quotes_over_ids": round(quotes_s / analyze_s, 3),
+            "quotes_summary": runs[-1]["quotes"]["stdout"].splitlines()[:12],
+        }
     print(json.dumps({
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
         "load_average_at_end": round(os.getloadavg()[0], 2),
@@ -345,6 +402,7 @@ def main() -> None:
         "speedup_vs_baseline": round(base_s / analyze_s, 2),
         "baseline_first_failures": runs[-1]["baseline"]["first_failures"],
         "analyze_summary": runs[-1]["analyze"]["stdout"].splitlines()[:12],
+        **quoted_report,
     }, indent=2))  # fmt: skip
 
 

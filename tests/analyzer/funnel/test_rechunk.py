@@ -23,9 +23,15 @@ def two_chunkings(store: Store) -> Store:
 
 
 def _cases(evidence: dict[str, object]) -> CaseSet:
+    unasked = Case("q-none", "Is there a gym?", None, answerable=False)  # no items to resolve
     return CaseSet.of(
-        Case(qid, q, parse_evidence(evidence[qid]), facts=(fact,))
-        for qid, (q, fact) in QUESTIONS.items()
+        [
+            *(
+                Case(qid, q, parse_evidence(evidence[qid]), facts=(fact,))
+                for qid, (q, fact) in QUESTIONS.items()
+            ),
+            unasked,
+        ]
     )
 
 

@@ -68,14 +68,8 @@ def resolved_case_tables(
     leaves = columns.leaf_table.filter(pl.col("document").is_in(held))
     single = _single_chunk_quotes(leaves, documents)
     if single.height:
-        replaced = (
-            frame.select("case_idx", "items")
-            .explode("items")
-            .join(single, left_on="items", right_on="label", how="left", maintain_order="left")
-            .group_by("case_idx", maintain_order=True)
-            .agg(pl.coalesce("chunk", "items").drop_nulls().alias("items"))
-        )
-        frame = frame.with_columns(items=replaced.get_column("items"))
+        labels, chunks = single.get_column("label"), single.get_column("chunk")
+        frame = frame.with_columns(pl.col("items").list.eval(pl.element().replace(labels, chunks)))
     one_by_one = {row for row, tree in columns.trees.items() if has_document_leaves(tree)}
     # A quote in several chunks or across a border, a span, a leaf that resolves to nothing.
     odd = leaves.join(single, on="label", how="anti").get_column("label")
