@@ -337,7 +337,7 @@ def test_shapes_of_an_empty_read_only_store_write_nothing(
 def test_report_and_diff_on_a_read_only_store_write_nothing(
     b: TraceBuilder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from ragfunnel.analyzer.cli.report import analyzed
+    from ragfunnel.analyzer.workflows import report_from_files
 
     several_questions(b)
     dsn = f"chdb://{tmp_path / 'report'}"
@@ -362,9 +362,9 @@ def test_report_and_diff_on_a_read_only_store_write_nothing(
 
     monkeypatch.setattr(Store, "open", recording_open)
     for run in (None, ["run-1"], ["run-2"]):  # what `ragfunnel report` and `ragfunnel diff` run
-        done = analyzed(
+        done = report_from_files(
             store=dsn, cases=cases_file, runs=run, index_manifest=None, k=None,
-            jaeger_url=None, read_only=True, top=20, sample=50, step=lambda _: None,
+            jaeger_url=None, read_only=True, top=20, sample=50,
         )  # fmt: skip
         assert done.result.notices == (READ_TIME_NOTICE,)
     assert len(recorders) == 3 and all(r.statements for r in recorders)

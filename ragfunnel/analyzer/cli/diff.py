@@ -17,25 +17,21 @@ from rich.console import Console
 
 from ragfunnel.analyzer.cli.app import app
 from ragfunnel.analyzer.cli.defaults import ALPHA
-from ragfunnel.analyzer.cli.exits import fail, reported, show_notices, usage_error
+from ragfunnel.analyzer.cli.exits import EXIT_GATE, fail, reported, show_notices, usage_error
 from ragfunnel.analyzer.cli.options import (
+    REPORT_FLAGS,
     CasesOption,
+    HtmlOption,
     IndexManifestOption,
+    JaegerOption,
+    KOption,
     QuietOption,
     ReadOnlyOption,
     StoreOption,
-)
-from ragfunnel.analyzer.cli.progress import progress_steps
-from ragfunnel.analyzer.cli.report import (
-    FLAGS,
-    GATE_EXIT,
-    HtmlOption,
-    JaegerOption,
-    KOption,
     SummaryOption,
     TopOption,
-    compared_runs,
 )
+from ragfunnel.analyzer.cli.progress import progress_steps
 
 __all__ = ["diff_command"]
 
@@ -82,6 +78,7 @@ def diff_command(
 ) -> None:
     """Compare two runs (see DIFF_HELP)."""
     from ragfunnel.analyzer.report import diff_summary, render_diff, write_html
+    from ragfunnel.analyzer.workflows import diff_from_files
 
     if cases is None:
         usage_error("diff", "--cases is required: runs are paired by case")
@@ -89,12 +86,12 @@ def diff_command(
         usage_error("diff", f"RUN_A and RUN_B are both {run_a!r}: give two different runs")
     to_stdout = json_out is not None and str(json_out) == "-"
     with (
-        reported("diff", flags={**FLAGS, "run": "RUN_A, RUN_B"}),
+        reported("diff", flags={**REPORT_FLAGS, "run": "RUN_A, RUN_B"}),
         progress_steps(not quiet and not to_stdout) as step,
     ):
-        compared = compared_runs(
+        compared = diff_from_files(
             store=store, cases=cases, run_a=run_a, run_b=run_b, index_manifest=index_manifest,
-            k=k, jaeger_url=jaeger, read_only=read_only, top=top, step=step,
+            k=k, jaeger_url=jaeger, read_only=read_only, top=top, progress=step,
         )  # fmt: skip
         done, diff = compared.reported, compared.diff
         written: list[Path] = []
@@ -119,4 +116,4 @@ def diff_command(
     if fail_on_regression and regressions:
         for line in regressions:
             typer.echo(f"ragfunnel diff: regression: {line}", err=True)
-        raise typer.Exit(GATE_EXIT)
+        raise typer.Exit(EXIT_GATE)

@@ -95,3 +95,32 @@ ReadOnlyOption = Annotated[
         "(a server store is always opened read-only by the reading commands).",
     ),
 ]
+
+# Shared by report and diff.
+REPORT_FLAGS = {"jaeger_url": "--jaeger", "cases": "--cases"}
+"""Library argument → flag, for the commands that analyze and report (report, diff)."""
+JaegerOption = Annotated[
+    str | None,
+    typer.Option(
+        "--jaeger", "--jaeger-url", metavar="URL", envvar=env.JAEGER_URL,
+        help="Jaeger UI base URL: each question links to {URL}/trace/{trace_id}.",
+    ),
+]  # fmt: skip
+"""The shared ``--jaeger`` option, also under the name the report issue gives it."""
+KOption = Annotated[
+    list[int] | None,
+    typer.Option("--k", metavar="N", min=1,
+                 help="Cut-off for ranking metrics (repeatable; default 1, 5, 10) besides the real cut."),
+]  # fmt: skip
+HtmlOption = Annotated[
+    Path | None,
+    typer.Option("--html", metavar="OUT", help="Write the report as one self-contained HTML file."),
+]
+SummaryOption = Annotated[
+    Path | None,
+    typer.Option("--json", metavar="OUT",
+                 help="Write the report as JSON (docs/report.md, schema 1); '-' prints it instead of the text."),
+]  # fmt: skip
+TopOption = Annotated[
+    int, typer.Option("--top", min=0, help="Worst questions shown (and drilled into) per run.")
+]

@@ -9,48 +9,37 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 
-import ragfunnel.environment_variables as env
 from ragfunnel.analyzer.cli.app import app
-from ragfunnel.analyzer.cli.exits import reported, show_notices, usage_error
+from ragfunnel.analyzer.cli.exits import EXIT_GATE, reported, show_notices, usage_error
 from ragfunnel.analyzer.cli.options import (
+    REPORT_FLAGS,
     CasesOption,
+    HtmlOption,
     IndexManifestOption,
+    JaegerOption,
+    KOption,
     ParquetOption,
     QuietOption,
     ReadOnlyOption,
     RunOption,
     StoreOption,
+    SummaryOption,
+    TopOption,
 )
 from ragfunnel.analyzer.cli.progress import progress_steps
 
 if TYPE_CHECKING:
-    from ragfunnel.analyzer.cases import CaseSet
-    from ragfunnel.analyzer.funnel import FunnelResult
-    from ragfunnel.analyzer.report import Report
-    from ragfunnel.analyzer.workflows import Compared
+    from ragfunnel.analyzer.workflows import Reported
 
-__all__ = [
-    "GATE_EXIT",
-    "Analyzed",
-    "JaegerOption",
-    "analyzed",
-    "compared_runs",
-    "progress_steps",
-    "report_command",
-]
+__all__ = ["report_command"]
 
-GATE_EXIT = 3
-"""Exit status when a CI limit is breached (1 stays "bad input or an unreachable store")."""
-
-FLAGS = {"jaeger_url": "--jaeger", "cases": "--cases"}
 
 REPORT_HELP = """Diagnose where the answers of each run break, and what to fix first.
 
@@ -75,34 +64,9 @@ Examples:
       --fail-over share.search=0.10 --fail-over share.ingestion=0
 """
 
-JaegerOption = Annotated[
-    str | None,
-    typer.Option(
-        "--jaeger", "--jaeger-url", metavar="URL", envvar=env.JAEGER_URL,
-        help="Jaeger UI base URL: each question links to {URL}/trace/{trace_id}.",
-    ),
-]  # fmt: skip
-"""The shared ``--jaeger`` option, also under the name the report issue gives it."""
-KOption = Annotated[
-    list[int] | None,
-    typer.Option("--k", metavar="N", min=1,
-                 help="Cut-off for ranking metrics (repeatable; default 1, 5, 10) besides the real cut."),
-]  # fmt: skip
-HtmlOption = Annotated[
-    Path | None,
-    typer.Option("--html", metavar="OUT", help="Write the report as one self-contained HTML file."),
-]
-SummaryOption = Annotated[
-    Path | None,
-    typer.Option("--json", metavar="OUT",
-                 help="Write the report as JSON (docs/report.md, schema 1); '-' prints it instead of the text."),
-]  # fmt: skip
 JsonlOption = Annotated[
     Path | None,
     typer.Option("--jsonl", metavar="OUT", help="Write the per-question records as JSON Lines."),
-]
-TopOption = Annotated[
-    int, typer.Option("--top", min=0, help="Worst questions shown (and drilled into) per run.")
 ]
 SampleOption = Annotated[
     int, typer.Option("--sample", min=0, help="Further questions drawn at random for the drill-down.")
@@ -118,74 +82,6 @@ FailOverOption = Annotated[
     typer.Option("--fail-over", metavar="NAME=VALUE",
                  help="Exit 3 if a run's measure is above VALUE, e.g. share.search=0.10 (repeatable)."),
 ]  # fmt: skip
-
-
-@dataclass(frozen=True)
-class Analyzed:
-    """An analysis with what a report needs from the store, read while it was open."""
-
-    cases: CaseSet
-    result: FunnelResult
-    report: Report
-
-
-def analyzed(
-    *,
-    store: str | None,
-    cases: Path,
-    runs: Sequence[str] | None,
-    index_manifest: Path | None,
-    k: Sequence[int] | None,
-    jaeger_url: str | None,
-    read_only: bool,
-    top: int,
-    sample: int,
-    step: Callable[[str], None],
-) -> Analyzed:
-    """Analyze, read the runs' configurations and the shown questions' texts, build the report."""
-    from ragfunnel.analyzer.cases import load_cases
-    from ragfunnel.analyzer.report import check_jaeger_url
-    from ragfunnel.analyzer.store import Store
-    from ragfunnel.analyzer.workflows import report_from_store
-
-    step("reading the cases")
-    case_set = load_cases(cases)
-    check_jaeger_url(jaeger_url)  # before the long part: a typo should not cost an analysis
-    with Store.open_for_analysis(store, read_only=read_only or None) as opened:
-        done = report_from_store(
-            opened, case_set, runs=runs, index_manifest=index_manifest, k=k,
-            jaeger_url=jaeger_url, top=top, sample=sample, progress=step,
-        )  # fmt: skip
-    return Analyzed(case_set, done.result, done.report)
-
-
-def compared_runs(
-    *,
-    store: str | None,
-    cases: Path,
-    run_a: str,
-    run_b: str,
-    index_manifest: Path | None,
-    k: Sequence[int] | None,
-    jaeger_url: str | None,
-    read_only: bool,
-    top: int,
-    step: Callable[[str], None],
-) -> Compared:
-    """Read the cases, open the store, and compare ``run_b`` with ``run_a`` (``ragfunnel diff``)."""
-    from ragfunnel.analyzer.cases import load_cases
-    from ragfunnel.analyzer.report import check_jaeger_url
-    from ragfunnel.analyzer.store import Store
-    from ragfunnel.analyzer.workflows import diff_from_store
-
-    step("reading the cases")
-    case_set = load_cases(cases)
-    check_jaeger_url(jaeger_url)
-    with Store.open_for_analysis(store, read_only=read_only or None) as opened:
-        return diff_from_store(
-            opened, case_set, run_a, run_b, index_manifest=index_manifest, k=k,
-            jaeger_url=jaeger_url, top=top, progress=step,
-        )  # fmt: skip
 
 
 def _print_json(data: dict[str, Any]) -> None:
@@ -214,16 +110,20 @@ def report_command(
 ) -> None:
     """Report on an analysis (see REPORT_HELP)."""
     from ragfunnel.analyzer.report import check_limits, parse_limits, render_report, summary
+    from ragfunnel.analyzer.workflows import report_from_files
 
     if cases is None:
         usage_error("report", "--cases is required: a report attributes failures against the cases")
     to_stdout = json_out is not None and str(json_out) == "-"
-    with reported("report", flags=FLAGS, usage=True):  # a bad NAME=VALUE is a usage error
+    with reported("report", flags=REPORT_FLAGS, usage=True):  # a bad NAME=VALUE is a usage error
         limits = parse_limits(fail_under or [], "under") + parse_limits(fail_over or [], "over")
-    with reported("report", flags=FLAGS), progress_steps(not quiet and not to_stdout) as step:
-        done = analyzed(
+    with (
+        reported("report", flags=REPORT_FLAGS),
+        progress_steps(not quiet and not to_stdout) as step,
+    ):
+        done = report_from_files(
             store=store, cases=cases, runs=run, index_manifest=index_manifest, k=k,
-            jaeger_url=jaeger, read_only=read_only, top=top, sample=sample, step=step,
+            jaeger_url=jaeger, read_only=read_only, top=top, sample=sample, progress=step,
         )  # fmt: skip
         breaches = check_limits(done.report, limits)
         step("writing")
@@ -241,11 +141,11 @@ def report_command(
     for breach in breaches:
         typer.echo(f"ragfunnel report: {breach}", err=True)
     if breaches:
-        raise typer.Exit(GATE_EXIT)
+        raise typer.Exit(EXIT_GATE)
 
 
 def _write_outputs(
-    done: Analyzed,
+    done: Reported,
     *,
     html: Path | None,
     json_out: Path | None,

@@ -7,7 +7,9 @@ cannot drift apart; every CLI command parses its options, calls one of these and
 
 - ``analysis``: :func:`analyze_store`, :func:`question_funnel`, :func:`thresholds_from_store`;
 - ``report``: :func:`report_from_store` (:func:`report_sources`, then
-  :func:`report_from_result`), :func:`diff_from_store`;
+  :func:`report_from_result`), :func:`diff_from_store`; for the CLI, which holds a store DSN
+  and a cases file, :func:`report_from_files` and :func:`diff_from_files` (they open and close
+  the store);
 - ``judging``: :func:`judge_from_store`, :func:`review_from_store`;
 - ``store``: :func:`migrate_store`, :func:`store_info`;
 - ``cases``: :func:`rebase_from_store`.
@@ -27,7 +29,9 @@ from ragfunnel.analyzer.workflows.report import (
     Compared,
     Reported,
     ReportSources,
+    diff_from_files,
     diff_from_store,
+    report_from_files,
     report_from_result,
     report_from_store,
     report_sources,
@@ -52,12 +56,14 @@ __all__ = [
     "StoreInventory",
     "Thresholds",
     "analyze_store",
+    "diff_from_files",
     "diff_from_store",
     "judge_from_store",
     "migrate_store",
     "question_funnel",
     "rebase_from_store",
     "rebased_path",
+    "report_from_files",
     "report_from_result",
     "report_from_store",
     "report_sources",

@@ -14,10 +14,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ragfunnel.analyzer import funnel
+from ragfunnel.analyzer.cases import load_cases
 from ragfunnel.analyzer.report import (
     Report,
     ReportError,
     build_report,
+    check_jaeger_url,
     pipeline_snapshots,
     question_texts,
     textless_documents,
@@ -34,7 +36,9 @@ __all__ = [
     "Compared",
     "ReportSources",
     "Reported",
+    "diff_from_files",
     "diff_from_store",
+    "report_from_files",
     "report_from_result",
     "report_from_store",
     "report_sources",
@@ -179,3 +183,55 @@ def diff_from_store(
     progress("pairing the runs")
     snapshots = {r.run_id: r.config for r in done.report.runs}
     return Compared(done, diff_runs(done.result, run_a, run_b, snapshots=snapshots))
+
+
+def report_from_files(
+    *,
+    store: str | None,
+    cases: Path,
+    runs: Sequence[str] | None,
+    index_manifest: Path | None,
+    k: Sequence[int] | None,
+    jaeger_url: str | None,
+    read_only: bool,
+    top: int,
+    sample: int,
+    progress: Callable[[str], None] = _quiet,
+) -> Reported:
+    """Read the cases file, open the store (read-only where it must), report on it.
+
+    The CLI's ``ragfunnel report``: :func:`report_from_store` between a cases file and a store
+    DSN; the store is closed again before it returns.
+    """
+    progress("reading the cases")
+    case_set = load_cases(cases)
+    check_jaeger_url(jaeger_url)  # before the long part: a typo should not cost an analysis
+    with Store.open_for_analysis(store, read_only=read_only or None) as opened:
+        return report_from_store(
+            opened, case_set, runs=runs, index_manifest=index_manifest, k=k,
+            jaeger_url=jaeger_url, top=top, sample=sample, progress=progress,
+        )  # fmt: skip
+
+
+def diff_from_files(
+    *,
+    store: str | None,
+    cases: Path,
+    run_a: str,
+    run_b: str,
+    index_manifest: Path | None,
+    k: Sequence[int] | None,
+    jaeger_url: str | None,
+    read_only: bool,
+    top: int,
+    progress: Callable[[str], None] = _quiet,
+) -> Compared:
+    """Read the cases, open the store, and compare ``run_b`` with ``run_a`` (``ragfunnel diff``)."""
+    progress("reading the cases")
+    case_set = load_cases(cases)
+    check_jaeger_url(jaeger_url)
+    with Store.open_for_analysis(store, read_only=read_only or None) as opened:
+        return diff_from_store(
+            opened, case_set, run_a, run_b, index_manifest=index_manifest, k=k,
+            jaeger_url=jaeger_url, top=top, progress=progress,
+        )  # fmt: skip

@@ -88,7 +88,9 @@ def judge_answers(answers: pl.DataFrame, cases: pl.DataFrame) -> pl.DataFrame:
     # The facts the literal rule missed, read by meaning (10 pm states 22:00).
     answered = base.select(pl.when(pl.col("has_answer")).then(pl.col("answer"))).to_series()
     base = base.with_columns(
-        restate_by_meaning(base.get_column(slot("found", j)), answered, base.get_column(slot("fact", j)))
+        restate_by_meaning(
+            base.get_column(slot("found", j)), answered, base.get_column(slot("fact", j))
+        )
         for j in range(width)
     )
     found = [pl.col(slot("found", j)) for j in range(width)]
