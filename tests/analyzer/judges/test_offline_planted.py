@@ -118,3 +118,20 @@ def test_a_number_in_another_place_is_not_contradicted_in_place() -> None:
     context = [Chunk("c", "The trial enrolled 412 adults in 12 hospitals across Europe.")]
     verdict = judge_claim("Twelve hospitals took part.", context, False)
     assert "context:" not in verdict.missing
+
+
+FORMS = [Chunk("forms", "Travel requests need form TA-7 and reimbursement claims need form SR-3.")]
+
+
+@pytest.mark.parametrize(
+    ("claim", "quoted"),
+    [
+        ("Reimbursement claims need form SR-5.", "SR-5 (context: SR-3)"),
+        ("Travel requests need form TA-9.", "TA-9 (context: TA-7)"),
+    ],
+)
+def test_the_quote_names_the_value_in_the_claims_place(claim: str, quoted: str) -> None:
+    """Issue 34, reproduction 5: "SR-5 (context: TA-7)" quoted the sentence's first code."""
+    verdict = judge_claim(claim, FORMS, paraphrase=False)
+    assert verdict.label == "unsupported"
+    assert verdict.missing == quoted

@@ -286,7 +286,9 @@ def align(claim: str, index: ContextIndex) -> Evidence:
         if all(_name_missing(n, in_facts, index) for n in phrase)
         for m in phrase
     ]
-    checked = check_facts(claim_facts, index, window, in_window >= COPIED)
+    checked = check_facts(
+        claim_facts, index, window, in_window >= COPIED, frozenset(_TOKEN.findall(folded))
+    )
     strong, _ = missing_qualifiers(qualifiers(folded), index)
     negation = negation_finding(folded, roots, index, window, coverage)
     exception = exception_finding(folded, content, index)

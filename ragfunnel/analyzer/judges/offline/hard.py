@@ -130,26 +130,41 @@ are not among them: a sentence holds many, about different things ("three frames
 10-7 lead")."""
 
 
-def _look(claim: Fact, index: ContextIndex, sids: list[int],
-          aligned: bool) -> tuple[int | None, str]:  # fmt: skip
+def _look(claim: Fact, index: ContextIndex, sids: list[int], aligned: bool,
+          words: frozenset[str] = frozenset()) -> tuple[int | None, str]:  # fmt: skip
     """The first sentence holding the fact with its bound, and what a sentence says instead.
 
-    ``aligned``: ``sids`` are the sentences the claim aligns with.
+    ``aligned``: ``sids`` are the sentences the claim aligns with. Of several values a sentence
+    states instead, the one in the claim's place is quoted: the one whose stretch of the
+    sentence (from the value before it to the one after) holds most of the claim's ``words``
+    ("SR-5 (context: SR-3)" for "Reimbursement claims need form SR-5" against "Travel requests
+    need form TA-7 and reimbursement claims need form SR-3"), else the first.
     """
-    instead = ""
+    instead, closest = "", -1
     for sid in sids:
-        for fact in index.facts_of(sid):
+        found = index.facts_of(sid)
+        for n, fact in enumerate(found):
             if _match(claim, fact):
                 if _alike(claim, fact):
                     return sid, ""
                 instead = instead or fact.text
+                closest = max(closest, len(words) + 1)  # the claim's own value: never replaced
             elif _within(claim, fact):
                 return sid, ""
-            elif not instead and fact.kind == claim.kind:
+            elif fact.kind == claim.kind:
                 same_unit = claim.kind in MEASURED and unit_of(fact) == unit_of(claim)
                 if same_unit or (aligned and claim.kind in _IN_PLACE):
-                    instead = fact.text
+                    near = _shared(words, index.sentences[sid], found, n) if words else 0
+                    if near > closest:
+                        instead, closest = fact.text, near
     return None, instead
+
+
+def _shared(words: frozenset[str], sentence: str, found: list[Fact], n: int) -> int:
+    """How many of ``words`` stand between the facts around ``found[n]`` in ``sentence``."""
+    begin = found[n - 1].start + len(found[n - 1].text) if n else 0
+    end = found[n + 1].start if n + 1 < len(found) else len(sentence)
+    return len(words.intersection(_PIECE.findall(sentence[begin:end])))
 
 
 def _written(fact: Fact, written: str, index: ContextIndex, sids: list[int]) -> int | None:
@@ -243,12 +258,14 @@ def _states(claim: Fact, fact: Fact) -> bool:
 
 
 def check_facts(claim_facts: list[tuple[Fact, str, tuple[str, ...]]], index: ContextIndex,
-                aligned: list[int], copied: bool = False) -> FactCheck:  # fmt: skip
+                aligned: list[int], copied: bool = False,
+                words: frozenset[str] = frozenset()) -> FactCheck:  # fmt: skip
     """Look up each ``(fact, as written, its neighbours)`` of a claim, aligned sentences first.
 
     ``copied``: the claim copies its aligned sentence (it holds most of the claim's words), so
     a number found nowhere whose neighbours (:func:`neighbours`) stand around another number
-    of an aligned sentence is contradicted in place (:func:`_in_place`).
+    of an aligned sentence is contradicted in place (:func:`_in_place`). ``words``: the claim's
+    folded words, to quote the contradicting value in the claim's place (:func:`_look`).
     """
     out = FactCheck()
     rest: list[int] | None = None
@@ -259,7 +276,7 @@ def check_facts(claim_facts: list[tuple[Fact, str, tuple[str, ...]]], index: Con
             out.contradicted += 1
             out.hard.append(out.absent[-1])
             continue
-        sid, instead = _look(fact, index, aligned, True)
+        sid, instead = _look(fact, index, aligned, True, words)
         if sid is None:
             if rest is None:
                 chosen = set(aligned)
