@@ -1,5 +1,9 @@
 """The span contract: attribute names and the stage table.
 
+Every attribute name is a ``Final`` constant with a one-line docstring, as the OpenTelemetry
+semantic-conventions packages write theirs; nothing outside this module (and the analyzer's
+``conventions`` package, which reads other tools' names) spells an attribute name.
+
 This module is the single source that both the decorators (which write spans) and the analyzer
 (which reads them) import. It holds names and small immutable tables only: it must never import
 anything beyond the standard library, so that either side can depend on it for free.
@@ -13,11 +17,12 @@ import hashlib
 import re
 import unicodedata
 from dataclasses import dataclass
+from typing import Final
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION: Final = "1"
 """Bumped when an attribute changes meaning; the analyzer reads every version it knows."""
 
-INSTRUMENTATION_SCOPE = "ragfunnel"
+INSTRUMENTATION_SCOPE: Final = "ragfunnel"
 
 
 class Stage(str, enum.Enum):
@@ -39,65 +44,108 @@ class Mode(str, enum.Enum):
 
 
 # Common to every ragfunnel span.
-STAGE = "ragfunnel.stage"
-SCHEMA = "ragfunnel.schema.version"
-QUESTION_ID = "ragfunnel.question.id"
-RUN_ID = "ragfunnel.run.id"
+STAGE: Final = "ragfunnel.stage"
+"""The funnel stage of a span: one of :class:`Stage`'s values."""
+SCHEMA: Final = "ragfunnel.schema.version"
+"""The span contract's version (:data:`SCHEMA_VERSION`) the span was written with."""
+QUESTION_ID: Final = "ragfunnel.question.id"
+"""The question's id: the case id a cases file names (``id=`` on ``@question``)."""
+RUN_ID: Final = "ragfunnel.run.id"
+"""The evaluation run the question belongs to (``configure(run_id=)``)."""
 
 # Question (root) span.
-QUESTION_HASH = "ragfunnel.question.hash"
-QUESTION_TEXT = "ragfunnel.question.text"  # content
-PIPELINE_PREFIX = "ragfunnel.pipeline."
-ANSWER_ABSTAINED = "ragfunnel.answer.abstained"
-ABSTAIN_REASON = "ragfunnel.answer.abstain_reason"
-STREAM_PARTIAL = "ragfunnel.stream.partial"
+QUESTION_HASH: Final = "ragfunnel.question.hash"
+"""16 hex digits of the normalised question text (:func:`question_hash`)."""
+QUESTION_TEXT: Final = "ragfunnel.question.text"
+"""The question's text. *Content* (kind ``question``)."""
+PIPELINE_PREFIX: Final = "ragfunnel.pipeline."
+"""Prefix of the pipeline snapshot's settings on the question span (``ragfunnel.pipeline.k``)."""
+ANSWER_ABSTAINED: Final = "ragfunnel.answer.abstained"
+"""The pipeline abstained (``ragfunnel.abstain()`` was called)."""
+ABSTAIN_REASON: Final = "ragfunnel.answer.abstain_reason"
+"""Why it abstained, as the app said."""
+STREAM_PARTIAL: Final = "ragfunnel.stream.partial"
+"""A stream ended by an error: the span holds what was produced before it."""
 
 # Ingest.
-DOCUMENT_ID = "ragfunnel.document.id"
-CHUNKS_IDS = "ragfunnel.chunks.ids"
-CHUNKS_TEXTS = "ragfunnel.chunks.texts"  # content
-CHUNKS_STARTS = "ragfunnel.chunks.starts"
-CHUNKS_ENDS = "ragfunnel.chunks.ends"
-INDEX_VERSION = "ragfunnel.index.version"
-PAGES_WITHOUT_TEXT = "ragfunnel.ingest.pages_without_text"
-PARTS_WITHOUT_TEXT = "ragfunnel.ingest.parts_without_text"
+DOCUMENT_ID: Final = "ragfunnel.document.id"
+"""The ingested document's id (URLs without their secrets)."""
+CHUNKS_IDS: Final = "ragfunnel.chunks.ids"
+"""The ids of the chunks an ingest produced, in order."""
+CHUNKS_TEXTS: Final = "ragfunnel.chunks.texts"
+"""The ingested chunks' texts. *Content* (kind ``chunks``)."""
+CHUNKS_STARTS: Final = "ragfunnel.chunks.starts"
+"""Each chunk's first character offset in its document, when every chunk has one."""
+CHUNKS_ENDS: Final = "ragfunnel.chunks.ends"
+"""Each chunk's end offset (exclusive) in its document, when every chunk has one."""
+INDEX_VERSION: Final = "ragfunnel.index.version"
+"""The index version the chunks were ingested into."""
+PAGES_WITHOUT_TEXT: Final = "ragfunnel.ingest.pages_without_text"
+"""Pages the parser found no text on (a scanned page without OCR)."""
+PARTS_WITHOUT_TEXT: Final = "ragfunnel.ingest.parts_without_text"
+"""Other parts the parser found no text in."""
 
 # Ranking stages (retrieve, rerank, cut) share the output lists.
-DOCUMENTS_IDS = "ragfunnel.documents.ids"
-DOCUMENTS_SCORES = "ragfunnel.documents.scores"
-INPUT_IDS = "ragfunnel.input.ids"
-RETRIEVER_NAME = "ragfunnel.retriever.name"
-RETRIEVER_FUSED_FROM = "ragfunnel.retriever.fused_from"
-QUERY = "ragfunnel.query"  # content
-TOP_K = "ragfunnel.top_k"
-RERANKER_MODEL = "ragfunnel.reranker.model"
-TOP_N = "ragfunnel.top_n"
-CUT_K = "ragfunnel.cut.k"
-CUT_THRESHOLD = "ragfunnel.cut.threshold"
-CUT_TOKEN_BUDGET = "ragfunnel.cut.token_budget"  # noqa: S105 - a name, not a secret
-DOCUMENTS_READ_AS = "ragfunnel.documents.read_as"
+DOCUMENTS_IDS: Final = "ragfunnel.documents.ids"
+"""A ranking stage's output ids, in rank (or prompt) order."""
+DOCUMENTS_SCORES: Final = "ragfunnel.documents.scores"
+"""Their scores, when every document has a finite one."""
+INPUT_IDS: Final = "ragfunnel.input.ids"
+"""The ids a rerank or cut was given, in order."""
+RETRIEVER_NAME: Final = "ragfunnel.retriever.name"
+"""The retriever's name (``name=``, else the function's)."""
+RETRIEVER_FUSED_FROM: Final = "ragfunnel.retriever.fused_from"
+"""The retrievers a fusing retrieve span combined."""
+QUERY: Final = "ragfunnel.query"
+"""The retrieval query. *Content* (kind ``question``)."""
+TOP_K: Final = "ragfunnel.top_k"
+"""How many documents the retriever was asked for."""
+RERANKER_MODEL: Final = "ragfunnel.reranker.model"
+"""The reranker's model (``model=``)."""
+TOP_N: Final = "ragfunnel.top_n"
+"""How many documents the reranker was asked to keep."""
+CUT_K: Final = "ragfunnel.cut.k"
+"""The cut's k: at most this many documents enter the prompt."""
+CUT_THRESHOLD: Final = "ragfunnel.cut.threshold"
+"""The cut's score threshold."""
+CUT_TOKEN_BUDGET: Final = "ragfunnel.cut.token_budget"  # noqa: S105 - a name, not a secret
+"""The cut's token budget."""
+DOCUMENTS_READ_AS: Final = "ragfunnel.documents.read_as"
 """How a list of plain strings was read: ``ids`` or ``texts`` (then the ids are text ids)."""
 
 # Generate.
-CONTEXT_IDS = "ragfunnel.context.ids"
-CONTEXT_TEXTS = "ragfunnel.context.texts"  # content
-CONTEXT_READ_AS = "ragfunnel.context.read_as"
+CONTEXT_IDS: Final = "ragfunnel.context.ids"
+"""The ids of the prompt's chunks, in prompt order."""
+CONTEXT_TEXTS: Final = "ragfunnel.context.texts"
+"""The prompt's chunk texts. *Content* (kind ``chunks``)."""
+CONTEXT_READ_AS: Final = "ragfunnel.context.read_as"
 """How a prompt of plain strings was read: ``ids`` or ``texts`` (then the ids are text ids)."""
-ANSWER_TEXT = "ragfunnel.answer.text"  # content
-LOGPROBS_MIN = "ragfunnel.logprobs.min"
-LOGPROBS_LOW_CONFIDENCE = "ragfunnel.logprobs.low_confidence"
-SAMPLE_INDEX = "ragfunnel.sample.index"
-MODE = "ragfunnel.mode"
-GEN_AI_REQUEST_MODEL = "gen_ai.request.model"
-GEN_AI_RESPONSE_MODEL = "gen_ai.response.model"
-GEN_AI_INPUT_TOKENS = "gen_ai.usage.input_tokens"
-GEN_AI_OUTPUT_TOKENS = "gen_ai.usage.output_tokens"
+ANSWER_TEXT: Final = "ragfunnel.answer.text"
+"""The generated answer. *Content* (kind ``answer``)."""
+LOGPROBS_MIN: Final = "ragfunnel.logprobs.min"
+"""The lowest token log-probability of the answer."""
+LOGPROBS_LOW_CONFIDENCE: Final = "ragfunnel.logprobs.low_confidence"
+"""Content tokens generated with a probability below :data:`LOW_CONFIDENCE_PROBABILITY`."""
+SAMPLE_INDEX: Final = "ragfunnel.sample.index"
+"""Which self-consistency sample a generate span is (0 is the answer)."""
+MODE: Final = "ragfunnel.mode"
+"""``pipeline`` or ``oracle`` (fed the gold evidence): :class:`Mode`."""
+GEN_AI_REQUEST_MODEL: Final = "gen_ai.request.model"
+"""The model asked for (OTel GenAI semantic conventions)."""
+GEN_AI_RESPONSE_MODEL: Final = "gen_ai.response.model"
+"""The model that answered (OTel GenAI semantic conventions)."""
+GEN_AI_INPUT_TOKENS: Final = "gen_ai.usage.input_tokens"
+"""Prompt tokens (OTel GenAI semantic conventions)."""
+GEN_AI_OUTPUT_TOKENS: Final = "gen_ai.usage.output_tokens"
+"""Answer tokens (OTel GenAI semantic conventions)."""
 
 # Compatibility attributes for Phoenix, Langfuse, Jaeger users.
-OPENINFERENCE_KIND = "openinference.span.kind"
-GEN_AI_OPERATION = "gen_ai.operation.name"
+OPENINFERENCE_KIND: Final = "openinference.span.kind"
+"""The OpenInference span kind, for Phoenix and Langfuse."""
+GEN_AI_OPERATION: Final = "gen_ai.operation.name"
+"""The OTel GenAI operation name (``retrieval``, ``chat``)."""
 
-CONTENT_ATTRIBUTES = frozenset({QUESTION_TEXT, QUERY, CONTEXT_TEXTS, ANSWER_TEXT})
+CONTENT_ATTRIBUTES = frozenset({QUESTION_TEXT, QUERY, CONTEXT_TEXTS, CHUNKS_TEXTS, ANSWER_TEXT})
 """Attributes recorded only when content capture is on, after the redaction hook."""
 
 LOW_CONFIDENCE_PROBABILITY = 0.5
