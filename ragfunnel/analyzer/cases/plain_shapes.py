@@ -153,7 +153,7 @@ def _items(lists: list[Any]) -> tuple[pl.Series, pl.DataFrame, list[int]]:
             "quote": [v.quote for v in structs],
             "start": [v.start for v in structs],
             "end": [v.end for v in structs],
-            "group": [_is_group(v) for v in structs],
+            "group": [v.__class__ is PlainGroup and _is_group(v) for v in structs],
         },
         schema={"document": pl.String, "quote": pl.String, "start": pl.Int64, "end": pl.Int64,
                 "group": pl.Boolean},
@@ -172,9 +172,9 @@ def _items(lists: list[Any]) -> tuple[pl.Series, pl.DataFrame, list[int]]:
         .then(pl.format("{}[{}:{}]", document, start, end))
     )
     labels = table.get_column("label")
-    values = pl.Series([v if v.__class__ is str else "" for v in flat], dtype=pl.String)
-    values = values.scatter(where, labels.fill_null(""))
-    column = string_lists("items", [0, *ends], values.to_list(), missing)
+    for i, label in zip(where, labels.fill_null("").to_list(), strict=True):
+        flat[i] = label
+    column = string_lists("items", [0, *ends], flat, missing)
     bad = pl.Series(where, dtype=pl.Int64).filter(labels.is_null())
     odd_rows = (
         pl.Series(ends, dtype=pl.Int64).search_sorted(bad, side="right").to_list()

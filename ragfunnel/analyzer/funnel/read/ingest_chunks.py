@@ -102,7 +102,8 @@ def ingested_chunks(
                    JSONExtract(SpanAttributes[{{starts:String}}], 'Array(Int64)') AS starts,
                    JSONExtract(SpanAttributes[{{ends:String}}], 'Array(Int64)') AS ends
             FROM {store.traces_table}
-            WHERE SpanAttributes[{{stage:String}}] = 'ingest' AND StatusCode != 'Error'
+            WHERE mapContains(SpanAttributes, {{ids:String}})  -- the keys' index skips the rest
+              AND SpanAttributes[{{stage:String}}] = 'ingest' AND StatusCode != 'Error'
         )
         WHERE document != '' {version_filter}
         GROUP BY version, document
