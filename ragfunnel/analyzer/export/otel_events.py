@@ -32,6 +32,7 @@ from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags
 from ragfunnel.analyzer.errors import AnalyzerError
 from ragfunnel.analyzer.judges.tables import read_verdicts
 from ragfunnel.analyzer.store import Store
+from ragfunnel.instrumentation import contract as c
 
 __all__ = [
     "EVALUATION_NAME",
@@ -42,7 +43,7 @@ __all__ = [
     "verdict_attributes",
 ]
 
-EVENT_NAME = "gen_ai.evaluation.result"
+EVENT_NAME = c.EVALUATION_EVENT
 """The event name of the GenAI semantic conventions (Development status)."""
 EVALUATION_NAME = "faithfulness"
 """``gen_ai.evaluation.name`` of a verdict: how far the answer's claims are supported."""
@@ -94,34 +95,32 @@ def verdict_attributes(row: Mapping[str, Any]) -> dict[str, Any]:
     """The event's attributes for one verdict row (docs/span-contract.md, "Evaluation events")."""
     label = label_of(row)
     attributes: dict[str, Any] = {
-        "gen_ai.evaluation.name": EVALUATION_NAME,
-        "gen_ai.evaluation.score.label": label,
-        "gen_ai.evaluation.explanation": _explanation(row, label),
-        "ragfunnel.evaluation.judge": str(row.get("Judge", "")),
-        "ragfunnel.evaluation.policy": str(row.get("Policy", "")),
-        "ragfunnel.run.id": str(row.get("RunId", "")),
-        "ragfunnel.question.key": str(row.get("QuestionKey", "")),
-        "ragfunnel.evaluation.sampled": bool(row.get("Sampled")),
-        "ragfunnel.evaluation.claims.text": [str(t) for t in row.get("ClaimTexts") or []],
-        "ragfunnel.evaluation.claims.score": [float(v) for v in row.get("ClaimVerdicts") or []],
-        "ragfunnel.evaluation.claims.confidence": _claim_confidences(row),
-        "ragfunnel.evaluation.claims.label": [str(v) for v in row.get("ClaimLabels") or []],
-        "ragfunnel.evaluation.claims.missing": [str(v) for v in row.get("ClaimMissing") or []],
+        c.EVALUATION_NAME: EVALUATION_NAME,
+        c.EVALUATION_LABEL: label,
+        c.EVALUATION_EXPLANATION: _explanation(row, label),
+        c.EVALUATION_JUDGE: str(row.get("Judge", "")),
+        c.EVALUATION_POLICY: str(row.get("Policy", "")),
+        c.RUN_ID: str(row.get("RunId", "")),
+        c.EVALUATION_QUESTION_KEY: str(row.get("QuestionKey", "")),
+        c.EVALUATION_SAMPLED: bool(row.get("Sampled")),
+        c.EVALUATION_CLAIMS_TEXT: [str(t) for t in row.get("ClaimTexts") or []],
+        c.EVALUATION_CLAIMS_SCORE: [float(v) for v in row.get("ClaimVerdicts") or []],
+        c.EVALUATION_CLAIMS_CONFIDENCE: _claim_confidences(row),
+        c.EVALUATION_CLAIMS_LABEL: [str(v) for v in row.get("ClaimLabels") or []],
+        c.EVALUATION_CLAIMS_MISSING: [str(v) for v in row.get("ClaimMissing") or []],
         # OTLP attributes hold no nested arrays: each claim's chunk ids, space-separated.
-        "ragfunnel.evaluation.claims.supporting_ids": [
+        c.EVALUATION_CLAIMS_SUPPORTING_IDS: [
             " ".join(ids or []) for ids in row.get("ClaimSupportingIds") or []
         ],
-        "ragfunnel.evaluation.signals": [str(s) for s in row.get("Signals") or []],
+        c.EVALUATION_SIGNALS: [str(s) for s in row.get("Signals") or []],
     }
     if row.get("Faithfulness") is not None:
-        attributes["gen_ai.evaluation.score.value"] = float(row["Faithfulness"])
+        attributes[c.EVALUATION_SCORE] = float(row["Faithfulness"])
     if row.get("Confidence") is not None:
-        attributes["ragfunnel.evaluation.confidence"] = float(row["Confidence"])
+        attributes[c.EVALUATION_CONFIDENCE] = float(row["Confidence"])
     if row.get("Correctness"):
-        attributes["ragfunnel.evaluation.correctness"] = str(row["Correctness"])
-        attributes["ragfunnel.evaluation.correctness.reason"] = str(
-            row.get("CorrectnessReason", "")
-        )
+        attributes[c.EVALUATION_CORRECTNESS] = str(row["Correctness"])
+        attributes[c.EVALUATION_CORRECTNESS_REASON] = str(row.get("CorrectnessReason", ""))
     return attributes
 
 
