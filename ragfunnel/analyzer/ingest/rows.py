@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Protocol, cast
+from typing import Protocol, TypeVar, cast
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -53,6 +53,9 @@ from ragfunnel.analyzer.ingest.span_fields import (
     same_start,
 )
 from ragfunnel.analyzer.ingest.values import InvalidValue, any_value_as_string, array_as_string
+
+T = TypeVar("T")
+R = TypeVar("R")
 
 __all__ = [
     "MAX_VALUE_CHARS",
@@ -174,7 +177,8 @@ class RowBuilder:
     ) -> int:
         """Add every span of a decoded OTLP document; returns how many spans it held.
 
-        ``problem`` receives one message per span (or group of spans) that had to be skipped.
+        ``problem`` receives one message per span (or group of spans) that had to be skipped,
+        and per span kept without a malformed attribute, event or link.
         """
         count = 0
         for rs in resource_spans:
@@ -191,10 +195,13 @@ class RowBuilder:
                 )
                 for span in ss.spans:
                     count += 1
+                    left_out: list[str] = []
                     try:
-                        self.add_span(span, resource, scope)
+                        self.add_span(span, resource, scope, left_out)
                     except SpanProblem as exc:
                         problem(f"span {span.spanId or '?'} skipped: {exc}")
+                    for what in left_out:
+                        problem(f"span {span.spanId or '?'} kept: {what}")
         return count
 
     def resource(self, attributes: Sequence[KeyValue]) -> int:
@@ -219,11 +226,16 @@ class RowBuilder:
             self._scopes.append((name, version))
         return index
 
-    def add_span(self, span: Span, resource: int, scope: int) -> bool:
+    def add_span(
+        self, span: Span, resource: int, scope: int, left_out: list[str] | None = None
+    ) -> bool:
         """Add one span; returns False for a duplicate of a span already in this chunk.
 
+        An attribute, event or link that cannot be read is left out, the span kept, and what was
+        left out said in ``left_out`` (when given; else the span is skipped).
+
         Raises:
-            SpanProblem: the span cannot become a row.
+            SpanProblem: the span cannot become a row (its ids or start time).
         """
         trace_id = span.traceId
         if len(trace_id) != 32 or trace_id.strip(HEX_DIGITS) or trace_id == ZERO_TRACE:
@@ -247,9 +259,9 @@ class RowBuilder:
         if not start:
             raise SpanProblem("no startTimeUnixNano")
         end = parse_time(span.endTimeUnixNano, "endTimeUnixNano")
-        keys, values = self._convert(span.attributes, "attribute")
-        events = [self._event(event) for event in span.events] if span.events else ()
-        links = [self._link(link) for link in span.links] if span.links else ()
+        keys, values = self._attributes_kept(span.attributes, left_out)
+        events = self._kept(span.events, self._event, "event", left_out)
+        links = self._kept(span.links, self._link, "link", left_out)
         status = span.status
 
         self.seen[key] = start
@@ -290,6 +302,41 @@ class RowBuilder:
             self._link_attributes.append(link_keys, link_values)
         self._link_offsets.append(len(self._link_trace))
         return True
+
+    def _attributes_kept(
+        self, attributes: Sequence[KeyValue], left_out: list[str] | None
+    ) -> tuple[list[str], list[str]]:
+        """The span's attributes converted; with ``left_out``, those that cannot be are left out."""
+        try:
+            return self._convert(attributes, "attribute")
+        except SpanProblem:
+            if left_out is None:
+                raise
+        pairs = [_attempt(lambda kv: self._convert([kv], "attribute"), kv) for kv in attributes]
+        left_out.extend(f"{p}: stored without it" for p in pairs if isinstance(p, SpanProblem))
+        kept = [p for p in pairs if not isinstance(p, SpanProblem)]
+        return [k for (k,), _ in kept], [v for _, (v,) in kept]
+
+    def _kept(
+        self,
+        items: Sequence[T],
+        convert: Callable[[T], R],
+        what: str,
+        left_out: list[str] | None,
+    ) -> list[R]:
+        """Each item converted; with ``left_out``, one that cannot be is left out and named."""
+        try:
+            return [convert(item) for item in items]
+        except SpanProblem:
+            if left_out is None:
+                raise
+        done = [_attempt(convert, item) for item in items]
+        left_out.extend(
+            f"{what} {index}: {result}: stored without it"
+            for index, result in enumerate(done)
+            if isinstance(result, SpanProblem)
+        )
+        return [result for result in done if not isinstance(result, SpanProblem)]
 
     def _event(self, event: Event) -> tuple[int, str, list[str], list[str]]:
         time = parse_time(event.timeUnixNano, "event timeUnixNano")
@@ -406,3 +453,11 @@ def _check_depth(raw: bytes) -> None:
 
 def _ignore(_message: str) -> None:
     """The default note sink."""
+
+
+def _attempt(convert: Callable[[T], R], item: T) -> R | SpanProblem:
+    """``convert(item)``, or the problem it raised."""
+    try:
+        return convert(item)
+    except SpanProblem as exc:
+        return exc

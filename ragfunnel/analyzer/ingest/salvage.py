@@ -163,13 +163,36 @@ def _or_empty(value: Any, empty: Any) -> Any:
     return empty if value is None else value
 
 
+_OPTIONAL_FIELDS = ("attributes", "events", "links", "status", "traceState", "kind")
+"""A span's fields it can be stored without: when one is malformed, the span is kept."""
+_FIELD = re.compile(r"at `\$\.(\w+)(?:\[(\d+)\])?")
+
+
 def _decode_span(span: Any, where: str, source: str, line: int, sink: Sink) -> Span | None:
-    try:
-        return decode_span(_json_encode(span))
-    except msgspec.DecodeError as exc:
-        span_id = span.get("spanId") if isinstance(span, dict) else None
-        sink.skip(source, line, f"{where} (spanId {span_id!r}): {_where(exc)}")
-        return None
+    """The span decoded; without each malformed optional field (or list item), named."""
+    span_id = span.get("spanId") if isinstance(span, dict) else None
+    left_out: list[str] = []
+    for _ in range(len(_OPTIONAL_FIELDS) + 64):  # each round removes a field or an item
+        try:
+            decoded = decode_span(_json_encode(span))
+        except msgspec.DecodeError as exc:
+            found = _FIELD.search(str(exc))
+            if not isinstance(span, dict) or not found or found[1] not in _OPTIONAL_FIELDS:
+                sink.skip(source, line, f"{where} (spanId {span_id!r}): {_where(exc)}")
+                return None
+            field, index = found[1], found[2]
+            span = dict(span)
+            value = span.pop(field)
+            if index is not None and isinstance(value, list):
+                span[field] = [item for i, item in enumerate(value) if i != int(index)]
+                field = f"{field}[{index}]"  # the index in the list as it is now
+            left_out.append(f"{_where(exc)}: stored without its {field}")
+            continue
+        for what in left_out:
+            sink.skip(source, line, f"{where} (spanId {span_id!r}) kept: {what}")
+        return decoded
+    sink.skip(source, line, f"{where} (spanId {span_id!r}): too many malformed fields")
+    return None
 
 
 def _where(exc: msgspec.DecodeError) -> str:

@@ -67,7 +67,8 @@ def test_bad_lines_are_named_and_the_good_spans_kept(store: Store, tmp_path: Pat
         "",  # 3: blank lines are fine
         good,  # 4: the same batch again (at-least-once delivery)
         line(span(3, traceId="")),  # 5: no trace id
-        line(span(4), span(5, attributes=[{"key": "n", "value": {"intValue": "twelve"}}])),  # 6
+        line(span(4), span(5, attributes=[{"key": "n", "value": {"intValue": "twelve"}}])),  # 6:
+        # span 5 is kept without that attribute (issue 31: salvage, don't skip)
         line(span(6, startTimeUnixNano=["wrong"])),  # 7: wrong JSON type
         json.dumps({"something": "else"}),  # 8
         line(span(7, endTimeUnixNano=str(T0))),  # 9: ends before it starts
@@ -84,17 +85,18 @@ def test_bad_lines_are_named_and_the_good_spans_kept(store: Store, tmp_path: Pat
     assert set(problems) == {2, 5, 6, 7, 8}, summary.skipped
     assert "invalid JSON" in problems[2]
     assert "no traceId" in problems[5]
-    assert "intValue 'twelve' is not an integer" in problems[6]
+    assert "intValue 'twelve' is not an integer: stored without it" in problems[6]
+    assert "span 0000000000000005 kept" in problems[6]
     assert "startTimeUnixNano" in problems[7]
     assert "not a trace document" in problems[8]
     notes = {note.line: note.reason for note in summary.notes}
     assert "no newline yet" in notes[11]  # left for the next ingest, not a problem
     assert "end before start" in notes[9]
     assert "not UTF-8" in notes[10]
-    assert (summary.read, summary.inserted, summary.duplicates) == (7, 5, 2)
+    assert (summary.read, summary.inserted, summary.duplicates) == (8, 6, 2)
     rows = store.query_arrow(f"SELECT SpanName, Duration FROM {store.traces_table}").to_pylist()
     durations = {r["SpanName"]: r["Duration"] for r in rows}
-    assert set(durations) == {"span 1", "span 2", "span 4", "span 7", "caf\ufffd"}
+    assert set(durations) == {"span 1", "span 2", "span 4", "span 5", "span 7", "caf\ufffd"}
     assert durations["span 7"] == 0
 
 

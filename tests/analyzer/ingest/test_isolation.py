@@ -56,10 +56,14 @@ def test_a_deeply_nested_attribute_costs_its_span_only(
     if levels == 20:  # shallow enough to be stored, as the exporter would
         assert summary.skipped == [] and count(store) == 4
         return
-    assert count(store) == 3
+    # A span the decoders take, whose attribute is too deep to store, is kept without that
+    # attribute (issue 31, Deliver 4); one too deep to decode at all is skipped.
+    kept = (kind, levels) == ("arrayValue", 250)
+    assert count(store) == (4 if kept else 3)
     (problem,) = summary.skipped
     assert (problem.file, problem.line) == (str(path), 1)
     assert "0000000000000002" in problem.reason and "nested deeper than" in problem.reason
+    assert (" kept: " in problem.reason) == kept, problem.reason
 
 
 def test_a_line_that_is_a_100k_deep_array_is_named_and_the_rest_read(
@@ -220,3 +224,41 @@ def test_depth_is_found_without_recursion_and_ignores_brackets_in_strings() -> N
         (0, 0, 0, 4),
         (0, 0, 1, 5),
     ]
+
+
+@pytest.mark.parametrize(
+    ("field", "expected"),
+    [
+        ({"attributes": {"a": 1}}, "Expected `array`, got `object` at `.attributes`: stored without its attributes"),
+        (
+            {"attributes": [{"key": "bad", "value": 5}, {"key": "ok", "value": {"stringValue": "y"}}]},
+            "at `.attributes[0].value`: stored without its attributes[0]",
+        ),
+        (
+            {"attributes": [{"key": "bad", "value": {"intValue": "many"}}, {"key": "ok", "value": {"stringValue": "y"}}]},
+            "attribute 'bad': intValue 'many' is not an integer: stored without it",
+        ),
+        ({"events": {"a": 1}}, "at `.events`: stored without its events"),
+        ({"events": [{"timeUnixNano": "x", "name": "e"}]}, "event 0: event timeUnixNano 'x' is not an integer"),
+        ({"links": "x"}, "at `.links`: stored without its links"),
+        ({"status": "x"}, "at `.status`: stored without its status"),
+    ],
+)  # fmt: skip
+def test_an_otlp_span_with_a_malformed_optional_field_is_salvaged(
+    store: Store, tmp_path: Path, field: dict[str, Any], expected: str
+) -> None:
+    """Issue 31, Deliver 4: its ids and times are sound; only the malformed field is lost."""
+    path = tmp_path / "spans.jsonl"
+    path.write_text(line(span(1, **field), span(2)) + "\n")
+    summary = ingest_paths(store, [path])
+    assert count(store) == 2
+    (problem,) = summary.skipped
+    assert "0000000000000001" in problem.reason and " kept: " in problem.reason, problem.reason
+    assert expected in problem.reason, problem.reason
+    attributes = field.get("attributes")
+    if isinstance(attributes, list) and len(attributes) == 2:
+        rows = store.query_arrow(
+            f"SELECT SpanAttributes['ok'] AS ok FROM {store.traces_table} "
+            "WHERE SpanId = '0000000000000001'"
+        ).to_pylist()
+        assert rows == [{"ok": "y"}]  # the sound attribute beside the bad one is stored
