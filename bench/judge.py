@@ -45,10 +45,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ragfunnel.analyzer.judges.claims import split_claims
 from ragfunnel.analyzer.judges.offline import OfflineJudge, judge_claim
 from ragfunnel.analyzer.judges.offline.embed import load
 from ragfunnel.analyzer.judges.verdict_types import SUPPORTED, UNSUPPORTED, ClaimVerdict
+from ragfunnel.analyzer.language.claims import split_claims
 from ragfunnel.analyzer.language.lexicon import STOPWORDS, fold
 
 SHIPPED = Path(__file__).parents[1] / "ragfunnel/analyzer/judges/data/claims_labelled.jsonl"

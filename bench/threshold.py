@@ -28,7 +28,7 @@ import numpy as np
 import polars as pl
 
 from ragfunnel.analyzer.cli.threshold import threshold_text
-from ragfunnel.analyzer.judges.abstention import abstention
+from ragfunnel.analyzer.funnel.abstention import abstention
 
 SEED = 20240601
 

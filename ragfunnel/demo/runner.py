@@ -29,7 +29,7 @@ import ragfunnel
 from ragfunnel.analyzer.cases import Case, case_to_data, load_cases
 from ragfunnel.analyzer.funnel import FunnelResult
 from ragfunnel.analyzer.ingest import ingest_paths
-from ragfunnel.analyzer.judges.batch import JudgeRun, judge_store
+from ragfunnel.analyzer.judges.run.batch import JudgeRun, judge_store
 from ragfunnel.analyzer.report import Report
 from ragfunnel.analyzer.report.diff import RunDiff, diff_runs
 from ragfunnel.analyzer.report.html import write_html

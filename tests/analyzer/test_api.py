@@ -29,7 +29,7 @@ def test_every_public_function_that_takes_a_store_takes_a_dsn_or_path(tmp_path: 
     import ragfunnel
     from ragfunnel.analyzer.cases import Case, CaseSet, parse_evidence
     from ragfunnel.analyzer.ingest import ingest_lines, ingest_spans
-    from ragfunnel.analyzer.judges.batch import judge_store
+    from ragfunnel.analyzer.judges.run.batch import judge_store
     from ragfunnel.analyzer.store import StoreError, migrate
     from ragfunnel.analyzer.workflows import report_from_store
     from ragfunnel.testing import capture_spans

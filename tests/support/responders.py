@@ -6,7 +6,7 @@ import json
 import re
 from typing import Any
 
-from ragfunnel.analyzer.judges.claims import split_claims
+from ragfunnel.analyzer.language.claims import split_claims
 from tests.support.fake_openai import request_kind, user_text
 
 

@@ -101,7 +101,10 @@ def fact_stated(answer: pl.Expr, fact: pl.Expr, *, normalised: bool = False) -> 
 
 
 def states_fact(answer: str, fact: str) -> bool:
-    """Whether ``answer`` states ``fact``: literally (the module docstring), else by meaning
-    (``fact_meaning.py``: ``10 pm`` states ``22:00``)."""
+    """Whether ``answer`` states ``fact``, literally or by meaning.
+
+    Literally by the module docstring's rule, else by meaning (``fact_meaning.py``: ``10 pm``
+    states ``22:00``).
+    """
     answer_norm, fact_norm = normalize_texts(pl.Series([answer, fact], dtype=pl.String))
     return fact_norm in answer_norm or bool(stated_by_meaning(answer, fact))

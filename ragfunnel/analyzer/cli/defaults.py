@@ -10,10 +10,10 @@ from __future__ import annotations
 __all__ = ["ALPHA", "JUDGE_POLICIES", "REVIEW_SIZE", "SAMPLE_RATE"]
 
 JUDGE_POLICIES = ("offline", "llm", "factcheck", "tiered")
-"""``ragfunnel.analyzer.judges.batch.POLICIES``."""
+"""``ragfunnel.analyzer.judges.run.batch.POLICIES``."""
 SAMPLE_RATE = 0.03
-"""``ragfunnel.analyzer.judges.tiered.DEFAULT_SAMPLE_RATE``."""
+"""``ragfunnel.analyzer.judges.run.tiered.DEFAULT_SAMPLE_RATE``."""
 REVIEW_SIZE = 20
-"""``ragfunnel.analyzer.judges.review.DEFAULT_SIZE``."""
+"""``ragfunnel.analyzer.judges.people.review.DEFAULT_SIZE``."""
 ALPHA = 0.05
 """``ragfunnel.analyzer.report.diff.ALPHA``."""

@@ -24,7 +24,7 @@ from ragfunnel.analyzer.cli.progress import progress_steps
 if TYPE_CHECKING:
     import polars as pl
 
-    from ragfunnel.analyzer.judges import Abstention
+    from ragfunnel.analyzer.funnel import Abstention
 
 THRESHOLD_HELP = """Abstention per run, and a sweep of the confidence threshold.
 

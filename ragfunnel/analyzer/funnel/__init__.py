@@ -27,6 +27,7 @@ The package reads, then builds, then sums up, each layer importing only the ones
 Store functions are not re-exported here: the views are ``ragfunnel.analyzer.store.migrate``'s.
 """
 
+from ragfunnel.analyzer.funnel.abstention import Abstention, abstention
 from ragfunnel.analyzer.funnel.analysis import DEFAULT_K, FunnelResult, analyze
 from ragfunnel.analyzer.funnel.read.index_truth import ManifestError, load_manifest
 from ragfunnel.analyzer.funnel.read.source import READ_TIME_NOTICE
@@ -45,10 +46,12 @@ __all__ = [
     "DEFAULT_K",
     "FIRST_FAILURES",
     "READ_TIME_NOTICE",
+    "Abstention",
     "FunnelResult",
     "ManifestError",
     "MetricValue",
     "Shapes",
+    "abstention",
     "analyze",
     "average_precision",
     "context_precision",

@@ -20,17 +20,17 @@ context)``); the judges that call a model live in ``llm/`` with their prompts; t
 objects (``policies.py``); a verdict row is built in one place (``verdict_row.py``).
 """
 
-from ragfunnel.analyzer.judges.abstention import Abstention, abstention
 from ragfunnel.analyzer.judges.answers import ANSWER_TEXT_FIX, CHUNK_TEXT_FIX
-from ragfunnel.analyzer.judges.batch import JudgeRun, SameModelWarning, judge_store
 from ragfunnel.analyzer.judges.cache import MemoryCache, StoreCache, VerdictCache
-from ragfunnel.analyzer.judges.calibration import Calibration, calibrate
-from ragfunnel.analyzer.judges.claims import ClaimSplit, is_refusal, split_claims
 from ragfunnel.analyzer.judges.llm import JudgeInput, LLMJudge
 from ragfunnel.analyzer.judges.llm.endpoint import Endpoint, Usage
 from ragfunnel.analyzer.judges.llm.factcheck import FactCheckJudge
 from ragfunnel.analyzer.judges.offline import OfflineJudge, judge_claim
-from ragfunnel.analyzer.judges.policies import (
+from ragfunnel.analyzer.judges.people.calibration import Calibration, calibrate
+from ragfunnel.analyzer.judges.people.review import iso_week, review_sheet, write_sheet
+from ragfunnel.analyzer.judges.protocol import BatchJudge, Judge
+from ragfunnel.analyzer.judges.run.batch import JudgeRun, SameModelWarning, judge_store
+from ragfunnel.analyzer.judges.run.policies import (
     POLICIES,
     FactCheckPolicy,
     LLMPolicy,
@@ -39,8 +39,6 @@ from ragfunnel.analyzer.judges.policies import (
     TieredPolicy,
     policy_named,
 )
-from ragfunnel.analyzer.judges.protocol import BatchJudge, Judge
-from ragfunnel.analyzer.judges.review import iso_week, review_sheet, write_sheet
 from ragfunnel.analyzer.judges.verdict_types import (
     LABELS,
     AnswerVerdict,
@@ -49,6 +47,7 @@ from ragfunnel.analyzer.judges.verdict_types import (
     JudgeError,
     as_chunks,
 )
+from ragfunnel.analyzer.language.claims import ClaimSplit, is_refusal, split_claims
 from ragfunnel.analyzer.stats import Estimate
 
 __all__ = [
@@ -56,7 +55,6 @@ __all__ = [
     "CHUNK_TEXT_FIX",
     "LABELS",
     "POLICIES",
-    "Abstention",
     "AnswerVerdict",
     "BatchJudge",
     "Calibration",
@@ -82,7 +80,6 @@ __all__ = [
     "TieredPolicy",
     "Usage",
     "VerdictCache",
-    "abstention",
     "as_chunks",
     "calibrate",
     "is_refusal",

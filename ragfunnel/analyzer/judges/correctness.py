@@ -23,9 +23,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ragfunnel.analyzer.cases.fact_text import states_fact
-from ragfunnel.analyzer.judges.claims import split_claims
 from ragfunnel.analyzer.judges.offline import judge_claim
 from ragfunnel.analyzer.judges.verdict_types import SUPPORTED, Chunk
+from ragfunnel.analyzer.language.claims import split_claims
 
 __all__ = [
     "CORRECT",

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 import polars as pl
 
-from ragfunnel.analyzer.judges.abstention import CHECKED, sweep
+from ragfunnel.analyzer.funnel.abstention import CHECKED, sweep
 from ragfunnel.analyzer.report.contents import Abstention
 
 __all__ = [

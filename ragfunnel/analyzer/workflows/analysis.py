@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ragfunnel.analyzer import funnel
-from ragfunnel.analyzer.judges.abstention import Abstention, abstention
+from ragfunnel.analyzer.funnel.abstention import Abstention, abstention
 
 if TYPE_CHECKING:
     from ragfunnel.analyzer.cases import CaseSet

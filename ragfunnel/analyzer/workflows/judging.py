@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ragfunnel.analyzer.funnel.read.runs import check_runs
 from ragfunnel.analyzer.judges import JudgeRun, judge_store
-from ragfunnel.analyzer.judges.review import review_sheet
+from ragfunnel.analyzer.judges.people.review import review_sheet
 from ragfunnel.analyzer.store import Store, StoreArg, takes_store
 
 if TYPE_CHECKING:

@@ -119,9 +119,9 @@ def test_unknown_command_suggests_a_close_one() -> None:
 
 
 def test_the_cli_copies_of_library_defaults_match_the_library() -> None:
-    from ragfunnel.analyzer.judges.batch import POLICIES
-    from ragfunnel.analyzer.judges.review import DEFAULT_SIZE
-    from ragfunnel.analyzer.judges.tiered import DEFAULT_SAMPLE_RATE
+    from ragfunnel.analyzer.judges.people.review import DEFAULT_SIZE
+    from ragfunnel.analyzer.judges.run.batch import POLICIES
+    from ragfunnel.analyzer.judges.run.tiered import DEFAULT_SAMPLE_RATE
     from ragfunnel.analyzer.report.diff import ALPHA
 
     assert defaults.JUDGE_POLICIES == POLICIES

@@ -5,7 +5,7 @@ import math
 import polars as pl
 import pytest
 
-from ragfunnel.analyzer.judges.abstention import abstention
+from ragfunnel.analyzer.funnel.abstention import abstention
 
 
 def _records() -> pl.DataFrame:

@@ -6,8 +6,8 @@ import pytest
 
 from ragfunnel.analyzer.ingest import ingest_spans
 from ragfunnel.analyzer.judges import tables
-from ragfunnel.analyzer.judges.batch import SameModelWarning, judge_store
 from ragfunnel.analyzer.judges.llm.endpoint import Endpoint
+from ragfunnel.analyzer.judges.run.batch import SameModelWarning, judge_store
 from ragfunnel.analyzer.store import Store
 from ragfunnel.testing import capture_spans
 from tests.support.fake_openai import FakeOpenAI
@@ -108,7 +108,7 @@ def test_progress_counts_the_answers_as_they_are_judged(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Issue 21: `ragfunnel judge` showed a spinner; its bar must count what is done."""
-    from ragfunnel.analyzer.judges import batch as run_module
+    from ragfunnel.analyzer.judges.run import batch as run_module
 
     _record(store)
     offline: list[tuple[str, int, int]] = []

@@ -20,7 +20,7 @@ import ragfunnel
 from ragfunnel.analyzer.cases import Case, CaseSet, parse_evidence
 from ragfunnel.analyzer.funnel import analyze
 from ragfunnel.analyzer.ingest import ingest_spans
-from ragfunnel.analyzer.judges.batch import judge_store
+from ragfunnel.analyzer.judges.run.batch import judge_store
 from ragfunnel.analyzer.store import Store
 from ragfunnel.testing import capture_spans
 

@@ -7,7 +7,7 @@ from ragfunnel.analyzer.funnel import analyze
 from ragfunnel.analyzer.funnel.records.answer_checks import CAPTURE_FIX
 from ragfunnel.analyzer.ingest import ingest_spans
 from ragfunnel.analyzer.judges.answers import ANSWER_TEXT_FIX
-from ragfunnel.analyzer.judges.batch import judge_store
+from ragfunnel.analyzer.judges.run.batch import judge_store
 from ragfunnel.analyzer.report.build import _without_text
 from ragfunnel.analyzer.report.findings import diagnosis_text
 from ragfunnel.analyzer.store import Store

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ragfunnel.analyzer.judges.claims import split_claims
 from ragfunnel.analyzer.judges.offline import OfflineJudge
+from ragfunnel.analyzer.language.claims import split_claims
 
 CONTEXT = [
     ("hotel", "Die Hotelpauschale beträgt 120 Euro pro Nacht."),

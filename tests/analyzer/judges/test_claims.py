@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from ragfunnel.analyzer.judges.claims import is_refusal, split_claims
+from ragfunnel.analyzer.language.claims import is_refusal, split_claims
 
 
 @pytest.mark.parametrize(

@@ -6,8 +6,8 @@ import pytest
 
 from ragfunnel.analyzer.judges import Chunk
 from ragfunnel.analyzer.judges.correctness import facts_correctness, reference_correctness
-from ragfunnel.analyzer.judges.signals import conflicting_sources, signals
-from ragfunnel.analyzer.judges.tiered import in_sample
+from ragfunnel.analyzer.judges.run.signals import conflicting_sources, signals
+from ragfunnel.analyzer.judges.run.tiered import in_sample
 
 REFERENCE = "Die Hotelpauschale beträgt 120 Euro; ein Taxi ist ab 22 Uhr erlaubt."
 

@@ -26,8 +26,8 @@ from ragfunnel.analyzer.cli import app
 from ragfunnel.analyzer.ingest import ingest_paths, ingest_spans
 from ragfunnel.analyzer.judges import JudgeError
 from ragfunnel.analyzer.judges.answers import CHUNK_TEXT_FIX, read_answers
-from ragfunnel.analyzer.judges.batch import judge_store
 from ragfunnel.analyzer.judges.chunk_file import load_chunks
+from ragfunnel.analyzer.judges.run.batch import judge_store
 from ragfunnel.analyzer.store import Store
 from ragfunnel.testing import capture_spans
 from tests.support.traces import memory_tracing

@@ -6,8 +6,8 @@ import pytest
 
 from ragfunnel.analyzer.funnel import analyze
 from ragfunnel.analyzer.ingest import ingest_spans
-from ragfunnel.analyzer.judges.batch import judge_store
 from ragfunnel.analyzer.judges.llm.endpoint import Endpoint
+from ragfunnel.analyzer.judges.run.batch import judge_store
 from ragfunnel.analyzer.store import Store
 from ragfunnel.testing import capture_spans
 from tests.support.fake_openai import FakeOpenAI

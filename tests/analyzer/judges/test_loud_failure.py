@@ -10,8 +10,8 @@ from typer.testing import CliRunner
 
 from ragfunnel.analyzer.cli import app
 from ragfunnel.analyzer.ingest import ingest_spans
-from ragfunnel.analyzer.judges.batch import MAX_FAILED_SHARE, judge_store
 from ragfunnel.analyzer.judges.llm.endpoint import BREAKER_FAILURES, Endpoint
+from ragfunnel.analyzer.judges.run.batch import MAX_FAILED_SHARE, judge_store
 from ragfunnel.analyzer.store import Store
 from ragfunnel.testing import capture_spans
 from tests.support.fake_openai import FakeOpenAI

@@ -12,9 +12,9 @@ from collections.abc import Iterable
 from ragfunnel.analyzer.funnel import analyze
 from ragfunnel.analyzer.ingest import ingest_spans
 from ragfunnel.analyzer.judges import AnswerVerdict, Chunk, ClaimVerdict, split_claims
-from ragfunnel.analyzer.judges.batch import judge_store
 from ragfunnel.analyzer.judges.llm.endpoint import Endpoint
 from ragfunnel.analyzer.judges.protocol import Judge
+from ragfunnel.analyzer.judges.run.batch import judge_store
 from ragfunnel.analyzer.judges.verdict_types import SUPPORTED, UNCERTAIN, UNSUPPORTED, as_chunks
 from ragfunnel.analyzer.store import Store
 from ragfunnel.testing import capture_spans

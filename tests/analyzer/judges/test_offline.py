@@ -3,8 +3,8 @@ from __future__ import annotations
 import pytest
 
 from ragfunnel.analyzer.judges import Chunk
-from ragfunnel.analyzer.language.lexicon import fold
 from ragfunnel.analyzer.judges.offline import OfflineJudge, judge_claim
+from ragfunnel.analyzer.language.lexicon import fold
 from ragfunnel.analyzer.language.terms import key_words
 
 HOTEL_TAXI = [

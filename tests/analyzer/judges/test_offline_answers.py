@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import pytest
 
-from ragfunnel.analyzer.judges.claims import split_claims
 from ragfunnel.analyzer.judges.offline import OfflineJudge, judge_claim
 from ragfunnel.analyzer.judges.offline.score import SUPPORTED_AT
 from ragfunnel.analyzer.judges.verdict_types import UNCERTAIN
+from ragfunnel.analyzer.language.claims import split_claims
 
 POLICY = [
     (

@@ -20,7 +20,7 @@ import ragfunnel
 from ragfunnel.analyzer.cli import app
 from ragfunnel.analyzer.ingest import ingest_spans
 from ragfunnel.analyzer.judges.answers import read_answers
-from ragfunnel.analyzer.judges.batch import judge_store
+from ragfunnel.analyzer.judges.run.batch import judge_store
 from ragfunnel.analyzer.store import Store
 from ragfunnel.instrumentation import contract as c
 from ragfunnel.testing import capture_spans

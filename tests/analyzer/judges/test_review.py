@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 
 from ragfunnel.analyzer.ingest import ingest_spans
-from ragfunnel.analyzer.judges.batch import judge_store
-from ragfunnel.analyzer.judges.calibration import LabelError, calibrate, read_labels
 from ragfunnel.analyzer.judges.llm.endpoint import Endpoint
-from ragfunnel.analyzer.judges.review import iso_week, review_sheet, write_sheet
+from ragfunnel.analyzer.judges.people.calibration import LabelError, calibrate, read_labels
+from ragfunnel.analyzer.judges.people.review import iso_week, review_sheet, write_sheet
+from ragfunnel.analyzer.judges.run.batch import judge_store
 from ragfunnel.analyzer.store import Store
 from ragfunnel.testing import capture_spans
 from tests.support.fake_openai import FakeOpenAI

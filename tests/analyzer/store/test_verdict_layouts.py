@@ -14,8 +14,8 @@ from ragfunnel.analyzer.export import verdict_attributes
 from ragfunnel.analyzer.funnel import analyze
 from ragfunnel.analyzer.ingest import ingest_spans
 from ragfunnel.analyzer.judges import OfflineJudge, tables
-from ragfunnel.analyzer.judges.batch import judge_store
-from ragfunnel.analyzer.judges.review import review_sheet
+from ragfunnel.analyzer.judges.people.review import review_sheet
+from ragfunnel.analyzer.judges.run.batch import judge_store
 from ragfunnel.analyzer.store import Store
 from ragfunnel.analyzer.store.dsn import quote
 from ragfunnel.analyzer.store.inventory import inventory

@@ -19,7 +19,6 @@ from collections.abc import Iterable
 from typing import Any
 
 from ragfunnel.analyzer.judges.cache import cache_key
-from ragfunnel.analyzer.judges.claims import split_claims
 from ragfunnel.analyzer.judges.llm import prompts
 from ragfunnel.analyzer.judges.llm.caller import EndpointJudge, JudgeInput
 from ragfunnel.analyzer.judges.verdict_types import (
@@ -31,6 +30,7 @@ from ragfunnel.analyzer.judges.verdict_types import (
     JudgeError,
     context_hash,
 )
+from ragfunnel.analyzer.language.claims import split_claims
 
 __all__ = ["FactCheckJudge", "yes_probability"]
 

@@ -19,7 +19,6 @@ from typing import Any, TypeVar
 import msgspec
 
 from ragfunnel.analyzer.judges.cache import VerdictCache, cache_key
-from ragfunnel.analyzer.judges.claims import split_claims
 from ragfunnel.analyzer.judges.llm import prompts
 from ragfunnel.analyzer.judges.llm.caller import EndpointJudge, JudgeInput
 from ragfunnel.analyzer.judges.llm.endpoint import Breaker, Endpoint, Usage
@@ -30,6 +29,7 @@ from ragfunnel.analyzer.judges.verdict_types import (
     JudgeError,
     context_hash,
 )
+from ragfunnel.analyzer.language.claims import split_claims
 
 __all__ = ["JudgeInput", "LLMJudge", "complete", "same_model_warning"]
 

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ragfunnel.analyzer.judges.claims import split_claims
 from ragfunnel.analyzer.judges.offline.align import FOUND_AT, Evidence, align
 from ragfunnel.analyzer.judges.offline.index import ContextIndex
 from ragfunnel.analyzer.judges.offline.score import HARD_CAP, model_for
@@ -37,6 +36,7 @@ from ragfunnel.analyzer.judges.verdict_types import (
     ClaimVerdict,
     as_chunks,
 )
+from ragfunnel.analyzer.language.claims import split_claims
 
 __all__ = ["NAME", "OfflineJudge", "judge_claim", "supportable"]
 

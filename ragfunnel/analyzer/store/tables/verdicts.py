@@ -98,7 +98,7 @@ class _Verdict(TypedDict):
 class VerdictRow(_Verdict, total=False):
     """One verdict row: the table's columns by name, in table order (:data:`VERDICT_COLUMNS`).
 
-    ``judges/verdict_row.py`` builds it from a judge's verdict; ``JudgedAt`` may be left out
+    ``judges/run/verdict_row.py`` builds it from a judge's verdict; ``JudgedAt`` may be left out
     (the insert sets it). Rows read back (:func:`read_verdicts`) have the same keys.
     """
 
@@ -139,7 +139,7 @@ CLAIM_COLUMNS: tuple[tuple[str, str], ...] = (
 )
 """The per-claim columns the funnel's ``claims`` records hold (parallel arrays, one element per
 claim, in answer order) and the claim field each holds: the judges fill them from their claim
-verdicts (``judges/verdict_row.py``, with ``ClaimConfidences``), the funnel reads them back into
+verdicts (``judges/run/verdict_row.py``, with ``ClaimConfidences``), the funnel reads them back into
 its ``claims`` structs (``funnel/read/verdicts.py``)."""
 
 DECIDING_FIELDS: tuple[tuple[str, str], ...] = (

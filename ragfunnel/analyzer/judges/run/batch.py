@@ -39,11 +39,11 @@ from ragfunnel.analyzer.judges.llm import (
     same_model_warning,
 )
 from ragfunnel.analyzer.judges.offline import OfflineJudge
-from ragfunnel.analyzer.judges.policies import POLICIES, Policy, TieredPolicy, policy_named
 from ragfunnel.analyzer.judges.protocol import BatchJudge, Judge, judge_all
-from ragfunnel.analyzer.judges.signals import signals
-from ragfunnel.analyzer.judges.tiered import DEFAULT_SAMPLE_RATE, Screened, estimates
-from ragfunnel.analyzer.judges.verdict_row import verdict_row
+from ragfunnel.analyzer.judges.run.policies import POLICIES, Policy, TieredPolicy, policy_named
+from ragfunnel.analyzer.judges.run.signals import signals
+from ragfunnel.analyzer.judges.run.tiered import DEFAULT_SAMPLE_RATE, Screened, estimates
+from ragfunnel.analyzer.judges.run.verdict_row import verdict_row
 from ragfunnel.analyzer.judges.verdict_types import (
     AnswerVerdict,
     Chunk,
@@ -189,7 +189,7 @@ def judge_store(
         store: the store holding ``otel_traces`` (or its DSN or path, opened for the call and
             never created); the verdicts go beside it.
         policy: ``offline``, ``llm``, ``factcheck`` or ``tiered``, or a
-            :class:`~ragfunnel.analyzer.judges.policies.Policy` (then ``sample_rate`` and
+            :class:`~ragfunnel.analyzer.judges.run.policies.Policy` (then ``sample_rate`` and
             ``seed`` are the policy's own).
         runs: only answers of these run ids (a string or an iterable); default all.
         cases: when given, each matched answer's correctness is judged as well.

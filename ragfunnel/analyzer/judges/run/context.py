@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
+from ragfunnel.analyzer.judges.offline.words import stem as snowball
 from ragfunnel.analyzer.language.lexicon import NEGATIONS, fold
 from ragfunnel.analyzer.language.terms import Fact, facts, negated
 
@@ -21,17 +22,22 @@ __all__ = ["Prepared", "Text", "prepare", "stem", "where", "word_in"]
 
 _PUNCTUATION = ".,;:!?()[]{}\"'„“”«»/*`<>|"
 _SENTENCE_END = re.compile(r"[.!?;:]\s+|\n+")
-_SUFFIXES = ("ungen", "ern", "en", "em", "er", "es", "ed", "ing", "e", "n", "s", "t")
 MIN_STEM = 4
 _CACHE = 8192
 
 
+@lru_cache(maxsize=65_536)
 def stem(word: str) -> str:
-    """A light English/German stem: one common suffix off, keeping at least four letters."""
-    for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= MIN_STEM:
-            return word[: -len(suffix)]
-    return word
+    """A folded word's stem for a prefix search in either language, at least four letters long.
+
+    The shorter of its English and German Snowball stems (the offline judge's stemmer,
+    ``offline/words.py``): the signals do not know the context's language, and a prefix search
+    finds a word by the shorter stem in both.
+    """
+    if len(word) <= MIN_STEM:
+        return word
+    root = min(snowball(word, False), snowball(word, True), key=len)
+    return root if len(root) >= MIN_STEM else word[:MIN_STEM]
 
 
 @dataclass

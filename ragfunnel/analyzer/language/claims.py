@@ -12,7 +12,7 @@ What must not split a sentence: abbreviations (``z. B.``, ``e.g.``, ``i.e.``, ``
 Citation markers (``[1]``, ``[Source 1 – policy.pdf]``, ``(Quelle 2)``) are no part of a claim:
 they are removed from its text and kept as its *citations* (a hint of which source the answer
 meant, never a verdict). A list of sources ("Sources: [1] a.pdf; [2] b.pdf", "Quellen: …") and a
-sentence that only points at one ("See [2] for details") make no claim (judges/citations.py).
+sentence that only points at one ("See [2] for details") make no claim (language/citations.py).
 
 Sentences that refuse ("I don't know", "Dazu habe ich keine Informationen") are *refusals*, not
 claims; politeness without content ("Hope this helps!") and sentences that only announce what
@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ragfunnel.analyzer.judges.citations import (
+from ragfunnel.analyzer.language.citations import (
     MARKER,
     is_pointer,
     is_source_entry,
@@ -36,7 +36,7 @@ from ragfunnel.analyzer.judges.citations import (
     move_trailing,
     strip_markers,
 )
-from ragfunnel.analyzer.language.lexicon import REFUSAL_FILLERS, REFUSALS
+from ragfunnel.analyzer.language.refusals import is_refusal
 
 __all__ = ["ClaimSplit", "is_refusal", "split_claims"]
 
@@ -144,11 +144,6 @@ _COORDINATION = re.compile(
 )
 _MIN_CLAUSE_WORDS = 3
 
-_REFUSAL = re.compile(r"\b(?:" + "|".join(REFUSALS) + ")", re.IGNORECASE)
-_REFUSAL_FILLER = re.compile(
-    r"(?<!\w)(?:" + "|".join(re.escape(f) for f in REFUSAL_FILLERS) + r")(?!\w)[\s,]*",
-    re.IGNORECASE,
-)
 _FILLER = re.compile(
     r"^(?:i\s+hope\s+(?:this|that)\s+helps|hope\s+(?:this|that)\s+helps|let\s+me\s+know\b.*|"
     r"feel\s+free\s+to\s+ask\b.*|(?:you(?:'re|\s+are)\s+)?welcome|thanks?(?:\s+you)?(?:\s+for\s+.*)?|"
@@ -199,18 +194,6 @@ class ClaimSplit:
     def abstained(self) -> bool:
         """No claims: the answer refused, or said nothing checkable."""
         return not self.claims
-
-
-def is_refusal(sentence: str) -> bool:
-    """Whether ``sentence`` declines to answer, in English or German.
-
-    The phrases are the lexicon's ``REFUSALS``, tried again with its fillers ("leider", "I'm
-    afraid") dropped.
-    """
-    if _REFUSAL.search(sentence):
-        return True
-    plain = _REFUSAL_FILLER.sub("", sentence)
-    return plain != sentence and _REFUSAL.search(plain) is not None
 
 
 def _ends_sentence(before: str, after: str) -> bool:

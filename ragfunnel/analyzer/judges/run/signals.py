@@ -22,10 +22,10 @@ import math
 import re
 from collections.abc import Sequence
 
-from ragfunnel.analyzer.judges.context import prepare
+from ragfunnel.analyzer.judges.run.context import prepare
+from ragfunnel.analyzer.judges.verdict_types import Chunk
 from ragfunnel.analyzer.language.lexicon import fold
 from ragfunnel.analyzer.language.terms import MEASURED, facts, key_words, unit_of
-from ragfunnel.analyzer.judges.verdict_types import Chunk
 
 __all__ = [
     "LOGPROB_FLOOR",

@@ -26,9 +26,9 @@ import polars as pl
 
 from ragfunnel.analyzer.judges import tables
 from ragfunnel.analyzer.judges.answers import read_answers
-from ragfunnel.analyzer.judges.claims import split_claims
 from ragfunnel.analyzer.judges.offline import judge_claim
 from ragfunnel.analyzer.judges.verdict_types import Chunk
+from ragfunnel.analyzer.language.claims import split_claims
 from ragfunnel.analyzer.store.tables.verdicts import OFFLINE_JUDGE, VerdictRow
 
 if TYPE_CHECKING:

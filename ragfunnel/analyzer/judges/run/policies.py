@@ -27,7 +27,7 @@ from ragfunnel.analyzer.judges.llm import (
     LLMJudge,
 )
 from ragfunnel.analyzer.judges.protocol import BatchJudge
-from ragfunnel.analyzer.judges.tiered import DEFAULT_SAMPLE_RATE, flag_reasons, in_sample
+from ragfunnel.analyzer.judges.run.tiered import DEFAULT_SAMPLE_RATE, flag_reasons, in_sample
 from ragfunnel.analyzer.judges.verdict_types import AnswerVerdict, JudgeError
 
 __all__ = [
