@@ -37,7 +37,9 @@ prompt cut and at each --k. Without --cases, live traffic is summarised by funne
 (candidates, top scores, cut sizes, abstentions, missing stages).
 
 Index truth comes from ingest spans in the store or from --index-manifest (ids exported from \
-the vector store); without either, "ingestion_or_search" is reported instead of guessing.
+the vector store); without either, "ingestion_or_search" is reported instead of guessing. \
+Evidence named by document + quote is resolved against each run's index version (its ingest \
+spans' chunk texts, or --chunks); case labels that name another chunking are "stale_case".
 
 \b
 Examples:
@@ -62,6 +64,15 @@ def analyze_command(
             metavar="N",
             min=1,
             help="Cut-off for ranking metrics (repeatable; default 1, 5, 10) besides the real cut.",
+        ),
+    ] = None,
+    chunks: Annotated[
+        Path | None,
+        typer.Option(
+            "--chunks",
+            metavar="FILE",
+            help="Chunk texts for the cases' document + quote evidence where the ingest spans "
+            "recorded none: JSON Lines or Parquet with id and text.",
         ),
     ] = None,
     json_out: JsonOption = None,
@@ -91,7 +102,9 @@ def analyze_command(
                 "cases": str(cases) if cases is not None else None,
                 "runs": list(run or []),
             }
-            found = analyze_store(opened, case_set, runs=run, index_manifest=index_manifest, k=k)
+            found = analyze_store(
+                opened, case_set, runs=run, index_manifest=index_manifest, k=k, chunks=chunks
+            )
             if not isinstance(found, FunnelResult):
                 records, text = found.records, shapes_text(found, source=opened.dsn_redacted)
                 notices = found.notices

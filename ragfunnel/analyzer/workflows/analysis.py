@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from ragfunnel.analyzer import funnel
 from ragfunnel.analyzer.funnel.abstention import Abstention, abstention
+from ragfunnel.analyzer.judges.chunk_file import load_chunks
 
 if TYPE_CHECKING:
     from ragfunnel.analyzer.cases import CaseSet
@@ -35,14 +36,19 @@ def analyze_store(
     runs: Sequence[str] | None = None,
     index_manifest: Path | None = None,
     k: Sequence[int] | None = None,
+    chunks: Path | None = None,
 ) -> FunnelResult | Shapes:
-    """With cases, every question's funnel against them; without, live traffic by shape."""
+    """With cases, every question's funnel against them; without, live traffic by shape.
+
+    ``chunks``: a chunk file (id → text, ``judges.chunk_file``) for the cases' quotes where
+    the ingest spans recorded no text.
+    """
     # Looked up on the package at each call, so a caller (or a test) sees funnel.analyze as it is.
     if cases is None:
         return funnel.shapes(store, run=list(runs) if runs else None)
     return funnel.analyze(
         store, cases, run=list(runs) if runs else None, index_manifest=index_manifest,
-        k=list(k) if k else None,
+        k=list(k) if k else None, chunks=load_chunks(chunks) if chunks is not None else None,
     )  # fmt: skip
 
 

@@ -108,3 +108,30 @@ def test_an_unknown_index_version_is_named(tmp_path: Path) -> None:
     assert done.exit_code == 2
     assert "--from-index" in done.stderr
     assert "no ingest span of index version 'v9'" in done.stderr and "'v1', 'v2'" in done.stderr
+
+
+def test_analyze_reads_chunk_texts_from_a_chunk_file(tmp_path: Path) -> None:
+    dsn = _store(tmp_path, content=False)  # v1's ingest spans recorded ids and offsets only
+    cases = tmp_path / "quotes.yaml"
+    hotel = {"document": "travel", "quote": "hotel allowance is 120 EUR"}
+    cases.write_text(
+        yaml.safe_dump([{"id": "q-hotel", "question": QUESTIONS["q-hotel"][0],
+                         "evidence": hotel, "facts": ["120 EUR"]}]),
+        encoding="utf-8",
+    )  # fmt: skip
+    args = ["analyze", "--cases", str(cases), "--store", dsn, "--run", "v1", "--jsonl"]
+    without = _invoke(*args, str(tmp_path / "a.jsonl"), "-q")
+    assert without.exit_code == 0, without.output
+    (row,) = [json.loads(line) for line in (tmp_path / "a.jsonl").read_text().splitlines()]
+    assert row["first_failure"] == "stale_case"
+    assert row["failure_reason"].startswith("document travel in index v1 has no chunk text")
+    chunks = tmp_path / "chunks.jsonl"
+    chunks.write_text(
+        json.dumps({"id": "travel#0", "text": "The hotel allowance is 120 EUR per night."}) + "\n"
+    )
+    done = _invoke(*args, str(tmp_path / "b.jsonl"), "--chunks", str(chunks), "-q")
+    assert done.exit_code == 0, done.output
+    (row,) = [json.loads(line) for line in (tmp_path / "b.jsonl").read_text().splitlines()]
+    # Resolved: the chunk reached the prompt; the answer text was not captured, so unjudged.
+    assert [(e["id"], e["in_prompt"]) for e in row["evidence"]] == [("travel#0", True)]
+    assert row["first_failure"] == "unjudged"
