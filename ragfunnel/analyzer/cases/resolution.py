@@ -4,7 +4,7 @@ An evidence leaf named by its document survives re-chunking: each run's index ve
 own chunks, and this module finds, among the chunks of that document, the ones the leaf means
 (docs/funnel.md, "Cases"):
 
-- a **quote**: the chunks whose text holds it, whitespace and case folded (NFKC, case-folded,
+- a **quote**: the chunks whose text holds it, whitespace and case folded (NFKC, lower case,
   white space removed). One chunk holding it is the leaf; several (overlapping chunks) are
   alternatives (``any_of``); a quote no single chunk holds but consecutive chunks do — across a
   chunk border — needs them all (``all_of``; chunk overlap is recognised and not counted twice);
