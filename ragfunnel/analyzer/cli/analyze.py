@@ -12,6 +12,7 @@ from ragfunnel.analyzer.cli.app import app
 from ragfunnel.analyzer.cli.exits import fail, reported, show_notices
 from ragfunnel.analyzer.cli.options import (
     CasesOption,
+    ChunksOption,
     IndexManifestOption,
     JsonlOption,
     JsonOption,
@@ -66,15 +67,7 @@ def analyze_command(
             help="Cut-off for ranking metrics (repeatable; default 1, 5, 10) besides the real cut.",
         ),
     ] = None,
-    chunks: Annotated[
-        Path | None,
-        typer.Option(
-            "--chunks",
-            metavar="FILE",
-            help="Chunk texts for the cases' document + quote evidence where the ingest spans "
-            "recorded none: JSON Lines or Parquet with id and text.",
-        ),
-    ] = None,
+    chunks: ChunksOption = None,
     json_out: JsonOption = None,
     jsonl_out: JsonlOption = None,
     parquet_out: ParquetOption = None,

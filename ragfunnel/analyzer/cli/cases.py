@@ -9,7 +9,7 @@ import typer
 
 from ragfunnel.analyzer.cli.app import app
 from ragfunnel.analyzer.cli.exits import reported
-from ragfunnel.analyzer.cli.options import QuietOption, StoreOption
+from ragfunnel.analyzer.cli.options import ChunksOption, QuietOption, StoreOption
 from ragfunnel.analyzer.cli.output import say
 
 CASES_HELP = """Work on evaluation cases files.
@@ -65,15 +65,7 @@ def rebase_command(
     in_place: Annotated[
         bool, typer.Option("--in-place", help="Overwrite the cases file itself.")
     ] = False,
-    chunks: Annotated[
-        Path | None,
-        typer.Option(
-            "--chunks",
-            metavar="FILE",
-            help="Chunk texts the ingest spans did not record: JSON Lines or Parquet with id "
-            "and text.",
-        ),
-    ] = None,
+    chunks: ChunksOption = None,
     store: StoreOption = None,
     quiet: QuietOption = False,
 ) -> None:

@@ -15,6 +15,7 @@ import ragfunnel.environment_variables as env
 
 __all__ = [
     "CasesOption",
+    "ChunksOption",
     "IndexManifestOption",
     "JaegerUrlOption",
     "JsonOption",
@@ -40,6 +41,14 @@ StoreOption = Annotated[
 CasesOption = Annotated[
     Path | None,
     typer.Option("--cases", metavar="FILE", help="Evaluation cases: YAML, JSON, JSONL or CSV."),
+]
+ChunksOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--chunks",
+        metavar="FILE",
+        help="Chunk texts the spans did not record: JSON Lines or Parquet with id and text.",
+    ),
 ]
 RunOption = Annotated[
     list[str] | None,

@@ -168,7 +168,7 @@ def analyze(
         manifest: Collection[str] | None = load_manifest(index_manifest)
     else:
         manifest = index_manifest
-    frame, nodes = case_tables(case_set)
+    frame, _ = case_tables(case_set)
     if not 0 <= faithfulness_threshold <= 1:
         raise InvalidArgument(
             f"faithfulness_threshold must be between 0 and 1, got {faithfulness_threshold!r}",
@@ -180,9 +180,7 @@ def analyze(
     parts: list[pl.DataFrame] = []
     unmatched, examples = 0, cast("tuple[str, ...]", ())
     truth = IndexTruth.none()
-    for pass_runs, pass_frame, pass_nodes, stale in _passes(
-        store, source, case_set, frame, nodes, runs, chunks
-    ):
+    for pass_runs, pass_frame, pass_nodes, stale in _passes(store, source, case_set, runs, chunks):
         truth, found, built = _funnel_pass(
             store, source, case_set, pass_frame, pass_nodes, pass_runs, stale,
             manifest=manifest, question=question, k_values=k_values, verdicts=verdicts,
@@ -282,12 +280,10 @@ def _funnel_pass(  # noqa: PLR0917 (one pass of analyze, which checked every arg
     return truth, found, parts
 
 
-def _passes(  # noqa: PLR0917
+def _passes(
     store: Store,
     source: StageSource,
     case_set: CaseSet,
-    frame: pl.DataFrame,
-    nodes: pl.DataFrame,
     runs: tuple[str, ...],
     chunk_texts: Mapping[str, str] | None,
 ) -> list[tuple[tuple[str, ...], pl.DataFrame, pl.DataFrame, pl.DataFrame]]:
@@ -296,6 +292,7 @@ def _passes(  # noqa: PLR0917
     Cases naming no document need one pass. Document leaves are resolved against each run's
     index version (the one most of its questions name): one pass per version.
     """
+    frame, nodes = case_tables(case_set)  # cached on the case set
     columns = case_set.columns
     if not names_documents(columns):
         return [(runs, frame, nodes, pl.DataFrame(schema=STALE_SCHEMA))]
