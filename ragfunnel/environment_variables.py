@@ -1,6 +1,7 @@
 """Every ``RAGFUNNEL_*`` environment variable ragfunnel reads, each with what it does.
 
-The one list: modules that read a variable take its name from here, and
+The one list, and the one reader: modules that read a variable take its name from here and
+read it with :func:`read`, and
 ``docs/environment-variables.md`` is checked against it (``tests/docs/test_environment_variables.py``).
 Standard library only, so that the instrumentation can import it without the analyzer's
 dependencies. Variables that only the collector configuration, the build scripts, the benchmarks
@@ -9,7 +10,9 @@ or the tests read are listed in that page too, not here: the package never reads
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
+from typing import overload
 
 __all__ = [
     "CAPTURE_CONTENT",
@@ -33,6 +36,8 @@ __all__ = [
     "VARIABLES",
     "VENV",
     "Variable",
+    "is_set",
+    "read",
 ]
 
 
@@ -52,6 +57,25 @@ VARIABLES: dict[str, Variable] = {}
 def _variable(name: str, part: str, doc: str) -> str:
     VARIABLES[name] = Variable(name, part, doc)
     return name
+
+
+@overload
+def read(name: str) -> str | None: ...
+@overload
+def read(name: str, default: str) -> str: ...
+def read(name: str, default: str | None = None) -> str | None:
+    """The value of the environment variable ``name``, or ``default`` when it is unset.
+
+    The one place ragfunnel reads its environment (a test checks that no other module reads
+    ``os.environ``): this module's ``RAGFUNNEL_*`` names and the standard ones ragfunnel honours
+    (``OTEL_SERVICE_NAME``, ``CLICKHOUSE_USER`` …).
+    """
+    return os.environ.get(name, default)
+
+
+def is_set(name: str) -> bool:
+    """Whether the environment variable ``name`` is set (to anything, the empty string too)."""
+    return name in os.environ
 
 
 # --- instrumentation (ragfunnel.configure); a bad value warns and falls back to the default

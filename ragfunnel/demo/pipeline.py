@@ -9,7 +9,6 @@ never read the cases' evidence while answering.
 
 from __future__ import annotations
 
-import os
 import random
 import re
 from collections.abc import Callable, Sequence
@@ -17,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 import ragfunnel
+import ragfunnel.environment_variables as env
 from ragfunnel.demo.answer import (
     Source,
     best_quotes,
@@ -326,5 +326,5 @@ def _openai_client(llm: LLM) -> Any:
             "an LLM generator needs the openai package: pip install 'ragfunnel[judge]'",
             argument="llm",
         ) from exc
-    key = llm.api_key or os.environ.get("OPENAI_API_KEY") or "not-needed"
+    key = llm.api_key or env.read("OPENAI_API_KEY") or "not-needed"
     return openai.OpenAI(base_url=llm.base_url, api_key=key)

@@ -16,7 +16,6 @@ import atexit
 import datetime as dt
 import json
 import logging
-import os
 import secrets
 import threading
 import weakref
@@ -282,12 +281,10 @@ def configure(
     if not enabled:  # before any hook import, provider, exporter or file
         return _disable()
     spec: str | SpanExporter = (
-        exporter
-        if exporter is not None
-        else os.environ.get(env.EXPORTER, "file:" + DEFAULT_TRACE_FILE)
+        exporter if exporter is not None else env.read(env.EXPORTER, "file:" + DEFAULT_TRACE_FILE)
     )
     hook_broken = False
-    if redact is None and os.environ.get(env.REDACT):
+    if redact is None and env.read(env.REDACT):
         redact = from_env(env.REDACT, parse_hook, None)
         hook_broken = redact is None
     with _lock:
@@ -307,15 +304,15 @@ def configure(
             capture_answer="answer" in kinds,
             capture_all=kinds == frozenset(CONTENT_KINDS),
             redact=redact,
-            run_id=run_id or os.environ.get(env.RUN_ID) or _default_run_id(),
+            run_id=run_id or env.read(env.RUN_ID) or _default_run_id(),
             pipeline_attributes=_pipeline_attributes(pipeline),
         )
         name = (
             service_name
-            or os.environ.get(env.SERVICE_NAME)
-            or os.environ.get("OTEL_SERVICE_NAME", "ragfunnel-app")
+            or env.read(env.SERVICE_NAME)
+            or env.read("OTEL_SERVICE_NAME", "ragfunnel-app")
         )
-        explicit = bool(service_name or os.environ.get(env.SERVICE_NAME))
+        explicit = bool(service_name or env.read(env.SERVICE_NAME))
         provider = _provider_for(name, tracer_provider, explicit=explicit)
         try:
             span_exporter = spec if isinstance(spec, SpanExporter) else make_exporter(spec)
@@ -324,7 +321,7 @@ def configure(
                 raise
             # The environment's (or the default) destination is unusable: the app keeps
             # running, its spans go nowhere, and the log says why.
-            source = env.EXPORTER if env.EXPORTER in os.environ else "exporter"
+            source = env.EXPORTER if env.is_set(env.EXPORTER) else "exporter"
             logger.warning("ignoring %s=%r (%s); exporting nothing", source, spec, exc)
             span_exporter = None
         switch = _switch_for(provider)

@@ -145,6 +145,16 @@ OPENINFERENCE_KIND: Final = "openinference.span.kind"
 GEN_AI_OPERATION: Final = "gen_ai.operation.name"
 """The OTel GenAI operation name (``retrieval``, ``chat``)."""
 
+# Export: what ragfunnel records when its export queue drops spans (docs/reliability.md).
+SPANS_DROPPED_EVENT: Final = "ragfunnel.spans_dropped"
+"""The span event on the next span to start after spans were dropped."""
+SPANS_DROPPED: Final = "ragfunnel.dropped"
+"""That event's count of spans dropped since the last such event."""
+SPANS_DROPPED_TOTAL: Final = "ragfunnel.dropped_total"
+"""That event's count of spans dropped by the process so far."""
+SPANS_DROPPED_METRIC: Final = "ragfunnel.spans.dropped"
+"""The counter metric of dropped spans (unit ``{span}``)."""
+
 # Evaluation events: one per verdict, `ragfunnel judge --emit otlp` (docs/span-contract.md,
 # "Evaluation events"); the gen_ai.* names are the GenAI semantic conventions'.
 EVALUATION_EVENT: Final = "gen_ai.evaluation.result"

@@ -40,6 +40,7 @@ from opentelemetry.context import (
 from opentelemetry.sdk.trace import ReadableSpan, SpanProcessor
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 
+from ragfunnel.instrumentation import contract
 from ragfunnel.instrumentation.safety import internal_error
 
 logger = logging.getLogger("ragfunnel")
@@ -54,14 +55,14 @@ QUEUE_FULL = "export queue full"
 EXPORTER_STUCK = "export queue full, exporter stuck or failing"
 AFTER_SHUTDOWN = "ended after shutdown"
 LEFT_AT_EXIT = "still queued at exit"
-DROP_EVENT = "ragfunnel.spans_dropped"
+DROP_EVENT = contract.SPANS_DROPPED_EVENT
 """The span event that records, on the next span to start, how many spans were dropped."""
 
 _drops_lock = threading.Lock()
 _drops: Counter[str] = Counter()
 _meter = metrics.get_meter("ragfunnel")
 _dropped_metric = _meter.create_counter(
-    "ragfunnel.spans.dropped", unit="{span}", description="Spans ragfunnel could not export"
+    contract.SPANS_DROPPED_METRIC, unit="{span}", description="Spans ragfunnel could not export"
 )
 
 
@@ -176,7 +177,7 @@ class BoundedBatchProcessor(SpanProcessor):
                 total = self.stats.dropped
             try:
                 span.add_event(
-                    DROP_EVENT, {"ragfunnel.dropped": since, "ragfunnel.dropped_total": total}
+                    DROP_EVENT, {contract.SPANS_DROPPED: since, contract.SPANS_DROPPED_TOTAL: total}
                 )
             except Exception as exc:  # noqa: BLE001 - a span of another SDK
                 internal_error("recording dropped spans", exc)

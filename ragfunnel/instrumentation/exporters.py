@@ -14,6 +14,7 @@ from pathlib import Path
 
 from opentelemetry.sdk.trace.export import SpanExporter
 
+import ragfunnel.environment_variables as env
 from ragfunnel.instrumentation.settings import ConfigError
 
 logger = logging.getLogger("ragfunnel")
@@ -60,7 +61,7 @@ def otlp_protocol() -> str:
     """``grpc`` or ``http/protobuf``: what ``otlp`` uses under the current environment."""
     default = "grpc" if _grpc_installed() else "http/protobuf"
     for name in ("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"):
-        raw = os.environ.get(name, "").strip()
+        raw = (env.read(name) or "").strip()
         if not raw:
             continue
         if raw == "grpc" and default != "grpc":

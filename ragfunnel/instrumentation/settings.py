@@ -12,10 +12,10 @@ import importlib
 import json
 import logging
 import math
-import os
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
+import ragfunnel.environment_variables as env
 from ragfunnel.instrumentation.redaction import Redactor, redact_urls
 
 logger = logging.getLogger("ragfunnel")
@@ -127,12 +127,12 @@ def positive_seconds(text: str) -> float:
 
 
 def from_env(name: str, parse: Callable[[str], T], default: T, *, show_value: bool = True) -> T:
-    """``parse(os.environ[name])``, or ``default`` (with a warning) when unset or unparsable.
+    """``parse(`` the variable ``)``, or ``default`` (with a warning) when unset or unparsable.
 
     The warning quotes the value (URLs in it redacted), unless ``show_value`` is false: a
     pipeline snapshot may hold a credential the scrubbing of a parsed one would have hidden.
     """
-    raw = os.environ.get(name)
+    raw = env.read(name)
     if raw is None:
         return default
     try:

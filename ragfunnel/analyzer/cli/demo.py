@@ -8,7 +8,6 @@ command works with the analyzer extra alone.
 
 from __future__ import annotations
 
-import os
 import shlex
 from pathlib import Path
 from typing import Annotated
@@ -92,7 +91,7 @@ def demo_command(
             workdir, faults=fault or list(FAULTS), cases=cases, llm=llm, progress=step
         )
     say(closing_text(result, commands=set(COMMANDS)), quiet=quiet)
-    venv = os.environ.get(VENV_ENV)
+    venv = env.read(VENV_ENV)
     if venv:
         say(path_hint(Path(venv), None if workdir.is_absolute() else Path.cwd()), quiet=quiet)
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import os
 import shutil
 import sys
 from collections.abc import Iterator
@@ -151,11 +150,11 @@ def _no_empty_store(dsn: str | None) -> Iterator[tuple[list[int], Path | None]]:
     exception, or ``typer.Exit``) or one that read nothing leaves no empty store behind for
     analysis to find.
     """
-    from ragfunnel.analyzer.store import DEFAULT_DSN, ENV_STORE, parse_dsn
+    from ragfunnel.analyzer.store import chosen_dsn, parse_dsn
 
     read: list[int] = []
     try:
-        target = parse_dsn(dsn or os.environ.get(ENV_STORE) or DEFAULT_DSN)
+        target = parse_dsn(chosen_dsn(dsn))
     except AnalyzerError:  # reported by Store.open, inside
         target = None
     fresh = Path(target.path) if target is not None and target.embedded else None

@@ -29,6 +29,7 @@ from opentelemetry.sdk._logs.export import (
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags
 
+import ragfunnel.environment_variables as env
 from ragfunnel.analyzer.errors import AnalyzerError
 from ragfunnel.analyzer.judges.tables import read_verdicts
 from ragfunnel.analyzer.store import Store
@@ -150,9 +151,7 @@ class _Counted(LogRecordExporter):
 def _logs_url(endpoint: str | None) -> str | None:
     """``http://host:4318`` → ``…/v1/logs``; None lets the exporter read OTEL_EXPORTER_OTLP_*."""
     if endpoint is None:
-        if os.environ.get("OTEL_EXPORTER_OTLP_LOGS_ENDPOINT") or os.environ.get(
-            "OTEL_EXPORTER_OTLP_ENDPOINT"
-        ):
+        if env.read("OTEL_EXPORTER_OTLP_LOGS_ENDPOINT") or env.read("OTEL_EXPORTER_OTLP_ENDPOINT"):
             return None
         endpoint = DEFAULT_ENDPOINT
     if not endpoint.startswith(("http://", "https://")):

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import functools
 import logging
-import os
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
@@ -41,7 +40,7 @@ def available() -> bool:
 
 def converter() -> Converter | None:
     """A new native converter, or None."""
-    if os.environ.get(NATIVE_ENV, "").strip().lower() in _OFF:
+    if (env.read(NATIVE_ENV) or "").strip().lower() in _OFF:
         return None
     try:
         from ragfunnel_native import Converter

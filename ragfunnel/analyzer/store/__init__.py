@@ -16,7 +16,7 @@ builders it runs: docs/architecture.md).
 """
 
 from ragfunnel.analyzer.store.connection import Store
-from ragfunnel.analyzer.store.dsn import DEFAULT_DSN, ENV_STORE, parse_dsn, redact_dsn
+from ragfunnel.analyzer.store.dsn import DEFAULT_DSN, ENV_STORE, chosen_dsn, parse_dsn, redact_dsn
 from ragfunnel.analyzer.store.migrations import Migration, migrate
 from ragfunnel.analyzer.store.opening import StoreArg, takes_store
 from ragfunnel.analyzer.store.store_error import StoreError
@@ -30,6 +30,7 @@ __all__ = [
     "Store",
     "StoreArg",
     "StoreError",
+    "chosen_dsn",
     "migrate",
     "parse_dsn",
     "redact_dsn",

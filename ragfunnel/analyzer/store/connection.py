@@ -18,7 +18,6 @@ statements; it writes none of its own against a table: ``otel_traces`` is checke
 from __future__ import annotations
 
 import contextlib
-import os
 import re
 import tempfile
 import threading
@@ -34,10 +33,9 @@ from ragfunnel.analyzer.store.clients import (
     release_engine,
 )
 from ragfunnel.analyzer.store.dsn import (
-    DEFAULT_DSN,
-    ENV_STORE,
     Target,
     check_identifier,
+    chosen_dsn,
     parse_dsn,
     quote,
 )
@@ -130,7 +128,7 @@ class Store:
                 (without ``create``), or a table whose columns differ from the exporter's
                 ``otel_traces``.
         """
-        target = parse_dsn(dsn or os.environ.get(ENV_STORE) or DEFAULT_DSN)
+        target = parse_dsn(chosen_dsn(dsn))
         database = check_identifier("database", target.database or database)
         table = check_identifier("table", table)
         create = create and not read_only
@@ -168,7 +166,7 @@ class Store:
             StoreError: as :meth:`open`.
         """
         if read_only is None:
-            read_only = not parse_dsn(dsn or os.environ.get(ENV_STORE) or DEFAULT_DSN).embedded
+            read_only = not parse_dsn(chosen_dsn(dsn)).embedded
         store = cls.open(dsn, database=database, table=table, create=False, read_only=read_only)
         # From the start: the parts a recent ingest left would otherwise be merged alongside
         # the cases file's loading (:meth:`merges_paused`).

@@ -13,7 +13,6 @@ not a plain name reach SQL text.
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +26,7 @@ __all__ = [
     "ENV_STORE",
     "Target",
     "check_identifier",
+    "chosen_dsn",
     "parse_dsn",
     "quote",
     "redact_dsn",
@@ -38,6 +38,12 @@ DEFAULT_DSN = "chdb://.ragfunnel/store"
 ENV_STORE = env.STORE
 ENV_USER = "CLICKHOUSE_USER"
 ENV_PASSWORD = "CLICKHOUSE_PASSWORD"  # noqa: S105 - the variable's name, not a password
+
+
+def chosen_dsn(dsn: str | None) -> str:
+    """The store a command uses: ``--store``, else ``RAGFUNNEL_STORE``, else the embedded default."""
+    return dsn or env.read(ENV_STORE) or DEFAULT_DSN
+
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]{0,127}")
 _HTTP_PORTS = {"http": 8123, "https": 8443}
@@ -109,12 +115,8 @@ def parse_dsn(dsn: str) -> Target:
             host=parts.hostname,
             port=port,
             secure=scheme == "https",
-            username=unquote(parts.username)
-            if parts.username
-            else os.environ.get(ENV_USER, "default"),
-            password=unquote(parts.password)
-            if parts.password
-            else os.environ.get(ENV_PASSWORD, ""),
+            username=unquote(parts.username) if parts.username else env.read(ENV_USER, "default"),
+            password=unquote(parts.password) if parts.password else env.read(ENV_PASSWORD, ""),
             database=database,
         )
     raise StoreError(

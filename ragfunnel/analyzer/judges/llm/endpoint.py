@@ -9,7 +9,6 @@ API key.
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -31,7 +30,7 @@ RESPONSE_STYLES = ("json_schema", "json_object", "none")
 
 def _env(role: str) -> str | None:
     for name in ENV[role]:
-        value = os.environ.get(name)
+        value = env.read(name)
         if value:
             return value
     return None

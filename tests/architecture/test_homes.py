@@ -1,0 +1,88 @@
+"""One home for each kind of thing (issue 33): the environment, attribute names, SQL.
+
+A scan of the package's source: no module but ``environment_variables.py`` reads the
+environment; no module but the span contract (``instrumentation/contract.py``) and the
+analyzer's conventions (``analyzer/conventions/``, which read other tools' names) spells an
+attribute name. SQL is ``tests/analyzer/store/test_sql_homes.py``'s.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import re
+from pathlib import Path
+
+import ragfunnel
+from ragfunnel.instrumentation import contract
+from tests.analyzer.store.test_sql_homes import literals
+
+PACKAGE = Path(ragfunnel.__file__).parent
+ENVIRONMENT = PACKAGE / "environment_variables.py"
+NAMES_HOMES = (PACKAGE / "instrumentation" / "contract.py", PACKAGE / "analyzer" / "conventions")
+
+CONTRACT_NAMES = {
+    value
+    for name, value in vars(contract).items()
+    if name.isupper() and isinstance(value, str) and "." in value
+}
+FOREIGN = re.compile(r"^(?:gen_ai|openinference|llm|retrieval|reranker)\.[a-z_]+(?:\.[a-z_]+)*$")
+
+
+def _modules() -> list[Path]:
+    return sorted(p for p in PACKAGE.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def _reads_environment(tree: ast.AST) -> list[int]:
+    return [
+        node.lineno
+        for node in ast.walk(tree)
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "os"
+            and node.attr in ("environ", "getenv", "environb", "getenvb")
+        )
+        or (
+            isinstance(node, ast.ImportFrom)
+            and node.module == "os"
+            and any(a.name in ("environ", "getenv") for a in node.names)
+        )
+    ]
+
+
+def test_only_environment_variables_reads_the_environment() -> None:
+    offenders = [
+        f"{path.relative_to(PACKAGE.parent)}:{line}"
+        for path in _modules()
+        if path != ENVIRONMENT
+        for line in _reads_environment(ast.parse(path.read_text(encoding="utf-8")))
+    ]
+    assert offenders == [], "read it with ragfunnel.environment_variables.read: " + str(offenders)
+
+
+def _is_module(name: str) -> bool:
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ModuleNotFoundError:
+        return False
+
+
+def test_attribute_names_are_spelt_only_in_the_contract_and_the_conventions() -> None:
+    offenders = []
+    for path in _modules():
+        if any(path == home or home in path.parents for home in NAMES_HOMES):
+            continue
+        for line, text in literals(path.read_text(encoding="utf-8")):
+            if text in CONTRACT_NAMES or (FOREIGN.match(text) and not _is_module(text)):
+                offenders.append(f"{path.relative_to(PACKAGE.parent)}:{line}: {text!r}")
+    assert offenders == [], "name it by its contract constant: " + "\n".join(offenders)
+
+
+def test_the_scans_find_what_they_look_for() -> None:
+    """The scans can fail: each finds a planted offence."""
+    planted = "import os\nkey = 'gen_ai.evaluation.name'\nx = os.environ.get('X')\n"
+    assert _reads_environment(ast.parse(planted)) == [3]
+    assert [t for _, t in literals(planted) if FOREIGN.match(t)] == ["gen_ai.evaluation.name"]
+    assert contract.QUESTION_ID in CONTRACT_NAMES
+    assert [t for _, t in literals(f"a = {contract.QUESTION_ID!r}\n") if t in CONTRACT_NAMES]
