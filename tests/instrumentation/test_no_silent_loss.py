@@ -124,7 +124,9 @@ def test_an_endpoint_that_is_down_holds_the_app_within_the_bound_and_the_count_i
         OTEL_EXPORTER_OTLP_ENDPOINT=endpoint,
         OTEL_EXPORTER_OTLP_TRACES_TIMEOUT="1",
     )
-    bound = QUEUE_FULL_WAIT_S if mode == "wait" else 0.5
+    # "drop" never waits for room: no call comes near the 10 s a wait may take (2 s allows for
+    # a busy shared machine, where the export thread's HTTP retries compete for the GIL).
+    bound = QUEUE_FULL_WAIT_S if mode == "wait" else 2.0
     assert result["longest"] < bound, result
     assert exit_s < SHUTDOWN_BUDGET_S + 3, exit_s
     printed = LOST.findall(stderr)

@@ -294,15 +294,16 @@ def test_the_overflow_check_sees_an_overflow(loaded: Loaded) -> None:
     page.set_viewport_size({"width": 1280, "height": 900})
 
 
-def test_the_demo_report_fits_a_phone(tmp_path: Path) -> None:
+def test_the_demo_report_fits_a_phone(loaded: Loaded, tmp_path: Path) -> None:
     """Issue 31, Target: the demo's report at 390 px — no chart wider than the screen, no
     sideways scroll, no clipped box (11 of its charts ran off the screen before)."""
     from ragfunnel.demo.runner import run_demo
 
     demo = run_demo(tmp_path / "demo")
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        page = browser.new_page(viewport={"width": 390, "height": 900})
+    browser = loaded.page.context.browser  # one playwright session per thread: the module's
+    assert browser is not None
+    page = browser.new_page(viewport={"width": 390, "height": 900})
+    try:
         page.goto(demo.html.as_uri(), wait_until="load")
         for summary in page.locator("details > summary").all():
             summary.click()
@@ -310,6 +311,7 @@ def test_the_demo_report_fits_a_phone(tmp_path: Path) -> None:
         assert page.locator("svg.chart").count() >= 10
         found = page.evaluate(CHART_CHECK)
         layout = page.evaluate(LAYOUT_CHECK)
-        browser.close()
+    finally:
+        page.close()
     assert found["problems"] == [] and layout == []
     assert found["smallest"] >= 9.0
