@@ -5,7 +5,7 @@
     verdict = OfflineJudge().judge(answer, [("hotel-allowance", "Die Hotelpauschale …"), ...])
     verdict.faithfulness          # mean claim verdict, None for an abstention
     verdict.confidence            # mean claim confidence: the score to rank answers by
-    verdict.unsupported           # the claims to fix, each with what was missing
+    verdict.refuted               # the claims judged unsupported, each with what was missing
 
 A judge splits an answer into claims and rates each against the whole context: supported (1),
 unsupported (0), or in between uncertain (the offline judge, with a calibrated confidence) or

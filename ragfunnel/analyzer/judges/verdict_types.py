@@ -8,6 +8,7 @@ judges anything.
 from __future__ import annotations
 
 import hashlib
+import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -177,6 +178,26 @@ class AnswerVerdict:
         return sum(c.score for c in self.claims) / len(self.claims)
 
     @property
-    def unsupported(self) -> tuple[ClaimVerdict, ...]:
-        """The claims not fully supported, in answer order."""
+    def refuted(self) -> tuple[ClaimVerdict, ...]:
+        """The claims judged ``unsupported`` (a confident finding: blame), in answer order."""
+        return tuple(c for c in self.claims if c.label == UNSUPPORTED)
+
+    @property
+    def doubted(self) -> tuple[ClaimVerdict, ...]:
+        """Every claim not judged supported — unsupported, partial or uncertain — in order."""
         return tuple(c for c in self.claims if c.label != SUPPORTED)
+
+    @property
+    def unsupported(self) -> tuple[ClaimVerdict, ...]:
+        """Deprecated: every claim not judged supported, doubts included.
+
+        Use :attr:`doubted` (the same claims) or :attr:`refuted` (only the confident
+        ``unsupported`` ones).
+        """
+        warnings.warn(
+            "AnswerVerdict.unsupported holds every claim below supported, uncertain ones "
+            "included; use .doubted for those or .refuted for the claims judged unsupported",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self.doubted

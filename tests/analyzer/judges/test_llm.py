@@ -28,7 +28,7 @@ def test_worked_example_through_the_llm_judge(hotel_taxi: list[Chunk]) -> None:
         any_time = judge.judge(ANY_TIME, hotel_taxi)
     assert both.faithfulness == 1.0
     assert any_time.faithfulness == 0.5
-    (bad,) = any_time.unsupported
+    (bad,) = any_time.doubted
     assert bad.text == "Ein Taxi ist jederzeit erlaubt"
     assert bad.missing.startswith("jederzeit")
     assert bad.supporting_ids == ("taxi",)

@@ -27,7 +27,7 @@ def test_worked_example_any_time_scores_half_and_quotes_the_taxi_claim() -> None
         "Die Hotelpauschale beträgt 120 Euro; ein Taxi ist jederzeit erlaubt.", HOTEL_TAXI
     )
     assert verdict.faithfulness == 0.5
-    (bad,) = verdict.unsupported
+    (bad,) = verdict.refuted
     assert bad.text == "Ein Taxi ist jederzeit erlaubt"
     assert bad.label == "unsupported"
     assert bad.missing == "jederzeit"
@@ -376,3 +376,19 @@ def test_until_before_a_time_still_contradicts_from() -> None:
         "Der Zugang ist bis 22 Uhr offen.", [("c", "Der Zugang ist ab 22:00 Uhr offen.")]
     )
     assert verdict.claims[0].label == "unsupported"
+
+
+def test_refuted_and_doubted_name_what_they_hold_and_unsupported_is_deprecated() -> None:
+    """Issue 33: ``unsupported`` returned every claim below supported, doubts included."""
+    from ragfunnel.analyzer.judges import AnswerVerdict, ClaimVerdict
+
+    claims = (
+        ClaimVerdict("a", "unsupported"),
+        ClaimVerdict("b", "uncertain"),
+        ClaimVerdict("c", "supported"),
+    )
+    verdict = AnswerVerdict(claims)
+    assert [c.text for c in verdict.refuted] == ["a"]
+    assert [c.text for c in verdict.doubted] == ["a", "b"]
+    with pytest.warns(DeprecationWarning, match=r"use \.doubted .* or \.refuted"):
+        assert verdict.unsupported == verdict.doubted
