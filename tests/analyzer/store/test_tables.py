@@ -183,3 +183,21 @@ def test_the_check_fails_on_a_statement_about_another_table(filled: Store) -> No
 def test_every_table_module_is_exercised() -> None:
     found = {m.name for m in pkgutil.iter_modules(table_modules.__path__)}
     assert found == set(EXERCISES)
+
+
+def test_one_rule_decides_among_an_answers_verdicts() -> None:
+    """Issue 33: the rule was written in SQL, in batch.py and in review.py."""
+    from datetime import datetime
+
+    from ragfunnel.analyzer.store.tables.verdicts import DECIDING_ORDER, deciding_rows
+
+    early, late = datetime(2026, 1, 1), datetime(2026, 1, 2)
+    rows = [
+        {"TraceId": "t", "QuestionKey": "q", "Judge": "llm:a", "JudgedAt": early},
+        {"TraceId": "t", "QuestionKey": "q", "Judge": "offline", "JudgedAt": late},
+        {"TraceId": "t", "QuestionKey": "q", "Judge": "llm:b", "JudgedAt": late},
+        {"TraceId": "u", "QuestionKey": "q", "Judge": "offline", "JudgedAt": None},
+    ]
+    assert [r["Judge"] for r in deciding_rows(rows)] == ["llm:b", "offline"]
+    assert [r["Judge"] for r in deciding_rows(rows[:2])] == ["llm:a"]
+    assert "Judge != 'offline'" in DECIDING_ORDER and "JudgedAt" in DECIDING_ORDER

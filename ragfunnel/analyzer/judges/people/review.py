@@ -29,7 +29,7 @@ from ragfunnel.analyzer.judges.answers import read_answers
 from ragfunnel.analyzer.judges.offline import judge_claim
 from ragfunnel.analyzer.judges.verdict_types import Chunk
 from ragfunnel.analyzer.language.claims import split_claims
-from ragfunnel.analyzer.store.tables.verdicts import OFFLINE_JUDGE, VerdictRow
+from ragfunnel.analyzer.store.tables.verdicts import OFFLINE_JUDGE, VerdictRow, deciding_rows
 
 if TYPE_CHECKING:
     from ragfunnel.analyzer.store import Store
@@ -77,7 +77,8 @@ def review_sheet(
     sheet = []
     for number, r in enumerate(picked, start=1):
         rows = by_answer[(r["trace_id"], r["question_key"])]
-        llm = next((v for v in rows if v["Judge"] != OFFLINE_JUDGE), None)
+        (decides,) = deciding_rows(rows)  # one answer: its deciding verdict
+        llm = decides if decides["Judge"] != OFFLINE_JUDGE else None
         claims = list(llm["ClaimTexts"]) if llm else list(split_claims(r["answer"]).claims)
         chunks = [Chunk(i, t) for i, t in zip(r["context_ids"], r["context_texts"], strict=False)]
         offline = [judge_claim(c, chunks) for c in claims]

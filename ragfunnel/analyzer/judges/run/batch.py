@@ -53,7 +53,7 @@ from ragfunnel.analyzer.judges.verdict_types import (
 from ragfunnel.analyzer.stats import Estimate
 from ragfunnel.analyzer.store import Store
 from ragfunnel.analyzer.store.opening import StoreArg, takes_store
-from ragfunnel.analyzer.store.tables.verdicts import OFFLINE_JUDGE, VerdictRow
+from ragfunnel.analyzer.store.tables.verdicts import VerdictRow, deciding_rows
 from ragfunnel.instrumentation.contract import question_hash
 
 __all__ = ["MAX_FAILED_SHARE", "POLICIES", "JudgeRun", "SameModelWarning", "judge_store"]
@@ -133,7 +133,9 @@ class JudgeRun:
     @property
     def faithfulness(self) -> float | None:
         """The mean faithfulness of the rows of the deciding judge (LLM over offline)."""
-        values = [r["Faithfulness"] for r in _deciding(self.rows) if r["Faithfulness"] is not None]
+        values = [
+            r["Faithfulness"] for r in deciding_rows(self.rows) if r["Faithfulness"] is not None
+        ]
         return sum(values) / len(values) if values else None
 
     @property
@@ -142,17 +144,8 @@ class JudgeRun:
 
         docs/judges.md, "Scores to rank answers by": the score to rank answers by.
         """
-        values = [r["Confidence"] for r in _deciding(self.rows) if r["Confidence"] is not None]
+        values = [r["Confidence"] for r in deciding_rows(self.rows) if r["Confidence"] is not None]
         return sum(values) / len(values) if values else None
-
-
-def _deciding(rows: list[VerdictRow]) -> list[VerdictRow]:
-    best: dict[tuple[str, str], VerdictRow] = {}
-    for row in rows:
-        key = (row["TraceId"], row["QuestionKey"])
-        if key not in best or row["Judge"] != OFFLINE_JUDGE:
-            best[key] = row
-    return list(best.values())
 
 
 def _case_of(cases: CaseSet | None, key: str, question: str | None) -> Case | None:

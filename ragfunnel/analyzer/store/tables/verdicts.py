@@ -19,8 +19,9 @@ new columns filled the same way.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, TypedDict, cast
+from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 from ragfunnel.analyzer.store.dsn import quote
 
@@ -37,6 +38,7 @@ __all__ = [
     "CLAIM_COLUMNS",
     "CLAIM_LABELS",
     "DECIDING_FIELDS",
+    "DECIDING_ORDER",
     "LEGACY_VERDICTS_TABLE",
     "OFFLINE_JUDGE",
     "PARTIAL",
@@ -49,6 +51,7 @@ __all__ = [
     "copy_legacy_verdicts",
     "create_legacy_verdicts",
     "create_verdicts",
+    "deciding_rows",
     "deciding_verdict_rows",
     "insert_verdicts",
     "read_verdicts",
@@ -63,6 +66,34 @@ CLAIM_LABELS = (SUPPORTED, PARTIAL, UNSUPPORTED, UNCERTAIN)
 """The values of ``ClaimLabels``: what the judges write and the funnel reads (docs/judges.md)."""
 OFFLINE_JUDGE = "offline"
 """The offline judge's value in ``Judge``; every other judge is ``llm:…`` or ``factcheck:…``."""
+
+DECIDING_ORDER = f"tuple(Judge != '{OFFLINE_JUDGE}', JudgedAt)"
+"""Which of an answer's verdicts decides, as SQL: a stronger judge's (an LLM or fact-checker
+over the offline judge), then the latest. :func:`deciding_rows` is the same rule over rows."""
+
+
+def deciding_rows(rows: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The deciding verdict row of each answer (``TraceId``, ``QuestionKey``), in first-seen order.
+
+    The rule of :data:`DECIDING_ORDER`: a judge other than the offline one wins over it, then
+    the later ``JudgedAt``; rows without one (not yet written) count as later the later they come.
+    """
+    best: dict[tuple[str, str], Mapping[str, Any]] = {}
+    for row in rows:
+        key = (row["TraceId"], row["QuestionKey"])
+        held = best.get(key)
+        if held is None or _decides_over(row, held):
+            best[key] = row
+    return list(best.values())
+
+
+def _decides_over(row: Mapping[str, Any], held: Mapping[str, Any]) -> bool:
+    stronger, weaker = row["Judge"] != OFFLINE_JUDGE, held["Judge"] != OFFLINE_JUDGE
+    if stronger != weaker:
+        return stronger
+    at, held_at = row.get("JudgedAt"), held.get("JudgedAt")
+    return at is None or held_at is None or bool(at >= held_at)
+
 
 VERDICTS_TABLE = "ragfunnel_verdicts_v2"
 """The table's name carries its layout's version: a new layout is a new table (and revision)."""
@@ -288,8 +319,7 @@ def deciding_verdict_rows(
     return store.query_df(
         f"""
         SELECT TraceId, QuestionKey,
-            argMax(tuple({", ".join(c for c, _ in DECIDING_FIELDS)}),
-                   tuple(Judge != '{OFFLINE_JUDGE}', JudgedAt)) AS v
+            argMax(tuple({", ".join(c for c, _ in DECIDING_FIELDS)}), {DECIDING_ORDER}) AS v
         FROM {_source(store, table)}
         WHERE Mode = 'pipeline' {run_filter}
         GROUP BY TraceId, QuestionKey
