@@ -17,7 +17,7 @@ import polars as pl
 
 from ragfunnel.analyzer.cases import DocumentChunks
 from ragfunnel.analyzer.store import Store
-from ragfunnel.instrumentation import contract as c
+from ragfunnel.analyzer.store.tables import stage_spans, traces
 
 __all__ = ["Documents", "VersionChunks", "ingested_chunks", "run_versions"]
 
@@ -66,16 +66,10 @@ VersionChunks = dict[str, Documents]
 def run_versions(store: Store, question_rows: str, runs: Collection[str]) -> pl.DataFrame:
     """Per run, each index version its questions name and how many questions name it.
 
-    Columns ``run_id``, ``index_version`` ("" where a root names none) and ``questions``.
+    Columns ``run_id``, ``index_version`` ("" where a root names none) and ``questions``
+    (``store/tables/stage_spans.py`` queries them).
     """
-    where = " AND RunId IN {runs:Array(String)}" if runs else ""
-    return store.query_df(
-        f"SELECT RunId AS run_id, IndexVersion AS index_version, "
-        f"uniqExact(InstanceKey) AS questions FROM {question_rows} "
-        f"WHERE Stage = 'question'{where} GROUP BY run_id, index_version "
-        f"ORDER BY run_id, questions DESC, index_version",
-        {"runs": list(runs)},
-    )
+    return stage_spans.run_versions(store, question_rows, runs)
 
 
 def ingested_chunks(
@@ -87,33 +81,7 @@ def ingested_chunks(
 
     ``texts`` (chunk id → text, a chunk file) fills in the texts the spans did not record.
     """
-    version_filter = "AND version IN {versions:Array(String)}" if versions is not None else ""
-    frame = store.query_df(
-        f"""
-        SELECT version, document,
-               argMax(ids, ts) AS ids, argMax(texts, ts) AS texts,
-               argMax(starts, ts) AS starts, argMax(ends, ts) AS ends
-        FROM (
-            SELECT SpanAttributes[{{version:String}}] AS version,
-                   SpanAttributes[{{document:String}}] AS document,
-                   Timestamp AS ts,
-                   JSONExtract(SpanAttributes[{{ids:String}}], 'Array(String)') AS ids,
-                   JSONExtract(SpanAttributes[{{texts:String}}], 'Array(String)') AS texts,
-                   JSONExtract(SpanAttributes[{{starts:String}}], 'Array(Int64)') AS starts,
-                   JSONExtract(SpanAttributes[{{ends:String}}], 'Array(Int64)') AS ends
-            FROM {store.traces_table}
-            WHERE mapContains(SpanAttributes, {{ids:String}})  -- the keys' index skips the rest
-              AND SpanAttributes[{{stage:String}}] = 'ingest' AND StatusCode != 'Error'
-        )
-        WHERE document != '' {version_filter}
-        GROUP BY version, document
-        """,
-        {
-            "version": c.INDEX_VERSION, "document": c.DOCUMENT_ID, "ids": c.CHUNKS_IDS,
-            "texts": c.CHUNKS_TEXTS, "starts": c.CHUNKS_STARTS, "ends": c.CHUNKS_ENDS,
-            "stage": c.STAGE, "versions": list(versions or ()),
-        },
-    )  # fmt: skip
+    frame = traces.ingested_chunk_lists(store, versions)
     found: VersionChunks = {}
     # A document whose latest ingest made no chunk is not there to look in (ingestion lost it).
     frame = frame.filter(pl.col("ids").list.len() > 0).with_columns(

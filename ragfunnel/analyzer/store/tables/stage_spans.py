@@ -32,7 +32,9 @@ __all__ = [
     "create_stage_spans",
     "generate_answers",
     "question_texts",
+    "ranked_ids",
     "run_ids",
+    "run_versions",
     "stage_select",
     "stage_table",
     "time_range",
@@ -264,3 +266,18 @@ def ranked_ids(store: Store, source: str, candidates: Mapping[str, Sequence[str]
         {"strings": strings},
     ).item()
     return {t for t, h in zip(traces, hashed, strict=True) if set(h) <= listed.get(t, set())}
+
+
+def run_versions(store: Store, question_rows: str, runs: Collection[str]) -> pl.DataFrame:
+    """Per run, each index version its questions name and how many questions name it.
+
+    Columns ``run_id``, ``index_version`` ("" where a root names none) and ``questions``.
+    """
+    where = " AND RunId IN {runs:Array(String)}" if runs else ""
+    return store.query_df(
+        f"SELECT RunId AS run_id, IndexVersion AS index_version, "
+        f"uniqExact(InstanceKey) AS questions FROM {question_rows} "
+        f"WHERE Stage = 'question'{where} GROUP BY run_id, index_version "
+        f"ORDER BY run_id, questions DESC, index_version",
+        {"runs": list(runs)},
+    )

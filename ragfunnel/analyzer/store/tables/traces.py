@@ -12,7 +12,7 @@ expressions from the conventions (``conventions/chunk_texts.py``, ``conventions/
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING
 
 from ragfunnel.analyzer.conventions.chunk_texts import chunk_text_columns
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 __all__ = [
     "TRACES_COLUMNS",
     "chunk_texts",
+    "ingested_chunk_lists",
     "insert_from_files",
     "prepare_traces",
     "run_settings",
@@ -311,5 +312,41 @@ def textless_ingests(store: Store, versions: Sequence[str]) -> pl.DataFrame:
             "version": c.INDEX_VERSION, "document": c.DOCUMENT_ID, "stage": c.STAGE,
             "pages": c.PAGES_WITHOUT_TEXT, "parts": c.PARTS_WITHOUT_TEXT,
             "versions": list(versions),
+        },
+    )  # fmt: skip
+
+
+def ingested_chunk_lists(store: Store, versions: Collection[str] | None = None) -> pl.DataFrame:
+    """Per index version and document, the chunk lists of its latest successful ingest span.
+
+    Columns ``version``, ``document``, ``ids``, ``texts``, ``starts``, ``ends`` (lists, from
+    ``ragfunnel.chunks.*``); only ``versions`` when given. ``funnel/read/ingest_chunks.py``
+    turns them into documents to resolve cases' quotes and spans in.
+    """
+    version_filter = "AND version IN {versions:Array(String)}" if versions is not None else ""
+    return store.query_df(
+        f"""
+        SELECT version, document,
+               argMax(ids, ts) AS ids, argMax(texts, ts) AS texts,
+               argMax(starts, ts) AS starts, argMax(ends, ts) AS ends
+        FROM (
+            SELECT SpanAttributes[{{version:String}}] AS version,
+                   SpanAttributes[{{document:String}}] AS document,
+                   Timestamp AS ts,
+                   JSONExtract(SpanAttributes[{{ids:String}}], 'Array(String)') AS ids,
+                   JSONExtract(SpanAttributes[{{texts:String}}], 'Array(String)') AS texts,
+                   JSONExtract(SpanAttributes[{{starts:String}}], 'Array(Int64)') AS starts,
+                   JSONExtract(SpanAttributes[{{ends:String}}], 'Array(Int64)') AS ends
+            FROM {store.traces_table}
+            WHERE mapContains(SpanAttributes, {{ids:String}})  -- the keys' index skips the rest
+              AND SpanAttributes[{{stage:String}}] = 'ingest' AND StatusCode != 'Error'
+        )
+        WHERE document != '' {version_filter}
+        GROUP BY version, document
+        """,
+        {
+            "version": c.INDEX_VERSION, "document": c.DOCUMENT_ID, "ids": c.CHUNKS_IDS,
+            "texts": c.CHUNKS_TEXTS, "starts": c.CHUNKS_STARTS, "ends": c.CHUNKS_ENDS,
+            "stage": c.STAGE, "versions": list(versions or ()),
         },
     )  # fmt: skip

@@ -88,7 +88,7 @@ def deciding_rows(rows: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
 
 
 def _decides_over(row: Mapping[str, Any], held: Mapping[str, Any]) -> bool:
-    stronger, weaker = row["Judge"] != OFFLINE_JUDGE, held["Judge"] != OFFLINE_JUDGE
+    stronger, weaker = bool(row["Judge"] != OFFLINE_JUDGE), bool(held["Judge"] != OFFLINE_JUDGE)
     if stronger != weaker:
         return stronger
     at, held_at = row.get("JudgedAt"), held.get("JudgedAt")
