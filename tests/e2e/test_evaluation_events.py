@@ -69,7 +69,7 @@ def test_judge_emit_otlp_reaches_the_collector(stack: Stack, tmp_path: Path) -> 
         attrs = record["attrs"]
         assert attrs["gen_ai.evaluation.name"] == "faithfulness"
         assert attrs["gen_ai.evaluation.explanation"]
-        assert attrs["ragfunnel.run.id"] in {"demo-clean", "demo-faulty"}
+        assert attrs["ragfunnel.run.id"] in {"demo-clean", "demo-faulty", "demo-rechunked"}
         if attrs["gen_ai.evaluation.score.label"] != "abstained":
             assert 0.0 <= float(attrs["gen_ai.evaluation.score.value"]) <= 1.0
             claims = attrs["ragfunnel.evaluation.claims.text"]["values"]
