@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +21,7 @@ import polars as pl
 
 from ragfunnel.analyzer.cases import Case, CaseSet
 from ragfunnel.analyzer.judges import tables
-from ragfunnel.analyzer.judges.answers import ANSWER_TEXT_FIX, CHUNK_TEXT_FIX, read_answers
+from ragfunnel.analyzer.judges.answers import read_answers
 from ragfunnel.analyzer.judges.cache import StoreCache, VerdictCache
 from ragfunnel.analyzer.judges.chunk_file import load_chunks
 from ragfunnel.analyzer.judges.correctness import (
@@ -40,6 +39,12 @@ from ragfunnel.analyzer.judges.llm import (
 )
 from ragfunnel.analyzer.judges.offline import OfflineJudge
 from ragfunnel.analyzer.judges.protocol import BatchJudge, Judge, judge_all
+from ragfunnel.analyzer.judges.run.outcome import (
+    MAX_FAILED_SHARE,
+    JudgeRun,
+    SameModelWarning,
+    count_textless,
+)
 from ragfunnel.analyzer.judges.run.policies import POLICIES, Policy, TieredPolicy, policy_named
 from ragfunnel.analyzer.judges.run.signals import signals
 from ragfunnel.analyzer.judges.run.tiered import DEFAULT_SAMPLE_RATE, Screened, estimates
@@ -50,10 +55,8 @@ from ragfunnel.analyzer.judges.verdict_types import (
     JudgeError,
     context_hash,
 )
-from ragfunnel.analyzer.stats import Estimate
 from ragfunnel.analyzer.store import Store
 from ragfunnel.analyzer.store.opening import StoreArg, takes_store
-from ragfunnel.analyzer.store.tables.verdicts import VerdictRow, deciding_rows
 from ragfunnel.instrumentation.contract import question_hash
 
 __all__ = ["MAX_FAILED_SHARE", "POLICIES", "JudgeRun", "SameModelWarning", "judge_store"]
@@ -64,88 +67,6 @@ PROGRESS_SLICE = 64
 
 Progress = Callable[[str, int, int], None]
 """``progress(step, done, total)``: called as answers are judged (``cli/progress.py``)."""
-
-
-MAX_FAILED_SHARE = 0.1
-"""More than this share of failed LLM calls fails the run (``ragfunnel judge`` exits 1)."""
-
-
-class SameModelWarning(UserWarning):
-    """The judge model also generated the answers it judges."""
-
-
-@dataclass
-class JudgeRun:
-    """What one ``judge_store`` call did.
-
-    Attributes:
-        policy: the policy used.
-        answers: answers found; judged: answers with a verdict; abstained: answers without
-            claims; without_content: answers not judged for lack of recorded text, of which
-            without_answer_text had no answer text and without_chunk_text had the answer but
-            no text for some chunk of its prompt (nor ids to find it by).
-        filled_chunks, filled_answers: the chunks whose text the chunk file gave (missing, or
-            recorded equal to the chunk's id), and the answers whose prompt held one.
-        not_judged: per answer not judged for lack of text, what is missing and the fix.
-        sent_to_llm: answers the tiered policy escalated (flagged or sampled), and why.
-        rows: the verdict rows written (or that would be, with ``write=False``).
-        usage: calls, tokens and cost of the LLM or fact-checking judge.
-        estimates: the tiered policy's rates from its random sample.
-        errors: answers the endpoint could not judge, with the reason.
-        warnings: e.g. the judge model equals the generator's.
-    """
-
-    policy: str
-    answers: int = 0
-    judged: int = 0
-    abstained: int = 0
-    without_content: int = 0
-    without_answer_text: int = 0
-    without_chunk_text: int = 0
-    filled_chunks: int = 0
-    filled_answers: int = 0
-    not_judged: list[str] = field(default_factory=list)
-    sent_to_llm: dict[str, int] = field(default_factory=dict)
-    rows: list[VerdictRow] = field(default_factory=list)
-    usage: dict[str, Any] = field(default_factory=dict)
-    estimates: dict[str, Estimate] = field(default_factory=dict)
-    errors: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-
-    @property
-    def failure(self) -> str | None:
-        """Why this run failed, or ``None``: the reason ``ragfunnel judge`` exits 1.
-
-        It failed when there were answers and none was judged, or when more than
-        :data:`MAX_FAILED_SHARE` of the LLM calls failed (or were refused by the breaker).
-        """
-        if self.answers and not self.judged:
-            return (f"judged none of the {self.answers:,} answers"
-                    + (f" ({self.without_content:,} without text)" if self.without_content else ""))  # fmt: skip
-        if self.usage:
-            calls = self.usage["calls"] + self.usage["refused"]
-            bad = self.usage["failed"] + self.usage["refused"]
-            if calls and bad / calls > MAX_FAILED_SHARE:
-                return (f"{bad:,} of {calls:,} judge calls failed, more than "
-                        f"{MAX_FAILED_SHARE:.0%}")  # fmt: skip
-        return None
-
-    @property
-    def faithfulness(self) -> float | None:
-        """The mean faithfulness of the rows of the deciding judge (LLM over offline)."""
-        values = [
-            r["Faithfulness"] for r in deciding_rows(self.rows) if r["Faithfulness"] is not None
-        ]
-        return sum(values) / len(values) if values else None
-
-    @property
-    def confidence(self) -> float | None:
-        """The mean confidence of the rows of the deciding judge; ``None`` if none has one.
-
-        docs/judges.md, "Scores to rank answers by": the score to rank answers by.
-        """
-        values = [r["Confidence"] for r in deciding_rows(self.rows) if r["Confidence"] is not None]
-        return sum(values) / len(values) if values else None
 
 
 def _case_of(cases: CaseSet | None, key: str, question: str | None) -> Case | None:
@@ -214,31 +135,71 @@ def judge_store(
         raise JudgeError(f"the {chosen.name} policy needs a judge endpoint (model, base URL, key)")
     chosen_runs = (runs,) if isinstance(runs, str) else tuple(runs or ())
     given = load_chunks(chunk_texts) if isinstance(chunk_texts, (str, Path)) else chunk_texts
-    found = read_answers(store, runs=chosen_runs, modes=("pipeline", "oracle"), chunk_texts=given)
+    answers, oracle = _read(store, chosen_runs, given)
+    result = JudgeRun(chosen.name, answers=len(answers))
+    count_textless(result, answers)
+    usable = [r for r in answers if r["has_answer"] and r["has_context"]]
+    remote, grader = _connect(
+        store, chosen, endpoint=endpoint, cache=cache, split=split, write=write, usable=usable,
+        result=result,
+    )  # fmt: skip
+    prepared = _prepare(usable, oracle)
+    report = progress or (lambda _step, _done, _total: None)
+    offline: Judge = screen if screen is not None else OfflineJudge()
+    first = _screen(chosen, offline, prepared, report) if chosen.screens else {}
+    screened, escalate = _escalation(chosen, prepared, first, result)
+    second = _ask(
+        remote, prepared, escalate=escalate, screened=screened, report=report, result=result
+    )
+    _rows(
+        chosen, cases, prepared=prepared, first=first, second=second, screened=screened,
+        grader=grader, result=result,
+    )  # fmt: skip
+    _finish(chosen, remote, grader, screened, result)
+    if write and result.rows:
+        tables.ensure_tables(store)
+        tables.insert_verdicts(store, result.rows)
+    return result
+
+
+Prepared = tuple[dict[str, Any], tuple[Chunk, ...], list[str]]
+"""An answer to judge: its row of ``read_answers``, its prompt's chunks, its signals."""
+
+
+def _read(
+    store: Store, runs: tuple[str, ...], given: Mapping[str, str] | None
+) -> tuple[list[dict[str, Any]], dict[tuple[str, str], str]]:
+    """The pipeline answers to judge, and each question's oracle answer (for the signals)."""
+    found = read_answers(store, runs=runs, modes=("pipeline", "oracle"), chunk_texts=given)
     oracle = {
         (r["trace_id"], r["question_key"]): r["answer"]
         for r in found.filter(pl.col("mode") == "oracle").iter_rows(named=True)
         if r["has_answer"]
     }
-    answers = list(found.filter(pl.col("mode") == "pipeline").iter_rows(named=True))
-    result = JudgeRun(chosen.name, answers=len(answers))
-    usable = [r for r in answers if r["has_answer"] and r["has_context"]]
-    _count_textless(result, answers)
+    return list(found.filter(pl.col("mode") == "pipeline").iter_rows(named=True)), oracle
 
-    remote: BatchJudge | None = None
-    grader: LLMCorrectness | None = None
-    if endpoint is not None and chosen.needs_endpoint:
-        if cache is None:
-            cache = StoreCache(store, [endpoint.model], write=write)
-        breaker = Breaker()  # one per run: a dead endpoint stops the judge and the grader
-        remote = chosen.remote(endpoint, cache, split=split, breaker=breaker)
-        grader = chosen.grader(endpoint, cache, breaker=breaker)
-        message = same_model_warning(endpoint.model, {r["model"] for r in usable})
-        if message:
-            result.warnings.append(message)
-            warnings.warn(message, SameModelWarning, stacklevel=2)
 
-    offline: Judge = screen if screen is not None else OfflineJudge()
+def _connect(
+    store: Store, chosen: Policy, *, endpoint: Endpoint | None, cache: VerdictCache | None,
+    split: str, write: bool, usable: list[dict[str, Any]], result: JudgeRun,
+) -> tuple[BatchJudge | None, LLMCorrectness | None]:  # fmt: skip
+    """The policy's LLM judge and correctness grader, sharing one cache and one breaker."""
+    if endpoint is None or not chosen.needs_endpoint:
+        return None, None
+    if cache is None:
+        cache = StoreCache(store, [endpoint.model], write=write)
+    breaker = Breaker()  # one per run: a dead endpoint stops the judge and the grader
+    remote = chosen.remote(endpoint, cache, split=split, breaker=breaker)
+    grader = chosen.grader(endpoint, cache, breaker=breaker)
+    message = same_model_warning(endpoint.model, {r["model"] for r in usable})
+    if message:
+        result.warnings.append(message)
+        warnings.warn(message, SameModelWarning, stacklevel=3)
+    return remote, grader
+
+
+def _prepare(usable: list[dict[str, Any]], oracle: Mapping[tuple[str, str], str]) -> list[Prepared]:
+    """Each answer's prompt chunks and signals."""
     prepared = []
     for r in usable:
         chunks = tuple(
@@ -250,17 +211,28 @@ def judge_store(
             oracle_answer=oracle.get((r["trace_id"], r["question_key"])),
         )  # fmt: skip
         prepared.append((r, chunks, found_signals))
+    return prepared
 
-    report = progress or (lambda _step, _done, _total: None)
+
+def _screen(
+    chosen: Policy, offline: Judge, prepared: list[Prepared], report: Progress
+) -> dict[int, AnswerVerdict]:
+    """The screening judge's verdict of every answer, counted on the progress bar."""
     first: dict[int, AnswerVerdict] = {}
-    if chosen.screens:
-        step = f"judging offline ({chosen.name})"
-        every = max(1, len(prepared) // 200)  # at most a few hundred updates
-        for n, (r, chunks, _) in enumerate(prepared):
-            if n % every == 0:
-                report(step, n, len(prepared))
-            first[n] = offline.judge(r["answer"], chunks)
-        report(step, len(prepared), len(prepared))
+    step = f"judging offline ({chosen.name})"
+    every = max(1, len(prepared) // 200)  # at most a few hundred updates
+    for n, (r, chunks, _) in enumerate(prepared):
+        if n % every == 0:
+            report(step, n, len(prepared))
+        first[n] = offline.judge(r["answer"], chunks)
+    report(step, len(prepared), len(prepared))
+    return first
+
+
+def _escalation(
+    chosen: Policy, prepared: list[Prepared], first: Mapping[int, AnswerVerdict], result: JudgeRun
+) -> tuple[dict[int, Screened], list[int]]:
+    """Which answers the policy sends to the LLM, and why (counted in ``result``)."""
     screened: dict[int, Screened] = {}
     escalate: list[int] = []
     for n, (r, _, found_signals) in enumerate(prepared):
@@ -272,25 +244,42 @@ def judge_store(
             result.sent_to_llm[reason] = result.sent_to_llm.get(reason, 0) + 1
         if decision.send:
             escalate.append(n)
-    second: dict[int, AnswerVerdict] = {}
-    if remote is not None and escalate:
-        items = [JudgeInput(prepared[n][0]["answer"], prepared[n][1], prepared[n][0]["question"])
-                 for n in escalate]  # fmt: skip
-        outcomes: list[AnswerVerdict | JudgeError] = []
-        step = "asking the LLM judge"
-        report(step, 0, len(items))
-        for start in range(0, len(items), PROGRESS_SLICE):
-            outcomes += judge_all(remote, items[start : start + PROGRESS_SLICE])
-            report(step, len(outcomes), len(items))
-        for n, outcome in zip(escalate, outcomes, strict=True):
-            if isinstance(outcome, JudgeError):
-                result.errors.append(f"{prepared[n][0]['trace_id']}: {outcome}")
-            else:
-                second[n] = outcome
-                if n in screened:
-                    s = screened[n]
-                    screened[n] = Screened(s.offline, outcome, s.sampled, s.flagged)
+    return screened, escalate
 
+
+def _ask(
+    remote: BatchJudge | None, prepared: list[Prepared], *, escalate: list[int],
+    screened: dict[int, Screened], report: Progress, result: JudgeRun,
+) -> dict[int, AnswerVerdict]:  # fmt: skip
+    """The LLM's verdicts of the escalated answers, in slices for the progress bar."""
+    second: dict[int, AnswerVerdict] = {}
+    if remote is None or not escalate:
+        return second
+    items = [JudgeInput(prepared[n][0]["answer"], prepared[n][1], prepared[n][0]["question"])
+             for n in escalate]  # fmt: skip
+    outcomes: list[AnswerVerdict | JudgeError] = []
+    step = "asking the LLM judge"
+    report(step, 0, len(items))
+    for start in range(0, len(items), PROGRESS_SLICE):
+        outcomes += judge_all(remote, items[start : start + PROGRESS_SLICE])
+        report(step, len(outcomes), len(items))
+    for n, outcome in zip(escalate, outcomes, strict=True):
+        if isinstance(outcome, JudgeError):
+            result.errors.append(f"{prepared[n][0]['trace_id']}: {outcome}")
+        else:
+            second[n] = outcome
+            if n in screened:
+                s = screened[n]
+                screened[n] = Screened(s.offline, outcome, s.sampled, s.flagged)
+    return second
+
+
+def _rows(
+    chosen: Policy, cases: CaseSet | None, *, prepared: list[Prepared],
+    first: Mapping[int, AnswerVerdict], second: Mapping[int, AnswerVerdict],
+    screened: Mapping[int, Screened], grader: LLMCorrectness | None, result: JudgeRun,
+) -> None:  # fmt: skip
+    """One verdict row per answer and judge, with its correctness, into ``result``."""
     for n, (r, chunks, found_signals) in enumerate(prepared):
         case = _case_of(cases, r["question_key"], r["question"])
         digest = context_hash(chunks)
@@ -305,15 +294,17 @@ def judge_store(
             correctness = _correctness(case, r, graded_by, result.errors)
             result.rows.append(
                 verdict_row(
-                    r,
-                    verdict,
-                    policy=chosen.name,
-                    context_hash=digest,
-                    correctness=correctness,
-                    signals=found_signals,
-                    sampled=sampled,
+                    r, verdict, policy=chosen.name, context_hash=digest,
+                    correctness=correctness, signals=found_signals, sampled=sampled,
                 )
-            )
+            )  # fmt: skip
+
+
+def _finish(
+    chosen: Policy, remote: BatchJudge | None, grader: LLMCorrectness | None,
+    screened: Mapping[int, Screened], result: JudgeRun,
+) -> None:  # fmt: skip
+    """The grader's cache written, the tiered estimates, the endpoint's usage."""
     if grader is not None:
         grader.cache.flush()
     if isinstance(chosen, TieredPolicy):
@@ -323,36 +314,6 @@ def judge_store(
         for part in (getattr(remote, "usage", Usage()), grader.usage if grader else Usage()):
             usage.add(**part.as_dict())
         result.usage = usage.as_dict()
-    if write and result.rows:
-        tables.ensure_tables(store)
-        tables.insert_verdicts(store, result.rows)
-    return result
-
-
-def _count_textless(result: JudgeRun, answers: list[dict[str, Any]]) -> None:
-    """Count the answers not judged for lack of text, and the chunk texts the file filled in.
-
-    Each answer not judged is listed with what is missing and the fix.
-    """
-    filled = [r["filled_texts"] for r in answers if r["filled_texts"]]
-    result.filled_chunks = len({chunk for chunks in filled for chunk in chunks})
-    result.filled_answers = len(filled)
-    for r in answers:
-        where = f"{r['trace_id']} ({r['question_key']})"
-        if not r["has_answer"]:
-            result.without_answer_text += 1
-            result.not_judged.append(f"{where}: no answer text: {ANSWER_TEXT_FIX}")
-        elif not r["has_context"]:
-            result.without_chunk_text += 1
-            missing = r["missing_texts"] or []
-            what = (
-                f"no text for chunk(s) {', '.join(missing[:5])}"
-                + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
-                if missing
-                else "no chunk ids or texts recorded for its prompt"
-            )
-            result.not_judged.append(f"{where}: {what}: {CHUNK_TEXT_FIX}")
-    result.without_content = result.without_answer_text + result.without_chunk_text
 
 
 def _correctness(

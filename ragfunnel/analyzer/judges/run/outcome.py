@@ -1,0 +1,123 @@
+"""What one ``judge_store`` call did: the run's counts, rows, usage and warnings.
+
+``JudgeRun`` is what ``ragfunnel judge`` prints and writes as ``--json``; ``count_textless``
+counts the answers that could not be judged for lack of text, with the fix for each.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ragfunnel.analyzer.judges.answers import ANSWER_TEXT_FIX, CHUNK_TEXT_FIX
+from ragfunnel.analyzer.stats import Estimate
+from ragfunnel.analyzer.store.tables.verdicts import VerdictRow, deciding_rows
+
+__all__ = ["MAX_FAILED_SHARE", "JudgeRun", "SameModelWarning", "count_textless"]
+
+MAX_FAILED_SHARE = 0.1
+"""More than this share of failed LLM calls fails the run (``ragfunnel judge`` exits 1)."""
+
+
+class SameModelWarning(UserWarning):
+    """The judge model also generated the answers it judges."""
+
+
+@dataclass
+class JudgeRun:
+    """What one ``judge_store`` call did.
+
+    Attributes:
+        policy: the policy used.
+        answers: answers found; judged: answers with a verdict; abstained: answers without
+            claims; without_content: answers not judged for lack of recorded text, of which
+            without_answer_text had no answer text and without_chunk_text had the answer but
+            no text for some chunk of its prompt (nor ids to find it by).
+        filled_chunks, filled_answers: the chunks whose text the chunk file gave (missing, or
+            recorded equal to the chunk's id), and the answers whose prompt held one.
+        not_judged: per answer not judged for lack of text, what is missing and the fix.
+        sent_to_llm: answers the tiered policy escalated (flagged or sampled), and why.
+        rows: the verdict rows written (or that would be, with ``write=False``).
+        usage: calls, tokens and cost of the LLM or fact-checking judge.
+        estimates: the tiered policy's rates from its random sample.
+        errors: answers the endpoint could not judge, with the reason.
+        warnings: e.g. the judge model equals the generator's.
+    """
+
+    policy: str
+    answers: int = 0
+    judged: int = 0
+    abstained: int = 0
+    without_content: int = 0
+    without_answer_text: int = 0
+    without_chunk_text: int = 0
+    filled_chunks: int = 0
+    filled_answers: int = 0
+    not_judged: list[str] = field(default_factory=list)
+    sent_to_llm: dict[str, int] = field(default_factory=dict)
+    rows: list[VerdictRow] = field(default_factory=list)
+    usage: dict[str, Any] = field(default_factory=dict)
+    estimates: dict[str, Estimate] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def failure(self) -> str | None:
+        """Why this run failed, or ``None``: the reason ``ragfunnel judge`` exits 1.
+
+        It failed when there were answers and none was judged, or when more than
+        :data:`MAX_FAILED_SHARE` of the LLM calls failed (or were refused by the breaker).
+        """
+        if self.answers and not self.judged:
+            return (f"judged none of the {self.answers:,} answers"
+                    + (f" ({self.without_content:,} without text)" if self.without_content else ""))  # fmt: skip
+        if self.usage:
+            calls = self.usage["calls"] + self.usage["refused"]
+            bad = self.usage["failed"] + self.usage["refused"]
+            if calls and bad / calls > MAX_FAILED_SHARE:
+                return (f"{bad:,} of {calls:,} judge calls failed, more than "
+                        f"{MAX_FAILED_SHARE:.0%}")  # fmt: skip
+        return None
+
+    @property
+    def faithfulness(self) -> float | None:
+        """The mean faithfulness of the rows of the deciding judge (LLM over offline)."""
+        values = [
+            r["Faithfulness"] for r in deciding_rows(self.rows) if r["Faithfulness"] is not None
+        ]
+        return sum(values) / len(values) if values else None
+
+    @property
+    def confidence(self) -> float | None:
+        """The mean confidence of the rows of the deciding judge; ``None`` if none has one.
+
+        docs/judges.md, "Scores to rank answers by": the score to rank answers by.
+        """
+        values = [r["Confidence"] for r in deciding_rows(self.rows) if r["Confidence"] is not None]
+        return sum(values) / len(values) if values else None
+
+
+def count_textless(result: JudgeRun, answers: list[dict[str, Any]]) -> None:
+    """Count the answers not judged for lack of text, and the chunk texts the file filled in.
+
+    Each answer not judged is listed with what is missing and the fix.
+    """
+    filled = [r["filled_texts"] for r in answers if r["filled_texts"]]
+    result.filled_chunks = len({chunk for chunks in filled for chunk in chunks})
+    result.filled_answers = len(filled)
+    for r in answers:
+        where = f"{r['trace_id']} ({r['question_key']})"
+        if not r["has_answer"]:
+            result.without_answer_text += 1
+            result.not_judged.append(f"{where}: no answer text: {ANSWER_TEXT_FIX}")
+        elif not r["has_context"]:
+            result.without_chunk_text += 1
+            missing = r["missing_texts"] or []
+            what = (
+                f"no text for chunk(s) {', '.join(missing[:5])}"
+                + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+                if missing
+                else "no chunk ids or texts recorded for its prompt"
+            )
+            result.not_judged.append(f"{where}: {what}: {CHUNK_TEXT_FIX}")
+    result.without_content = result.without_answer_text + result.without_chunk_text
