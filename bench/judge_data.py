@@ -30,12 +30,19 @@ writes JSON lines to ``OUT`` (default ``/work/judge-data``; never inside this re
 - ``pubmedqa-abstracts.jsonl`` — pubmedqa/pubmedqa (MIT), ``data/ori_pqal.json``: the 1,000
   expert-annotated PubMed abstracts (their context sections, joined), one row each with
   ``evidence`` and no label: ``bench/judge_abstracts.py`` plants errors in their sentences.
+- ``stsb-xl-dev.jsonl`` / ``stsb-xl-test.jsonl`` — PhilipMay/stsb-multi-mt (STS benchmark
+  machine-translated, the original's licences: scores CC BY-SA 4.0, texts per source): the
+  sentence pairs across languages, English ``sentence1`` against the German ``sentence2`` of the
+  same row and German ``sentence1`` against English ``sentence2``; ``label`` ``supported`` for an
+  STS score of at least 4, ``not_supported`` for at most 2, the pairs between left out.
+  ``bench/judge_crosslingual.py`` fits the cross-language thresholds on dev and reports on test.
 
 Each row has ``claim`` (or ``summary``), ``evidence`` (the context text), ``label`` and
 ``source``. Which sets fit the judge and which measure it is bench/judge_fit.py's business.
 
     python bench/judge_data.py --wice DIR --qags DIR --aggrefact DIR [--xsum-hallucination DIR]
         [--begin DIR] [--pubmedqa DIR] [--out /work/judge-data]
+    python bench/judge_data.py --stsb DIR [--out /work/judge-data]
 """
 
 from __future__ import annotations
@@ -211,17 +218,64 @@ def pubmedqa(repo: Path, out: Path) -> None:
     _write(out, "pubmedqa-abstracts.jsonl", rows)
 
 
+STSB_SUPPORTED = 4.0
+"""An STS score of at least this is a pair that says the same ("supported")."""
+STSB_NOT = 2.0
+"""An STS score of at most this is a pair that does not ("not_supported")."""
+
+
+def _stsb_rows(repo: Path, language: str, split: str) -> list[list[str]]:
+    path = f"data/stsb-{language}-{split}.csv"
+    return [[*row, path] for row in csv.reader(io.StringIO(_show(repo, path)))]
+
+
+def stsb(repo: Path, out: Path) -> None:
+    for split in ("dev", "test"):
+        english, german = _stsb_rows(repo, "en", split), _stsb_rows(repo, "de", split)
+        if len(english) != len(german):
+            raise SystemExit(f"stsb {split}: {len(english)} English rows, {len(german)} German")
+        rows = []
+        for n, (en, de) in enumerate(zip(english, german, strict=True), start=1):
+            score = float(en[2])
+            if score >= STSB_SUPPORTED:
+                label = "supported"
+            elif score <= STSB_NOT:
+                label = "not_supported"
+            else:
+                continue
+            for claim, evidence, direction in ((en[0], de[1], "en-de"), (de[0], en[1], "de-en")):
+                rows.append({
+                    "claim": claim,
+                    "evidence": evidence,
+                    "label": label,
+                    "score": score,
+                    "direction": direction,
+                    "source": f"stsb-multi-mt/{split}:{n}",
+                })  # fmt: skip
+        _write(out, f"stsb-xl-{split}.jsonl", rows)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--wice", type=Path, required=True)
-    parser.add_argument("--qags", type=Path, required=True)
-    parser.add_argument("--aggrefact", type=Path, required=True)
+    parser.add_argument("--wice", type=Path)
+    parser.add_argument("--qags", type=Path)
+    parser.add_argument("--aggrefact", type=Path)
     parser.add_argument("--xsum-hallucination", type=Path,
                         help="google-research-datasets/xsum_hallucination_annotations")  # fmt: skip
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--begin", type=Path, help="google/BEGIN-dataset")
     parser.add_argument("--pubmedqa", type=Path, help="pubmedqa/pubmedqa")
+    parser.add_argument(
+        "--stsb", type=Path, help="PhilipMay/stsb-multi-mt (alone, or with the rest)"
+    )
     args = parser.parse_args()
+    core = (args.wice, args.qags, args.aggrefact)
+    if args.stsb is not None:
+        stsb(args.stsb, args.out)
+        if all(c is None for c in core):
+            return
+    if any(c is None for c in core):
+        parser.error("--wice, --qags and --aggrefact are required (unless --stsb is given alone)")
     wice(args.wice, args.out)
     qags(args.qags, args.out)
     aggrefact(args.aggrefact, args.out)

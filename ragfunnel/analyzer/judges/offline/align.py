@@ -31,7 +31,10 @@ from ragfunnel.analyzer.judges.offline.words import META, lead_in_end, stem
 from ragfunnel.analyzer.language.lexicon import MONTHS, NEGATIONS, STOPWORDS, fold
 from ragfunnel.analyzer.language.terms import Fact, facts, key_words, qualifiers
 
-__all__ = ["FEATURES", "FOUND_AT", "PARAPHRASE_FEATURES", "Evidence", "align"]
+__all__ = [
+    "FEATURES", "FOUND_AT", "PARAPHRASE_FEATURES", "ClaimFacts", "Evidence", "align",
+    "missing_names", "read_facts",
+]  # fmt: skip
 
 FEATURES = (
     "overlap", "window", "weighted", "proximity", "missing", "names_missing", "facts_absent",
@@ -236,16 +239,41 @@ def _window(found: list[tuple[float, set[int]]], index: ContextIndex) -> tuple[f
     return best, chosen
 
 
-def align(claim: str, index: ContextIndex) -> Evidence:
-    """Measure one claim against the indexed context (see the module docstring)."""
-    content = claim[lead_in_end(claim) :]
+ClaimFacts = list[tuple[Fact, str, tuple[str, ...]]]
+"""A claim's facts: each with the claim's text of it and its neighbouring words (``hard.py``)."""
+
+
+def read_facts(content: str) -> tuple[str, list[tuple[Fact, int, int]], ClaimFacts]:
+    """A claim's folded text, its facts' spans in it, and its facts as ``check_facts`` reads them."""
     folded = fold(content)
     spans = facts(folded)
     same = len(folded) == len(content)
-    claim_facts: list[tuple[Fact, str, tuple[str, ...]]] = [
+    claim_facts: ClaimFacts = [
         (f, (content if same else folded)[f.start : end], neighbours(folded, start, end))
         for f, start, end in spans
     ]
+    return folded, spans, claim_facts
+
+
+def missing_names(content: str, claim_facts: ClaimFacts, german: bool,
+                  index: ContextIndex) -> list[str]:  # fmt: skip
+    """The claim's names the context holds nowhere (a phrase only when none of it is there).
+
+    ``german``: the claim reads as German (then only acronyms are names).
+    """
+    in_facts = " ".join(fold(w) for _, w, _ in claim_facts)
+    return [
+        m
+        for phrase in _names(content, german)
+        if all(_name_missing(n, in_facts, index) for n in phrase)
+        for m in phrase
+    ]
+
+
+def align(claim: str, index: ContextIndex) -> Evidence:
+    """Measure one claim against the indexed context (see the module docstring)."""
+    content = claim[lead_in_end(claim) :]
+    folded, spans, claim_facts = read_facts(content)
     words = [w for w in key_words(folded, [(s, e) for _, s, e in spans]) if w not in META]
     german = index.german
     n = max(1, len(index.sentences))
@@ -279,13 +307,7 @@ def align(claim: str, index: ContextIndex) -> Evidence:
     )
     proximity = near / len(pairs) if pairs else coverage
 
-    in_facts = " ".join(fold(w) for _, w, _ in claim_facts)
-    names = [
-        m
-        for phrase in _names(content, german)
-        if all(_name_missing(n, in_facts, index) for n in phrase)
-        for m in phrase
-    ]
+    names = missing_names(content, claim_facts, german, index)
     checked = check_facts(
         claim_facts, index, window, in_window >= COPIED, frozenset(_TOKEN.findall(folded))
     )

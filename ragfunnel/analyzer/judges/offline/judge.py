@@ -16,6 +16,11 @@ installed, each variant with its own fitted model). The verdict:
   but no support either);
 - **uncertain** otherwise: a case for a stronger judge, never by itself a generation failure.
 
+A claim in another language than its context (an English answer from a German chunk) has no
+words to weigh: with ``ragfunnel[multilingual]`` it is judged by meaning (``crosslingual.py``:
+unsupported for a contradicted fact or a closest sentence below ``UNSUPPORTED_BELOW``,
+supported at ``SUPPORTED_AT`` with every fact and name found), without it as ever (uncertain).
+
 ``missing`` names the contradicted or absent term, or the claim's words the context lacks.
 The same input always gives the same verdict.
 """
@@ -24,6 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ragfunnel.analyzer.judges.offline import crosslingual
 from ragfunnel.analyzer.judges.offline.align import FOUND_AT, Evidence, align
 from ragfunnel.analyzer.judges.offline.index import ContextIndex
 from ragfunnel.analyzer.judges.offline.score import HARD_CAP, model_for
@@ -60,7 +66,33 @@ def supportable(evidence: Evidence) -> bool:
     return not evidence.names and not evidence.unstated
 
 
-def _verdict(claim: str, index: ContextIndex) -> ClaimVerdict:
+def _cross_verdict(claim: str, index: ContextIndex, encoder: crosslingual.Encoder) -> ClaimVerdict:
+    """A claim in another language than its context, judged by meaning (``crosslingual.py``)."""
+    found = crosslingual.measure(claim, index, encoder)
+    p = crosslingual.probability(found.similarity)
+    sentences = sorted(({found.sentence} - {-1}) | found.facts.sentences)
+    supporting = tuple(dict.fromkeys(index.ids[index.chunk_of[s]] for s in sentences))
+    unstated = [f for f in found.facts.absent if f not in found.facts.hard]
+    missing = [*unstated, *found.names]
+    why = "; ".join(
+        [*found.facts.hard, *(["not in the context: " + ", ".join(missing)] if missing else [])]
+    )
+    if found.facts.hard:
+        return ClaimVerdict(claim, UNSUPPORTED, supporting, why, NAME, min(p, HARD_CAP))
+    if found.similarity < crosslingual.UNSUPPORTED_BELOW:
+        why = why or "no sentence of the context says this (closest by meaning across languages)"
+        return ClaimVerdict(claim, UNSUPPORTED, supporting, why, NAME, p)
+    if found.similarity >= crosslingual.SUPPORTED_AT and not missing:
+        return ClaimVerdict(claim, SUPPORTED, supporting, "", NAME, p)
+    why = why or "the closest sentence across languages is not close enough to decide"
+    return ClaimVerdict(claim, UNCERTAIN, supporting, why, NAME, p)
+
+
+def _verdict(
+    claim: str, index: ContextIndex, encoder: crosslingual.Encoder | None = None
+) -> ClaimVerdict:
+    if encoder is not None and crosslingual.other_language(claim, index):
+        return _cross_verdict(claim, index, encoder)
     evidence = align(claim, index)
     model = model_for(evidence.values)
     p = model.probability(evidence.values)
@@ -79,13 +111,17 @@ def judge_claim(
     claim: str,
     context: Iterable[Chunk | tuple[str, str] | str],
     paraphrase: bool | None = None,
+    multilingual: bool | None = None,
 ) -> ClaimVerdict:
     """Rate one claim against a whole context (see the module docstring).
 
     ``paraphrase``: score with the paraphrase embedding (``True`` needs
     ``ragfunnel[paraphrase]``) or without; ``None`` uses it when it is installed.
+    ``multilingual``: judge a claim in another language than its context by meaning (``True``
+    needs ``ragfunnel[multilingual]``) or leave it uncertain; ``None`` uses it when installed.
     """
-    return _verdict(claim, ContextIndex.of(as_chunks(context), paraphrase))
+    encoder = crosslingual.load(multilingual)
+    return _verdict(claim, ContextIndex.of(as_chunks(context), paraphrase), encoder)
 
 
 class OfflineJudge:
@@ -93,17 +129,20 @@ class OfflineJudge:
 
     ``OfflineJudge().judge(answer, context)`` returns an :class:`AnswerVerdict`; an answer
     without claims (a refusal) is an abstention with ``faithfulness`` ``None``.
-    ``paraphrase`` as in :func:`judge_claim`.
+    ``paraphrase`` and ``multilingual`` as in :func:`judge_claim` (a missing extra asked for
+    with ``True`` raises here); the multilingual vectors are cached for the judge's lifetime.
     """
 
     name = NAME
 
-    def __init__(self, paraphrase: bool | None = None) -> None:
+    def __init__(self, paraphrase: bool | None = None, multilingual: bool | None = None) -> None:
         self.paraphrase = paraphrase
+        self.multilingual = multilingual
+        self._encoder = crosslingual.load(multilingual)
 
     def judge(self, answer: str, context: Iterable[Chunk | tuple[str, str] | str]) -> AnswerVerdict:
         """Rate every claim of ``answer`` against ``context``."""
         split = split_claims(answer)
         index = ContextIndex.of(as_chunks(context), self.paraphrase)
-        verdicts = tuple(_verdict(claim, index) for claim in split.claims)
+        verdicts = tuple(_verdict(claim, index, self._encoder) for claim in split.claims)
         return AnswerVerdict(verdicts, split.refusals, NAME)
