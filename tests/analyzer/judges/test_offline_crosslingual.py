@@ -129,6 +129,17 @@ def test_an_answer_in_english_from_german_chunks_is_judged_claim_by_claim() -> N
         ("Die Hotelpauschale beträgt 150 EUR pro Nacht.", GERMAN),
         ("Die Kantine serviert jeden Freitag ein veganes Mittagessen.", GERMAN),
         ("Taxi rides are reimbursed at any time.", ENGLISH),
+        # An English page the language reader takes for German ("von", "und"): still English.
+        (
+            "He met with the abbot of Cluny at Besancon.",
+            [
+                (
+                    "leo",
+                    "Leo IX (Bruno von Egisheim und Dagsburg), Pope. He met with abbot Hugh "
+                    "of Cluny at Besancon on his way to Rome.",
+                )
+            ],
+        ),
     ],
 )
 def test_a_claim_in_its_contexts_language_is_judged_as_without_the_extra(

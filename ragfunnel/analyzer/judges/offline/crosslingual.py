@@ -48,6 +48,8 @@ INTERCEPT, SLOPE = -49.091, 58.468
 """The logistic calibration of the cosine, P(supported) = 1 / (1 + exp(-(INTERCEPT + SLOPE * cosine))), same fit."""
 
 _SCAN = 200
+_SAMPLE = 400
+"""The context's first tokens its language is read from (as ``index.py`` reads it)."""
 """A claim is compared with this many context sentences at most."""
 _CACHE = 1 << 14
 """Vectors kept per encoder before the cache starts over."""
@@ -162,14 +164,22 @@ def other_language(claim: str, index: ContextIndex) -> bool:
     German as the context's language is decided (``words.is_german``: German function words),
     and only when the claim's function words of that language outnumber those of the
     context's (:data:`_ENGLISH`): an English claim with a "die" in it, or a German one of
-    nouns and numbers only, is judged as a claim of its context's language, as without the extra.
+    nouns and numbers only, is judged as a claim of its context's language, as without the
+    extra. A context read as German must hold more German function words than English ones in
+    the sample its language was read from: an English web page naming "Bruno von Egisheim und
+    Dagsburg" is no German context for an English claim.
     """
     words = tokens(fold(claim))
     german = sum(w in GERMAN_MARKERS for w in words)
     english = sum(w in _ENGLISH for w in words)
     if index.german:
-        return english >= 2 and english > german
+        return english >= 2 and english > german and _reads_german(index)
     return is_german(words) and german > english
+
+
+def _reads_german(index: ContextIndex) -> bool:
+    sample = tokens(" ".join(index.chunk_text)[: _SAMPLE * 8])[:_SAMPLE]
+    return sum(w in GERMAN_MARKERS for w in sample) > sum(w in _ENGLISH for w in sample)
 
 
 @dataclass
