@@ -10,7 +10,7 @@ may both insert them: run one at a time. This module never reads input files.
 
 Crash safety: an insert and its stage view's insert commit separately, so a killed ingest can
 leave a chunk in one table only. Where a chunk lies near stored rows, the writer first mends
-the stage table there (``store.stage_repair.StageMender``): it deletes stage rows of the spans
+the stage table there (``store.tables.stage_spans.repair.StageMender``): it deletes stage rows of the spans
 it is about to insert, and parses into the stage table the stored spans it skips that the
 stage table lacks. Running the ingest again therefore repairs what a kill left behind.
 """
@@ -32,9 +32,9 @@ from ragfunnel.analyzer.ingest.rows import Chunk
 from ragfunnel.analyzer.store import StoreError
 from ragfunnel.analyzer.store.migrations import REVISIONS, migrate
 from ragfunnel.analyzer.store.schema import stage_view_attached
-from ragfunnel.analyzer.store.stage_repair import StageMender
 from ragfunnel.analyzer.store.tables import stage_spans, traces
 from ragfunnel.analyzer.store.tables.stage_spans import STAGE_TABLE
+from ragfunnel.analyzer.store.tables.stage_spans.repair import StageMender
 
 if TYPE_CHECKING:
     from ragfunnel.analyzer.store import Store
@@ -194,7 +194,7 @@ class Writer:
             )
 
     def _mend(self, near: _Near, known: list[str]) -> None:
-        """Repair the stage table where the chunk lies (``store.stage_repair``)."""
+        """Repair the stage table where the chunk lies (``store/tables/stage_spans/repair.py``)."""
         assert self._mender is not None
         candidates = near.candidates
         traces: list[str] = candidates.column("TraceId").to_pylist()

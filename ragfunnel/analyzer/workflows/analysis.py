@@ -25,6 +25,11 @@ if TYPE_CHECKING:
 __all__ = ["Thresholds", "analyze_store", "question_funnel", "thresholds_from_store"]
 
 
+def chosen_runs(runs: Sequence[str] | None) -> list[str] | None:
+    """The runs a command names, as the library takes them: a list, or None for every run."""
+    return list(runs) if runs else None
+
+
 def _quiet(_: str) -> None:
     return None
 
@@ -45,9 +50,9 @@ def analyze_store(
     """
     # Looked up on the package at each call, so a caller (or a test) sees funnel.analyze as it is.
     if cases is None:
-        return funnel.shapes(store, run=list(runs) if runs else None)
+        return funnel.shapes(store, run=chosen_runs(runs))
     return funnel.analyze(
-        store, cases, run=list(runs) if runs else None, index_manifest=index_manifest,
+        store, cases, run=chosen_runs(runs), index_manifest=index_manifest,
         k=list(k) if k else None, chunks=load_chunks(chunks) if chunks is not None else None,
     )  # fmt: skip
 
@@ -62,9 +67,9 @@ def question_funnel(
 ) -> FunnelResult | Shapes:
     """One question's records: a case id against the cases, or a trace question id's shape."""
     if cases is None:
-        return funnel.shapes(store, run=list(runs) if runs else None, question=question_id)
+        return funnel.shapes(store, run=chosen_runs(runs), question=question_id)
     return funnel.analyze(
-        store, cases, run=list(runs) if runs else None, index_manifest=index_manifest,
+        store, cases, run=chosen_runs(runs), index_manifest=index_manifest,
         question=question_id,
     )  # fmt: skip
 
@@ -90,6 +95,6 @@ def thresholds_from_store(
     ``progress`` is told each step's name before it starts.
     """
     progress("rebuilding every question's funnel")
-    result = funnel.analyze(store, cases, run=list(runs) if runs else None)
+    result = funnel.analyze(store, cases, run=chosen_runs(runs))
     progress("sweeping the threshold")
     return Thresholds(abstention(result.records, cost_ratio=cost_ratio), result.notices)

@@ -15,6 +15,7 @@ from ragfunnel.analyzer.funnel.read.runs import check_runs
 from ragfunnel.analyzer.judges import JudgeRun, judge_store
 from ragfunnel.analyzer.judges.people.review import review_sheet
 from ragfunnel.analyzer.store import Store, StoreArg, takes_store
+from ragfunnel.analyzer.workflows.analysis import chosen_runs
 
 if TYPE_CHECKING:
     from ragfunnel.analyzer.cases import CaseSet
@@ -48,7 +49,7 @@ def judge_from_store(
     assert isinstance(store, Store)  # takes_store opened it (never created)
     check_runs(store, runs or ())
     return judge_store(
-        store, policy=policy, runs=list(runs) if runs else None, cases=cases, endpoint=endpoint,
+        store, policy=policy, runs=chosen_runs(runs), cases=cases, endpoint=endpoint,
         sample_rate=sample_rate, seed=seed, split=split, write=write, chunk_texts=chunk_texts,
         progress=progress,
     )  # fmt: skip

@@ -26,6 +26,7 @@ from ragfunnel.analyzer.report import (
 )
 from ragfunnel.analyzer.report.diff import RunDiff, diff_runs
 from ragfunnel.analyzer.store import Store, StoreArg, takes_store
+from ragfunnel.analyzer.workflows.analysis import chosen_runs
 
 if TYPE_CHECKING:
     from ragfunnel.analyzer.cases import CaseSet
@@ -81,7 +82,7 @@ def report_from_store(
     assert isinstance(store, Store)  # takes_store opened it
     progress("rebuilding every question's funnel")
     result = funnel.analyze(
-        store, cases, run=list(runs) if runs else None, index_manifest=index_manifest,
+        store, cases, run=chosen_runs(runs), index_manifest=index_manifest,
         k=list(k) if k else None,
     )  # fmt: skip
     progress("reading the runs' configurations")

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from ragfunnel.analyzer.store.inventory import StoreInventory, inventory
 from ragfunnel.analyzer.store.migrations import Migration, migrate
-from ragfunnel.analyzer.store.stage_repair import StageCheck, check_stage, repair_stage
+from ragfunnel.analyzer.store.tables.stage_spans.repair import StageCheck, check_stage, repair_stage
 
 if TYPE_CHECKING:
     from ragfunnel.analyzer.store import Store

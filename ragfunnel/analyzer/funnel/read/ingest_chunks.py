@@ -67,7 +67,7 @@ def run_versions(store: Store, question_rows: str, runs: Collection[str]) -> pl.
     """Per run, each index version its questions name and how many questions name it.
 
     Columns ``run_id``, ``index_version`` ("" where a root names none) and ``questions``
-    (``store/tables/stage_spans.py`` queries them).
+    (``store/tables/stage_spans/`` queries them).
     """
     return stage_spans.run_versions(store, question_rows, runs)
 

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ragfunnel.analyzer.store.dsn import quote
+from ragfunnel.analyzer.store.statements import create_table
 
 if TYPE_CHECKING:
     from ragfunnel.analyzer.store.connection import Store
@@ -42,11 +43,7 @@ CacheRow = tuple[str, str, str, str, str]
 
 def cache_ddl(cache: str) -> str:
     """The CREATE statement of the judge cache, given its quoted qualified name."""
-    columns = ",\n    ".join(f"`{n}` {t}" for n, t in CACHE_COLUMNS)
-    return (
-        f"CREATE TABLE IF NOT EXISTS {cache} (\n    {columns}\n) "
-        "ENGINE = ReplacingMergeTree(CreatedAt) ORDER BY Key"
-    )
+    return create_table(cache, CACHE_COLUMNS, "ReplacingMergeTree(CreatedAt) ORDER BY Key")
 
 
 def create_cache(store: Store) -> None:

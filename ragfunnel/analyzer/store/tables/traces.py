@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from ragfunnel.analyzer.conventions.chunk_texts import chunk_text_columns
 from ragfunnel.analyzer.conventions.run_settings import run_setting_columns
+from ragfunnel.analyzer.store import statements
 from ragfunnel.analyzer.store.dsn import quote
 from ragfunnel.analyzer.store.part_format import COMPACT_PARTS
 from ragfunnel.analyzer.store.store_error import StoreError
@@ -187,15 +188,8 @@ def insert_from_files(store: Store, pattern: str, columns: Sequence[str], stream
 
 
 def time_range(store: Store) -> tuple[int, int] | None:
-    """The first and last span start (ns) stored; None when the table is empty.
-
-    min/max of the partition column come from each part's min-max index, not the rows.
-    """
-    row = store.query_arrow(
-        "SELECT count() AS n, toUnixTimestamp64Nano(min(Timestamp)) AS low, "
-        f"toUnixTimestamp64Nano(max(Timestamp)) AS high FROM {store.traces_table}"
-    ).to_pylist()[0]
-    return (int(row["low"]), int(row["high"])) if int(row["n"]) else None
+    """The first and last span start (ns) stored; None when the table is empty."""
+    return statements.time_range(store, store.traces_table)
 
 
 def stored_starts(store: Store, trace_ids: list[str]) -> dict[str, int]:

@@ -24,6 +24,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 from ragfunnel.analyzer.store.dsn import quote
+from ragfunnel.analyzer.store.statements import create_table, run_filter, run_parameters
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -183,11 +184,8 @@ column and the name the funnel reads it by (``funnel/read/verdicts.py``)."""
 
 
 def _ddl(table: str, columns: Sequence[tuple[str, str]]) -> str:
-    listed = ",\n    ".join(f"`{n}` {t}" for n, t in columns)
-    return (
-        f"CREATE TABLE IF NOT EXISTS {table} (\n    {listed}\n) "
-        "ENGINE = ReplacingMergeTree(JudgedAt) ORDER BY (TraceId, QuestionKey, SpanId, Judge)"
-    )
+    engine = "ReplacingMergeTree(JudgedAt) ORDER BY (TraceId, QuestionKey, SpanId, Judge)"
+    return create_table(table, columns, engine)
 
 
 def verdicts_ddl(verdicts: str) -> str:
@@ -300,9 +298,8 @@ def read_verdicts(
     if table is None:
         empty = pa.table({name: pa.array([], kind) for name, kind in _arrow_types()})
         return cast(pl.DataFrame, pl.from_arrow(empty))
-    where = "WHERE RunId IN {runs:Array(String)}" if runs else ""
     return store.query_df(
-        f"SELECT * FROM {_source(store, table)} {where}", {"runs": list(runs)} if runs else None
+        f"SELECT * FROM {_source(store, table)} {run_filter(runs)}", run_parameters(runs)
     )
 
 
@@ -315,14 +312,13 @@ def deciding_verdict_rows(
     ``TraceId``, ``QuestionKey`` and ``v``, the columns of :data:`DECIDING_FIELDS`. Call it
     only when the table exists; ``table`` as for :func:`read_verdicts`.
     """
-    run_filter = "AND RunId IN {runs:Array(String)}" if runs else ""
     return store.query_df(
         f"""
         SELECT TraceId, QuestionKey,
             argMax(tuple({", ".join(c for c, _ in DECIDING_FIELDS)}), {DECIDING_ORDER}) AS v
         FROM {_source(store, table)}
-        WHERE Mode = 'pipeline' {run_filter}
+        WHERE Mode = 'pipeline' {run_filter(runs, "AND")}
         GROUP BY TraceId, QuestionKey
         """,
-        {"runs": list(runs)} if runs else None,
+        run_parameters(runs),
     )

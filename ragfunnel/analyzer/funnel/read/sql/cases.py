@@ -9,6 +9,7 @@ only through per-analysis temporary tables filled with Arrow inserts.
 from __future__ import annotations
 
 from ragfunnel.analyzer.funnel.read.wide_layout import item_hash
+from ragfunnel.analyzer.store.statements import run_filter
 
 __all__ = [
     "case_keys_sql",
@@ -63,8 +64,7 @@ def discovery_sql(stage_table: str, keys_table: str, *, runs: bool) -> str:
     Their question hash (or, for foreign traces, the root's input text, else a retriever's
     query) decides the case in Python.
     """
-    run_filter = " AND RunId IN {runs:Array(String)}" if runs else ""
-    rows = f"(Stage = 'question'{run_filter}" + (
+    rows = f"(Stage = 'question' {run_filter(runs, 'AND')}" + (
         ")" if runs else " OR (Source != 'ragfunnel' AND QuestionText != ''))"
     )
     # The root's text first, then the earliest; a question span before a retriever's query.

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ragfunnel.analyzer.funnel.read.wide_layout import item_hash, meta_sql, positions_sql, words
+from ragfunnel.analyzer.store.statements import run_filter
 
 __all__ = [
     "META",
@@ -112,7 +113,7 @@ def select_from(q: FunnelQuery, projected: list[str], *, where: list[str]) -> st
     if q.runs:
         where.append(
             f"s.InstanceKey IN (SELECT InstanceKey FROM {table} "
-            "WHERE Stage = 'question' AND RunId IN {runs:Array(String)})"
+            f"WHERE Stage = 'question' {run_filter(q.runs, 'AND')})"
         )
     if q.question_keys:
         where.append("s.QuestionKey IN {keys:Array(String)}")

@@ -15,6 +15,7 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from ragfunnel.analyzer.conventions import BUCKETS, stage_select_sql
+from ragfunnel.analyzer.store import statements
 from ragfunnel.analyzer.store.dsn import quote
 from ragfunnel.analyzer.store.part_format import COMPACT_PARTS
 
@@ -142,15 +143,8 @@ def create_stage_spans(store: Store) -> None:
 
 
 def time_range(store: Store) -> tuple[int, int] | None:
-    """The first and last start (ns) of the stage table's rows; None when it is empty.
-
-    min/max of the partition column come from each part's min-max index, not the rows.
-    """
-    row = store.query_arrow(
-        "SELECT count() AS n, toUnixTimestamp64Nano(min(Timestamp)) AS low, "
-        f"toUnixTimestamp64Nano(max(Timestamp)) AS high FROM {stage_table(store)}"
-    ).to_pylist()[0]
-    return (int(row["low"]), int(row["high"])) if int(row["n"]) else None
+    """The first and last start (ns) of the stage table's rows; None when it is empty."""
+    return statements.time_range(store, stage_table(store))
 
 
 _QUESTION_TEXT = "argMinIf(QuestionText, tuple(Stage != 'question', Timestamp), QuestionText != '')"
@@ -205,11 +199,8 @@ def generate_answers(
     ``Question`` (the question span's text, else the retrieval query). With ``runs``, only
     instances of those runs; with ``traces``, only those traces.
     """
-    run_filter = "WHERE RunId IN {runs:Array(String)}" if runs else ""
     trace_filter = "AND TraceId IN {traces:Array(String)}" if traces else ""
-    parameters: dict[str, object] = {"modes": list(modes)}
-    if runs:
-        parameters["runs"] = list(runs)
+    parameters: dict[str, object] = {"modes": list(modes), **statements.run_parameters(runs)}
     if traces:
         parameters["traces"] = list(traces)
     return store.query_df(
@@ -228,7 +219,7 @@ def generate_answers(
         WHERE Stage IN ('question', 'retrieve') AND TraceId IN (SELECT TraceId FROM gen)
         GROUP BY TraceId, QuestionKey
     ),
-    questions AS (SELECT * FROM asked {run_filter})
+    questions AS (SELECT * FROM asked {statements.run_filter(runs)})
     SELECT TraceId, QuestionKey, Mode,
         argMin(tuple(SpanId, questions.RunId, Started, Answer, HasAnswer, Model, LogprobsMin,
                      LowConfidence),
@@ -273,11 +264,10 @@ def run_versions(store: Store, question_rows: str, runs: Collection[str]) -> pl.
 
     Columns ``run_id``, ``index_version`` ("" where a root names none) and ``questions``.
     """
-    where = " AND RunId IN {runs:Array(String)}" if runs else ""
     return store.query_df(
         f"SELECT RunId AS run_id, IndexVersion AS index_version, "
         f"uniqExact(InstanceKey) AS questions FROM {question_rows} "
-        f"WHERE Stage = 'question'{where} GROUP BY run_id, index_version "
-        f"ORDER BY run_id, questions DESC, index_version",
-        {"runs": list(runs)},
+        f"WHERE Stage = 'question' {statements.run_filter(runs, 'AND')} "
+        f"GROUP BY run_id, index_version ORDER BY run_id, questions DESC, index_version",
+        statements.run_parameters(runs),
     )
