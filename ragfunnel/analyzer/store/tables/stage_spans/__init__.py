@@ -5,36 +5,7 @@ table against ``otel_traces``, and the ingest's ``StageMender``) is imported by 
 it needs ``store.schema``, which needs this package's layout.
 """
 
-from ragfunnel.analyzer.store.tables.stage_spans.table import (
-    BUCKETS,
-    STAGE_COLUMNS,
-    STAGE_TABLE,
-    VIEW_NAME,
-    create_stage_spans,
-    generate_answers,
-    question_texts,
-    ranked_ids,
-    run_ids,
-    run_versions,
-    stage_select,
-    stage_table,
-    time_range,
-    view_ddl,
-)
+from ragfunnel.analyzer.store.tables.stage_spans import table
+from ragfunnel.analyzer.store.tables.stage_spans.table import *  # noqa: F403 - the layout's face
 
-__all__ = [
-    "BUCKETS",
-    "STAGE_COLUMNS",
-    "STAGE_TABLE",
-    "VIEW_NAME",
-    "create_stage_spans",
-    "generate_answers",
-    "question_texts",
-    "ranked_ids",
-    "run_ids",
-    "run_versions",
-    "stage_select",
-    "stage_table",
-    "time_range",
-    "view_ddl",
-]
+__all__ = list(table.__all__)
