@@ -117,12 +117,15 @@ def test_an_endpoint_that_is_down_holds_the_app_within_the_bound_and_the_count_i
     mode: str,
 ) -> None:
     endpoint = f"http://127.0.0.1:{_closed_port()}"
+    # A queue far smaller than the loop's 4,000 spans: a refused connection fails an export at
+    # once, so a 2,048-span queue could drain fast enough never to fill on an idle machine.
     result, stderr, exit_s = _run(
         "otlp+http",
         1_000,
         {"on_queue_full": mode},
         OTEL_EXPORTER_OTLP_ENDPOINT=endpoint,
         OTEL_EXPORTER_OTLP_TRACES_TIMEOUT="1",
+        RAGFUNNEL_MAX_QUEUE_SIZE="64",
     )
     # "drop" never waits for room: no call comes near the 10 s a wait may take (2 s allows for
     # a busy shared machine, where the export thread's HTTP retries compete for the GIL).
