@@ -23,8 +23,8 @@ from ragfunnel.analyzer.ingest import ingest_paths
 from ragfunnel.analyzer.store import Store
 from ragfunnel.analyzer.store.inventory import inventory
 from ragfunnel.analyzer.store.migrations import INGEST_LOG_TABLE, migrate
-from ragfunnel.analyzer.store.tables.stage_spans.repair import check_stage, repair_stage
 from ragfunnel.analyzer.store.tables.stage_spans import STAGE_TABLE, VIEW_NAME, stage_table
+from ragfunnel.analyzer.store.tables.stage_spans.repair import check_stage, repair_stage
 
 T0 = 1_800_000_000_000_000_000
 STAGES = ("retrieve", "rerank", "cut", "generate")
