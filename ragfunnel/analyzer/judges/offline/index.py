@@ -4,58 +4,32 @@ Built once per context (all chunks together) and shared by every claim of the an
 sentence's folded text, the chunk it belongs to, and for every content-word stem the sentences
 and token positions holding it. Facts (numbers, dates, amounts, codes) and negations are read
 per sentence only when a claim asks (most sentences are never asked about).
+
+The index is assembled from its chunks prepared one by one (``prepared.py``): with a
+:class:`~ragfunnel.analyzer.judges.offline.prepared.ChunkCache` a chunk seen in an earlier
+prompt is not prepared again, nor are its sentences' facts, negations and vectors found again.
+Assembling offsets each chunk's sentence ids and token positions and adds them in the order a
+build in one go would, so the index (down to the order its sets iterate in) is the same.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from ragfunnel.analyzer.judges.offline.words import META, is_german, stem, tokens
+from ragfunnel.analyzer.judges.offline.prepared import ChunkCache, PreparedChunk, prepare
+from ragfunnel.analyzer.judges.offline.words import is_german, tokens
 from ragfunnel.analyzer.judges.verdict_types import Chunk
-from ragfunnel.analyzer.language.lexicon import MONTHS, NEGATIONS, NUMBER_WORDS, STOPWORDS, fold
-from ragfunnel.analyzer.language.terms import Fact, facts, may_hold_facts, negated
+from ragfunnel.analyzer.language.lexicon import fold
+from ragfunnel.analyzer.language.terms import Fact, facts, negated
 
 if TYPE_CHECKING:
     from ragfunnel.analyzer.judges.offline.embed import Embedder
 
 __all__ = ["ContextIndex"]
 
-_SENTENCE = re.compile(r"(?<=[.!?;])[\"'”’)\]]*\s+|\s*\n\s*")
-_PLAIN = re.compile(r"[^\W_]+")
-_ALPHA = re.compile(r"[^\W\d_]+")
-_HYPHENATED = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)+")
-_NUMBER_WORDS = frozenset(NUMBER_WORDS)
 _LANGUAGE_SAMPLE = 400
-_SKIP = STOPWORDS | META | NEGATIONS
-
-
-_DAY = re.compile(r"(?<![\d.])\d{1,2}\.$")
-_NEXT_WORD = re.compile(r"[^\W\d_]+")
-
-
-def _date_dot(text: str, end: int, after: int) -> bool:
-    """A German day's dot before its month ("1. März 2025"): no sentence end."""
-    if not _DAY.search(text, max(0, end - 4), end):
-        return False
-    word = _NEXT_WORD.match(text, after)
-    return word is not None and fold(word.group(0)) in MONTHS
-
-
-def _spans(text: str) -> list[tuple[int, int]]:
-    """Where each sentence of a text is (empty ones left out; "1. März" is no end)."""
-    out, start = [], 0
-    for m in _SENTENCE.finditer(text):
-        if _date_dot(text, m.start(), m.end()):
-            continue
-        if m.start() > start:
-            out.append((start, m.start()))
-        start = m.end()
-    if start < len(text):
-        out.append((start, len(text)))
-    return out
 
 
 @dataclass
@@ -91,64 +65,75 @@ class ContextIndex:
     numeric: list[bool] = field(default_factory=list)
     word_stems: dict[str, str] = field(default_factory=dict)
     embedder: Embedder | None = None
-    _vectors: dict[int, Any] = field(default_factory=dict, repr=False)
-    _facts: dict[int, list[Fact]] = field(default_factory=dict, repr=False)
-    _negation: dict[int, str] = field(default_factory=dict, repr=False)
+    _parts: list[PreparedChunk] = field(default_factory=list, repr=False)
+    _first: list[int] = field(default_factory=list, repr=False)
 
     @classmethod
-    def of(cls, chunks: Iterable[Chunk], paraphrase: bool | None = None) -> ContextIndex:
+    def of(
+        cls,
+        chunks: Iterable[Chunk],
+        paraphrase: bool | None = None,
+        cache: ChunkCache | None = None,
+    ) -> ContextIndex:
         """Index the chunks.
 
         ``paraphrase``: use the paraphrase embedding (``True`` requires the extra), or not;
-        ``None`` uses it when ``ragfunnel[paraphrase]`` is installed.
+        ``None`` uses it when ``ragfunnel[paraphrase]`` is installed. ``cache``: where prepared
+        chunks are kept and found (``prepared.py``); ``None`` prepares every chunk anew.
         """
         listed = list(chunks)
-        texts = [fold(c.text) for c in listed]
+        if cache is None:
+            texts = [fold(c.text) for c in listed]
+        else:
+            texts = [cache.folded(c.text) for c in listed]
         sample = tokens(" ".join(texts)[: _LANGUAGE_SAMPLE * 8])[:_LANGUAGE_SAMPLE]
-        index = cls(
-            [c.id for c in listed], texts, is_german(sample), embedder=_embedder(paraphrase)
-        )
-        index._build([c.text for c in listed])
+        german = is_german(sample)
+        index = cls([c.id for c in listed], texts, german, embedder=_embedder(paraphrase))
+        if cache is None:
+            parts = [prepare(c.text, t, german) for c, t in zip(listed, texts, strict=True)]
+        else:
+            parts = [cache.prepared(c.text, german) for c in listed]
+        index._assemble(parts)
         return index
 
-    def _build(self, texts: list[str]) -> None:
-        german, skip, numbers = self.german, _SKIP, _NUMBER_WORDS
+    def _assemble(self, parts: list[PreparedChunk]) -> None:
+        """The index of the prepared chunks, ids and positions offset chunk by chunk.
+
+        Each stem's sets get their members added one by one in increasing order, as a build in
+        one go adds them: equal sets built alike iterate alike (``align.py`` stops early).
+        """
         postings, positions, word_stems = self.postings, self.positions, self.word_stems
-        sentences, written_out, chunk_of = self.sentences, self.written, self.chunk_of
-        seen, numeric = self.tokens, self.numeric
+        sentences, chunk_of, first = self.sentences, self.chunk_of, self._first
+        seen = self.tokens
         pos = 0
-        for ci, text in enumerate(texts):
-            folded = self.chunk_text[ci]
-            same = len(folded) == len(text)
-            for a, b in _spans(folded if same else text):
-                written = text[a:b]
-                sentence = folded[a:b] if same else fold(written)
-                sid = len(sentences)
-                sentences.append(sentence)
-                written_out.append(written)
-                chunk_of.append(ci)
-                plain = _PLAIN.findall(sentence)
-                seen.update(plain)
-                words = _ALPHA.findall(sentence)
-                # "15st 4lbs" holds two facts though none of its tokens is all digits.
-                numeric.append(may_hold_facts(sentence) or not numbers.isdisjoint(words))
-                if "-" in sentence:
-                    words.extend(h.replace("-", "") for h in _HYPHENATED.findall(sentence))
-                for word in words:
-                    pos += 1
-                    if word in skip:
-                        continue
-                    root = word_stems.get(word)
-                    if root is None:
-                        root = word_stems[word] = stem(word, german)
-                    where = postings.get(root)
-                    if where is None:
-                        postings[root] = {sid}
-                        positions[root] = {pos}
-                    else:
-                        where.add(sid)
-                        positions[root].add(pos)
+        for ci, part in enumerate(parts):
+            sid = len(sentences)
+            first.append(sid)
+            sentences.extend(part.sentences)
+            self.written.extend(part.written)
+            self.numeric.extend(part.numeric)
+            chunk_of.extend([ci] * len(part.sentences))
+            seen.update(part.tokens)
+            word_stems.update(part.word_stems)
+            for root, where in part.postings.items():
+                found = postings.get(root)
+                if found is None:
+                    postings[root] = {s + sid for s in where}
+                else:
+                    found.update([s + sid for s in where])
+            for root, where in part.positions.items():
+                found = positions.get(root)
+                if found is None:
+                    positions[root] = {p + pos for p in where}
+                else:
+                    found.update([p + pos for p in where])
+            pos += part.length
+        self._parts = parts
         self.words = " " + " ".join(word_stems) + " "
+
+    def _part(self, sid: int) -> tuple[PreparedChunk, int]:
+        ci = self.chunk_of[sid]
+        return self._parts[ci], sid - self._first[ci]
 
     def containing(self, part: str) -> set[int]:
         """The sentences holding a content word that contains ``part`` (a compound's piece)."""
@@ -162,29 +147,34 @@ class ContextIndex:
         return out
 
     def facts_of(self, sid: int) -> list[Fact]:
-        """The facts of one sentence (found on first use)."""
+        """The facts of one sentence (found on first use, kept with its prepared chunk)."""
         if not self.numeric[sid]:
             return []
-        found = self._facts.get(sid)
+        part, local = self._part(sid)
+        found = part.facts.get(local)
         if found is None:
             text, written = self.sentences[sid], self.written[sid]
             source = written if len(written) == len(text) else text
             found = [replace(f, text=source[f.start : end]) for f, _, end in facts(text)]
-            self._facts[sid] = found
+            part.facts[local] = found
         return found
 
     def vector_of(self, sid: int) -> Any:
         """One sentence's tokens and summed vector (``embed.py``; made on first use)."""
-        found = self._vectors.get(sid)
-        if found is None and self.embedder is not None:
-            found = self._vectors[sid] = self.embedder.text(self.written[sid])
+        if self.embedder is None:
+            return None
+        part, local = self._part(sid)
+        found = part.vectors.get(local)
+        if found is None:
+            found = part.vectors[local] = self.embedder.text(self.written[sid])
         return found
 
     def negation_of(self, sid: int) -> str:
         """The first negation word of one sentence, or ``""``."""
-        found = self._negation.get(sid)
+        part, local = self._part(sid)
+        found = part.negation.get(local)
         if found is None:
-            found = self._negation[sid] = negated(self.sentences[sid])
+            found = part.negation[local] = negated(self.sentences[sid])
         return found
 
 

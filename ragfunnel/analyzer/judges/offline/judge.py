@@ -27,11 +27,13 @@ The same input always gives the same verdict.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from functools import lru_cache
 
 from ragfunnel.analyzer.judges.offline import crosslingual
 from ragfunnel.analyzer.judges.offline.align import FOUND_AT, Evidence, align
 from ragfunnel.analyzer.judges.offline.index import ContextIndex
+from ragfunnel.analyzer.judges.offline.prepared import CHUNK_CACHE, ChunkCache
 from ragfunnel.analyzer.judges.offline.score import HARD_CAP, model_for
 from ragfunnel.analyzer.judges.verdict_types import (
     SUPPORTED,
@@ -42,11 +44,13 @@ from ragfunnel.analyzer.judges.verdict_types import (
     ClaimVerdict,
     as_chunks,
 )
-from ragfunnel.analyzer.language.claims import split_claims
+from ragfunnel.analyzer.language.claims import ClaimSplit, split_claims
 
-__all__ = ["NAME", "OfflineJudge", "judge_claim", "supportable"]
+__all__ = ["CHUNK_CACHE", "CLAIM_CACHE", "NAME", "OfflineJudge", "judge_claim", "supportable"]
 
 NAME = "offline"
+CLAIM_CACHE = 4096
+"""Distinct answer texts whose claim split an :class:`OfflineJudge` keeps by default."""
 
 
 def _why(evidence: Evidence) -> str:
@@ -131,18 +135,37 @@ class OfflineJudge:
     without claims (a refusal) is an abstention with ``faithfulness`` ``None``.
     ``paraphrase`` and ``multilingual`` as in :func:`judge_claim` (a missing extra asked for
     with ``True`` raises here); the multilingual vectors are cached for the judge's lifetime.
+
+    One judge serves a whole run and prepares each chunk once (``prepared.py``): the
+    ``chunk_cache`` most recently used chunks (default :data:`CHUNK_CACHE`), keyed by a hash of
+    their text, are kept prepared, with their sentences' facts and vectors (``0``: none kept,
+    every chunk prepared anew); the claim split of the ``claim_cache`` most recent distinct
+    answer texts (default :data:`CLAIM_CACHE`) too. The verdicts are the same with any sizes.
     """
 
     name = NAME
 
-    def __init__(self, paraphrase: bool | None = None, multilingual: bool | None = None) -> None:
+    def __init__(
+        self,
+        paraphrase: bool | None = None,
+        multilingual: bool | None = None,
+        *,
+        chunk_cache: int = CHUNK_CACHE,
+        claim_cache: int = CLAIM_CACHE,
+    ) -> None:
+        if chunk_cache < 0 or claim_cache < 1:
+            raise ValueError(
+                f"chunk_cache must be 0 or more, claim_cache 1 or more: {chunk_cache}, {claim_cache}"
+            )
         self.paraphrase = paraphrase
         self.multilingual = multilingual
         self._encoder = crosslingual.load(multilingual)
+        self.chunks = ChunkCache(chunk_cache) if chunk_cache else None
+        self._split: Callable[[str], ClaimSplit] = lru_cache(maxsize=claim_cache)(split_claims)
 
     def judge(self, answer: str, context: Iterable[Chunk | tuple[str, str] | str]) -> AnswerVerdict:
         """Rate every claim of ``answer`` against ``context``."""
-        split = split_claims(answer)
-        index = ContextIndex.of(as_chunks(context), self.paraphrase)
+        split = self._split(answer)
+        index = ContextIndex.of(as_chunks(context), self.paraphrase, self.chunks)
         verdicts = tuple(_verdict(claim, index, self._encoder) for claim in split.claims)
         return AnswerVerdict(verdicts, split.refusals, NAME)

@@ -83,9 +83,10 @@ def test_each_variant_scores_with_its_own_fitted_model() -> None:
 def test_sentence_vectors_are_made_once_per_context_sentence() -> None:
     index = ContextIndex.of([Chunk("c", LAPTOP[0])], paraphrase=True)
     align("The desk locks the device remotely.", index)
-    first = dict(index._vectors)
+    kept = index._parts[0].vectors  # one chunk: its sentence ids are the context's
+    first = dict(kept)
     align("The desk then locks the device.", index)
-    assert first and all(index._vectors[k] is v for k, v in first.items())
+    assert first and all(kept[k] is v for k, v in first.items())
     verdict = OfflineJudge(paraphrase=True).judge("The desk locks the device remotely.", LAPTOP)
     assert verdict.claims[0].label == "supported"
 

@@ -1,0 +1,190 @@
+"""A chunk prepared once for the offline judge, and the bounded cache that keeps it.
+
+Preparing a chunk — its sentences, their folded and written text, its tokens, the Snowball stem
+of every content word and where each stem occurs — is most of the cost of indexing a prompt
+(``index.py``). In a real app the same chunks come back in thousands of prompts, so a
+:class:`ChunkCache` keeps each prepared chunk, keyed by a hash of its text (BLAKE2b, 16 bytes)
+and of the one option that changes its preparation, the context's language (German or English
+stems); the per-sentence facts, negation and paraphrase vectors are kept with it once asked for.
+The cache is a least-recently-used one of :data:`CHUNK_CACHE` chunks by default.
+
+A prepared chunk counts sentence ids and token positions from zero; ``ContextIndex`` offsets them
+by the chunks before it, so an index assembled from prepared chunks is the one built in one go.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from hashlib import blake2b
+from typing import Any
+
+from ragfunnel.analyzer.judges.offline.words import META, stem
+from ragfunnel.analyzer.language.lexicon import MONTHS, NEGATIONS, NUMBER_WORDS, STOPWORDS, fold
+from ragfunnel.analyzer.language.terms import Fact, may_hold_facts
+
+__all__ = ["CHUNK_CACHE", "ChunkCache", "PreparedChunk", "chunk_text", "prepare"]
+
+CHUNK_CACHE = 2048
+"""Prepared chunks a :class:`ChunkCache` keeps by default (a few tens of KB each, ~60 MB)."""
+
+_SENTENCE = re.compile(r"(?<=[.!?;])[\"'”’)\]]*\s+|\s*\n\s*")
+_PLAIN = re.compile(r"[^\W_]+")
+_ALPHA = re.compile(r"[^\W\d_]+")
+_HYPHENATED = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)+")
+_NUMBER_WORDS = frozenset(NUMBER_WORDS)
+_SKIP = STOPWORDS | META | NEGATIONS
+_DAY = re.compile(r"(?<![\d.])\d{1,2}\.$")
+_NEXT_WORD = re.compile(r"[^\W\d_]+")
+
+
+def _date_dot(text: str, end: int, after: int) -> bool:
+    """A German day's dot before its month ("1. März 2025"): no sentence end."""
+    if not _DAY.search(text, max(0, end - 4), end):
+        return False
+    word = _NEXT_WORD.match(text, after)
+    return word is not None and fold(word.group(0)) in MONTHS
+
+
+def _spans(text: str) -> list[tuple[int, int]]:
+    """Where each sentence of a text is (empty ones left out; "1. März" is no end)."""
+    out, start = [], 0
+    for m in _SENTENCE.finditer(text):
+        if _date_dot(text, m.start(), m.end()):
+            continue
+        if m.start() > start:
+            out.append((start, m.start()))
+        start = m.end()
+    if start < len(text):
+        out.append((start, len(text)))
+    return out
+
+
+@dataclass
+class PreparedChunk:
+    """One chunk's text prepared for alignment, its ids and positions counted from zero.
+
+    Attributes:
+        sentences: each sentence's folded text.
+        written: each sentence as written.
+        numeric: whether each sentence can hold a fact.
+        tokens: every token (letters or digits), folded.
+        word_stems: each content word's stem, in the order the words first occur.
+        postings: for each stem, in the order stems first occur, the sentences holding it.
+        positions: for each stem, its positions among the chunk's letter tokens (from 1).
+        length: how many letter tokens the chunk has (where the next chunk's positions start).
+        facts, negation, vectors: per sentence, found on first use (``ContextIndex``).
+    """
+
+    sentences: list[str] = field(default_factory=list)
+    written: list[str] = field(default_factory=list)
+    numeric: list[bool] = field(default_factory=list)
+    tokens: set[str] = field(default_factory=set)
+    word_stems: dict[str, str] = field(default_factory=dict)
+    postings: dict[str, list[int]] = field(default_factory=dict)
+    positions: dict[str, list[int]] = field(default_factory=dict)
+    length: int = 0
+    facts: dict[int, list[Fact]] = field(default_factory=dict, repr=False)
+    negation: dict[int, str] = field(default_factory=dict, repr=False)
+    vectors: dict[int, Any] = field(default_factory=dict, repr=False)
+
+
+def prepare(text: str, folded: str, german: bool) -> PreparedChunk:
+    """Prepare one chunk: ``folded`` is ``fold(text)``, ``german`` the context's language."""
+    out = PreparedChunk()
+    skip, numbers = _SKIP, _NUMBER_WORDS
+    postings, positions, word_stems = out.postings, out.positions, out.word_stems
+    seen, numeric = out.tokens, out.numeric
+    same = len(folded) == len(text)
+    pos = 0
+    for a, b in _spans(folded if same else text):
+        written = text[a:b]
+        sentence = folded[a:b] if same else fold(written)
+        sid = len(out.sentences)
+        out.sentences.append(sentence)
+        out.written.append(written)
+        seen.update(_PLAIN.findall(sentence))
+        words = _ALPHA.findall(sentence)
+        # "15st 4lbs" holds two facts though none of its tokens is all digits.
+        numeric.append(may_hold_facts(sentence) or not numbers.isdisjoint(words))
+        if "-" in sentence:
+            words.extend(h.replace("-", "") for h in _HYPHENATED.findall(sentence))
+        for word in words:
+            pos += 1
+            if word in skip:
+                continue
+            root = word_stems.get(word)
+            if root is None:
+                root = word_stems[word] = stem(word, german)
+            where = postings.get(root)
+            if where is None:
+                postings[root] = [sid]
+                positions[root] = [pos]
+            else:
+                if where[-1] != sid:
+                    where.append(sid)
+                positions[root].append(pos)
+    out.length = pos
+    return out
+
+
+def _key(text: str) -> bytes:
+    return blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
+@dataclass
+class _Entry:
+    folded: str
+    by_language: dict[bool, PreparedChunk] = field(default_factory=dict)
+
+
+class ChunkCache:
+    """Prepared chunks by a hash of their text, the least recently used dropped past ``size``.
+
+    ``size``: how many chunks to keep (default :data:`CHUNK_CACHE`; at least 1). A chunk is
+    prepared per language of the contexts it appears in (a German context stems it German).
+    """
+
+    def __init__(self, size: int = CHUNK_CACHE) -> None:
+        if size < 1:
+            raise ValueError(f"a chunk cache keeps at least one chunk, not {size}")
+        self.size = size
+        self.hits = 0
+        self.misses = 0
+        self._entries: OrderedDict[bytes, _Entry] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def _entry(self, text: str) -> _Entry:
+        key = _key(text)
+        entries = self._entries
+        found = entries.get(key)
+        if found is None:
+            found = entries[key] = _Entry(fold(text))
+            if len(entries) > self.size:
+                entries.popitem(last=False)
+        else:
+            entries.move_to_end(key)
+        return found
+
+    def folded(self, text: str) -> str:
+        """The chunk's folded text (kept with the chunk)."""
+        return self._entry(text).folded
+
+    def prepared(self, text: str, german: bool) -> PreparedChunk:
+        """The chunk prepared for a context in this language: from the cache, or made now."""
+        entry = self._entry(text)
+        found = entry.by_language.get(german)
+        if found is None:
+            self.misses += 1
+            found = entry.by_language[german] = prepare(text, entry.folded, german)
+        else:
+            self.hits += 1
+        return found
+
+
+def chunk_text(cache: ChunkCache | None, text: str) -> str:
+    """The folded text of a chunk, through the cache when there is one."""
+    return fold(text) if cache is None else cache.folded(text)

@@ -1,0 +1,163 @@
+"""Issue 35: the offline judge prepares a chunk once, and the cache changes no verdict.
+
+Prompts draw their chunks from one shared corpus, so the same chunks come back in many prompts
+(as in a real app), in other orders and beside other chunks — and in German and English
+contexts, whose stems differ. Every verdict must be the one a judge without a cache gives.
+The cross-language path (``multilingual``) reads only the sentences as written, and is left out:
+its encoder takes a quarter of a second per claim.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Iterator
+
+import pytest
+
+from ragfunnel.analyzer.judges import Chunk
+from ragfunnel.analyzer.judges.offline import OfflineJudge
+from ragfunnel.analyzer.judges.offline.index import ContextIndex
+from ragfunnel.analyzer.judges.offline.prepared import ChunkCache
+from ragfunnel.analyzer.judges.verdict_types import AnswerVerdict
+
+CORPUS = [
+    Chunk("hotel", "Die Hotelpauschale beträgt 120 EUR pro Nacht. Frühstück ist nicht enthalten."),
+    Chunk("taxi", "Ein Taxi ist ab 22:00 Uhr erlaubt; vorher gilt der ÖPNV."),
+    Chunk(
+        "parking",
+        "Parkgebühren am Flughafen werden bis 20 EUR pro Tag erstattet.\n"
+        "Belege sind innerhalb von 30 Tagen einzureichen.",
+    ),
+    Chunk(
+        "deadline",
+        "Der Antrag ist bis zum 1. März 2025 einzureichen. Reise-Kosten ohne Beleg "
+        "werden nicht erstattet.",
+    ),
+    Chunk(
+        "laptop",
+        "The service desk can lock a lost laptop remotely. Employees must report a "
+        "lost device within 24 hours. Loaner laptops are available at the front desk.",
+    ),
+    Chunk(
+        "leave",
+        "Employees may carry over up to five unused days into the next year, provided "
+        "their manager approves the request before the end of March.",
+    ),
+    Chunk(
+        "travel",
+        "Business travel above 500 EUR needs the approval of the department head. "
+        "Economy class is the rule for flights under six hours; long-haul flights "
+        "may be booked in premium economy.",
+    ),
+    Chunk(
+        "badge",
+        "Lost badges are replaced by facility management for a fee of 15 EUR. "
+        "Visitors never receive a permanent badge.",
+    ),
+]
+ANSWERS = [
+    "Die Hotelpauschale beträgt 120 Euro pro Nacht. Ein Taxi ist jederzeit erlaubt.",
+    "Die Hotelpauschale beträgt 150 EUR pro Nacht, Frühstück inklusive.",
+    "Parkgebühren werden bis 20 EUR pro Tag erstattet. Belege sind binnen 60 Tagen einzureichen.",
+    "Der Antrag ist bis zum 1. März 2025 einzureichen.",
+    "The service desk locks a lost laptop remotely. A lost device must be reported within 48 "
+    "hours.",
+    "Employees may carry over five unused days if their manager approves. Loaner laptops are "
+    "always available.",
+    "Travel above 500 EUR needs the department head's approval. Long-haul flights are booked "
+    "in business class.",
+    "Visitors receive a permanent badge. A lost badge costs 15 EUR to replace.",
+    "Dazu habe ich keine Informationen.",
+]
+
+
+def _workload(n: int, seed: int = 35) -> list[tuple[str, list[Chunk]]]:
+    """``n`` answers, each against 2 to 5 chunks drawn from the shared corpus."""
+    rng = random.Random(seed)
+    return [(rng.choice(ANSWERS), rng.sample(CORPUS, rng.randint(2, 5))) for _ in range(n)]
+
+
+def _judged(judge: OfflineJudge, work: list[tuple[str, list[Chunk]]]) -> list[AnswerVerdict]:
+    # Contexts as the public API takes them: generators, (id, text) pairs, chunks.
+    out = []
+    for n, (answer, chunks) in enumerate(work):
+        if n % 2:
+            out.append(judge.judge(answer, ((c.id, c.text) for c in chunks)))
+        else:
+            out.append(judge.judge(answer, iter(chunks)))
+    return out
+
+
+@pytest.mark.parametrize("paraphrase", [False, True], ids=["plain", "paraphrase"])
+def test_the_chunk_cache_changes_no_verdict(paraphrase: bool) -> None:
+    work = _workload(120)
+    uncached = _judged(OfflineJudge(paraphrase=paraphrase, multilingual=False, chunk_cache=0), work)
+    cached = OfflineJudge(paraphrase=paraphrase, multilingual=False)
+    again = _judged(cached, work)
+    assert again == uncached
+    assert cached.chunks is not None and cached.chunks.hits > 10 * cached.chunks.misses
+    evicting = OfflineJudge(paraphrase=paraphrase, multilingual=False, chunk_cache=2, claim_cache=1)
+    assert _judged(evicting, work) == uncached
+    assert {c.label for v in uncached for c in v.claims} == {
+        "supported",
+        "unsupported",
+        "uncertain",
+    }
+    assert any(v.abstained for v in uncached)
+
+
+def test_an_index_assembled_from_cached_chunks_is_the_one_built_anew() -> None:
+    cache = ChunkCache(4)
+    for chunks in itertools.islice(itertools.permutations(CORPUS, 4), 0, 400, 7):
+        fresh = ContextIndex.of(chunks, paraphrase=False)
+        kept = ContextIndex.of(iter(chunks), paraphrase=False, cache=cache)
+        for name in ("ids", "chunk_text", "german", "sentences", "written", "chunk_of",
+                     "numeric", "tokens", "words", "word_stems"):  # fmt: skip
+            assert getattr(kept, name) == getattr(fresh, name), name
+        for name in ("postings", "positions"):
+            mine, theirs = getattr(kept, name), getattr(fresh, name)
+            assert list(mine) == list(theirs)
+            # The same members, iterated in the same order (align.py stops after 64).
+            assert all(list(mine[k]) == list(theirs[k]) for k in theirs)
+        assert [kept.facts_of(s) for s in range(len(kept.sentences))] == [
+            fresh.facts_of(s) for s in range(len(fresh.sentences))
+        ]
+
+
+def test_the_cache_is_bounded_and_drops_the_least_recently_used() -> None:
+    cache = ChunkCache(3)
+    texts = [c.text for c in CORPUS[:5]]
+    for text in texts[:3]:
+        cache.prepared(text, german=True)
+    cache.prepared(texts[0], german=True)  # used again: now the most recent
+    for text in texts[3:]:
+        cache.prepared(text, german=True)
+    assert len(cache) == 3 and cache.misses == 5 and cache.hits == 1
+    cache.prepared(texts[0], german=True)  # kept
+    assert cache.hits == 2
+    cache.prepared(texts[1], german=True)  # dropped: prepared again
+    assert cache.misses == 6 and len(cache) == 3
+    # A context in the other language stems the chunk anew, under the same entry.
+    cache.prepared(texts[1], german=False)
+    assert cache.misses == 7 and len(cache) == 3
+
+
+def test_a_judge_keeps_at_most_its_chunk_cache() -> None:
+    judge = OfflineJudge(paraphrase=False, multilingual=False, chunk_cache=3)
+    for answer, chunks in _workload(40):
+        judge.judge(answer, chunks)
+    assert judge.chunks is not None and len(judge.chunks) == 3
+
+
+def _bad_sizes() -> Iterator[dict[str, int]]:
+    yield {"chunk_cache": -1}
+    yield {"claim_cache": 0}
+
+
+@pytest.mark.parametrize("sizes", list(_bad_sizes()))
+def test_bad_cache_sizes_are_refused(sizes: dict[str, int]) -> None:
+    with pytest.raises(ValueError, match="chunk_cache must be 0 or more"):
+        OfflineJudge(paraphrase=False, multilingual=False, **sizes)
+    with pytest.raises(ValueError, match="at least one chunk"):
+        ChunkCache(0)
