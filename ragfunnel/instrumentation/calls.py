@@ -9,8 +9,6 @@ beyond what ``stages``/``extract`` read.
 
 from __future__ import annotations
 
-import contextvars
-from dataclasses import dataclass
 from typing import Any
 
 from opentelemetry import context as otel_context
@@ -21,25 +19,13 @@ from ragfunnel.instrumentation import contract as c
 from ragfunnel.instrumentation import stages
 from ragfunnel.instrumentation.config import State
 from ragfunnel.instrumentation.extract import Unread
+from ragfunnel.instrumentation.question_scope import CURRENT_QUESTION, Question
 from ragfunnel.instrumentation.redaction import exception_record
 from ragfunnel.instrumentation.safety import internal_error, not_read
 from ragfunnel.instrumentation.span_attributes import Attributes, stream_result
 
 _attach, _detach, _in_context = otel_context.attach, otel_context.detach, trace.set_span_in_context
 _QUESTION_ID, _SCHEMA, _SCHEMA_VERSION = c.QUESTION_ID, c.SCHEMA, c.SCHEMA_VERSION
-
-
-@dataclass
-class Question:
-    """The question a call runs under: its id (copied onto stage spans) and its root span."""
-
-    id: str
-    span: Span
-
-
-CURRENT_QUESTION: contextvars.ContextVar[Question | None] = contextvars.ContextVar(
-    "ragfunnel_question", default=None
-)
 
 
 class Call:

@@ -304,6 +304,31 @@ def strings_read(items: Sequence[Any], read_as: str | None) -> Ranked | None:
     return Ranked([text_id(t) for t in items], texts=list(items), read_as=READ_AS_TEXTS)
 
 
+def ids_by_text(results: list[Any]) -> dict[str, str]:
+    """Text → id of every document in these stage results that has both (first one wins).
+
+    Reads what ``ranked`` reads (an item's id and text fields); items without either, and
+    results that cannot be read without consuming them, are passed over.
+    """
+    known: dict[str, str] = {}
+    for result in results:
+        try:
+            items = items_of(result)
+        except (Unread, ExtractionError):
+            continue
+        for item in items:
+            if type(item) is str:
+                continue
+            try:
+                text, chunk = _item_text(item), _item_id(item)
+            except ExtractionError:
+                continue
+            if text:
+                known.setdefault(text, chunk)
+                known.setdefault(text.strip(), chunk)
+    return known
+
+
 def ids_of(value: Any, read_as: str | None = None) -> list[str]:
     """Only the ids of a ranked list (a stage's input), URLs redacted: no score work."""
     items = items_of(value)

@@ -22,9 +22,12 @@ from ragfunnel.instrumentation.extract import (
     chunk_offsets,
     fast_ranked,
     field_of,
+    ids_by_text,
     ids_of,
+    items_of,
     ranked,
 )
+from ragfunnel.instrumentation.question_scope import remember, with_known_ids
 from ragfunnel.instrumentation.redaction import redact, redact_ids, redact_urls
 from ragfunnel.instrumentation.safety import not_read
 
@@ -106,10 +109,22 @@ def _retrieve_call(
             attrs[_TOP_K] = int(number)
 
 
+def _texts_known(found: Ranked, value: Any) -> None:
+    """Texts an earlier stage of the question returned as documents get those documents' ids."""
+    if found.read_as == _AS_TEXTS:
+        found.ids = with_known_ids(items_of(value), found.ids, ids_by_text)
+
+
+_AS_TEXTS, _TEXT_ID = c.READ_AS_TEXTS, c.TEXT_ID_PREFIX
+
+
 def _input_ids(plan: Plan, args: tuple[Any, ...], kw: Mapping[str, Any], attrs: Attributes) -> None:
     if "input" in plan.sources and (given := plan.get("input", args, kw)) is not None:
         try:
-            attrs[c.INPUT_IDS] = ids_of(given, plan.read_as)  # URLs redacted
+            ids = ids_of(given, plan.read_as)  # URLs redacted
+            if ids and ids[0].startswith(_TEXT_ID):  # read as texts
+                ids = redact_ids(with_known_ids(items_of(given), ids, ids_by_text))
+            attrs[c.INPUT_IDS] = ids
         except Unread as unread:
             not_read(f"{plan.stage.value} input", unread)
 
@@ -152,6 +167,7 @@ def _generate_call(
         except Unread as unread:
             not_read("generate context", unread)
         else:
+            _texts_known(found, context)
             attrs[c.CONTEXT_IDS] = found.ids if found.redacted else redact_ids(found.ids)
             if found.read_as is not None:
                 attrs[c.CONTEXT_READ_AS] = found.read_as
@@ -200,8 +216,16 @@ def _ranking_result(plan: Plan, st: State, result: Any, attrs: Attributes) -> No
             attrs[_IDS], scores = found
             if scores is not None:
                 attrs[_SCORES] = scores
+            if type(result[0]) is dict:
+                remember(result)  # a later stage may pass their texts (question_scope)
             return
-    _put_ranked(attrs, ranked(result, ids=plan.ids, scores=plan.scores, read_as=plan.read_as))
+    read = ranked(result, ids=plan.ids, scores=plan.scores, read_as=plan.read_as)
+    if read.read_as is None:
+        if read.ids:
+            remember(result)  # documents: a later stage may pass their texts (question_scope)
+    else:
+        _texts_known(read, result)
+    _put_ranked(attrs, read)
 
 
 def _ingest_result(plan: Plan, st: State, result: Any, attrs: Attributes) -> None:
