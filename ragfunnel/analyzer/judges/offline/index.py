@@ -8,13 +8,15 @@ per sentence only when a claim asks (most sentences are never asked about).
 The index is assembled from its chunks prepared one by one (``prepared.py``): with a
 :class:`~ragfunnel.analyzer.judges.offline.prepared.ChunkCache` a chunk seen in an earlier
 prompt is not prepared again, nor are its sentences' facts, negations and vectors found again.
-Assembling offsets each chunk's sentence ids and token positions and adds them in the order a
-build in one go would, so the index (down to the order its sets iterate in) is the same.
+A stem's sentences and positions are merged across the chunks when a claim first looks it up
+(a claim asks for a few dozen of a context's thousand stems): each chunk's ids offset by the
+chunks before it and added in the order a build in one go adds them, so the sets are the same,
+down to the order they iterate in.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +32,54 @@ if TYPE_CHECKING:
 __all__ = ["ContextIndex"]
 
 _LANGUAGE_SAMPLE = 400
+_UNSEEN: set[int] = set()
+
+
+class _Merged(Mapping[str, set[int]]):
+    """A stem's members across the chunks (sentences or positions), each set made on first use.
+
+    ``parts``: each chunk's stems with the offset of its ids; ``side``: 0 for the sentences,
+    1 for the positions. A stem no chunk holds is absent.
+    """
+
+    __slots__ = ("_made", "_parts", "_side")
+
+    def __init__(self, parts: list[tuple[dict[str, tuple[list[int], list[int]]], int]],
+                 side: int) -> None:  # fmt: skip
+        self._parts = parts
+        self._side = side
+        self._made: dict[str, set[int] | None] = {}
+
+    def _make(self, root: str) -> set[int] | None:
+        out: set[int] | None = None
+        side = self._side
+        for stems, offset in self._parts:
+            held = stems.get(root)
+            if held is not None:
+                if out is None:
+                    out = set(map(offset.__add__, held[side]))
+                else:
+                    out.update(map(offset.__add__, held[side]))
+        self._made[root] = out
+        return out
+
+    def get(self, root: str, default: Any = None) -> Any:
+        found = self._made.get(root, _UNSEEN)
+        if found is _UNSEEN:
+            found = self._make(root)
+        return default if found is None else found
+
+    def __getitem__(self, root: str) -> set[int]:
+        found = self.get(root)
+        if found is None:
+            raise KeyError(root)
+        return found  # type: ignore[no-any-return]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(dict.fromkeys(root for stems, _ in self._parts for root in stems))
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
 
 
 @dataclass
@@ -58,8 +108,8 @@ class ContextIndex:
     sentences: list[str] = field(default_factory=list)
     written: list[str] = field(default_factory=list)
     chunk_of: list[int] = field(default_factory=list)
-    postings: dict[str, set[int]] = field(default_factory=dict)
-    positions: dict[str, set[int]] = field(default_factory=dict)
+    postings: Mapping[str, set[int]] = field(default_factory=dict)
+    positions: Mapping[str, set[int]] = field(default_factory=dict)
     words: str = ""
     tokens: set[str] = field(default_factory=set)
     numeric: list[bool] = field(default_factory=list)
@@ -97,14 +147,14 @@ class ContextIndex:
         return index
 
     def _assemble(self, parts: list[PreparedChunk]) -> None:
-        """The index of the prepared chunks, ids and positions offset chunk by chunk.
-
-        Each stem's sets get their members added one by one in increasing order, as a build in
-        one go adds them: equal sets built alike iterate alike (``align.py`` stops early).
-        """
-        postings, positions, word_stems = self.postings, self.positions, self.word_stems
-        sentences, chunk_of, first = self.sentences, self.chunk_of, self._first
-        seen = self.tokens
+        """The index of the prepared chunks, sentence ids and positions offset chunk by chunk."""
+        word_stems, sentences, chunk_of, first = (
+            self.word_stems,
+            self.sentences,
+            self.chunk_of,
+            self._first,
+        )
+        by_sentence, by_position = [], []
         pos = 0
         for ci, part in enumerate(parts):
             sid = len(sentences)
@@ -113,21 +163,13 @@ class ContextIndex:
             self.written.extend(part.written)
             self.numeric.extend(part.numeric)
             chunk_of.extend([ci] * len(part.sentences))
-            seen.update(part.tokens)
+            self.tokens.update(part.tokens)
             word_stems.update(part.word_stems)
-            for root, where in part.postings.items():
-                found = postings.get(root)
-                if found is None:
-                    postings[root] = {s + sid for s in where}
-                else:
-                    found.update([s + sid for s in where])
-            for root, where in part.positions.items():
-                found = positions.get(root)
-                if found is None:
-                    positions[root] = {p + pos for p in where}
-                else:
-                    found.update([p + pos for p in where])
+            by_sentence.append((part.stems, sid))
+            by_position.append((part.stems, pos))
             pos += part.length
+        self.postings = _Merged(by_sentence, 0)
+        self.positions = _Merged(by_position, 1)
         self._parts = parts
         self.words = " " + " ".join(word_stems) + " "
 

@@ -26,8 +26,9 @@ from ragfunnel.analyzer.language.terms import Fact, may_hold_facts
 
 __all__ = ["CHUNK_CACHE", "ChunkCache", "PreparedChunk", "chunk_text", "prepare"]
 
-CHUNK_CACHE = 2048
-"""Prepared chunks a :class:`ChunkCache` keeps by default (a few tens of KB each, ~60 MB)."""
+CHUNK_CACHE = 1024
+"""Prepared chunks a :class:`ChunkCache` keeps by default: a chunk of 200 words takes ~45 KiB
+prepared (~55 KiB with its paraphrase vectors), so ~50 MB at most."""
 
 _SENTENCE = re.compile(r"(?<=[.!?;])[\"'”’)\]]*\s+|\s*\n\s*")
 _PLAIN = re.compile(r"[^\W_]+")
@@ -71,8 +72,8 @@ class PreparedChunk:
         numeric: whether each sentence can hold a fact.
         tokens: every token (letters or digits), folded.
         word_stems: each content word's stem, in the order the words first occur.
-        postings: for each stem, in the order stems first occur, the sentences holding it.
-        positions: for each stem, its positions among the chunk's letter tokens (from 1).
+        stems: for each stem, in the order stems first occur, the sentences holding it and its
+            positions among the chunk's letter tokens (from 1), each in increasing order.
         length: how many letter tokens the chunk has (where the next chunk's positions start).
         facts, negation, vectors: per sentence, found on first use (``ContextIndex``).
     """
@@ -82,8 +83,7 @@ class PreparedChunk:
     numeric: list[bool] = field(default_factory=list)
     tokens: set[str] = field(default_factory=set)
     word_stems: dict[str, str] = field(default_factory=dict)
-    postings: dict[str, list[int]] = field(default_factory=dict)
-    positions: dict[str, list[int]] = field(default_factory=dict)
+    stems: dict[str, tuple[list[int], list[int]]] = field(default_factory=dict)
     length: int = 0
     facts: dict[int, list[Fact]] = field(default_factory=dict, repr=False)
     negation: dict[int, str] = field(default_factory=dict, repr=False)
@@ -94,7 +94,7 @@ def prepare(text: str, folded: str, german: bool) -> PreparedChunk:
     """Prepare one chunk: ``folded`` is ``fold(text)``, ``german`` the context's language."""
     out = PreparedChunk()
     skip, numbers = _SKIP, _NUMBER_WORDS
-    postings, positions, word_stems = out.postings, out.positions, out.word_stems
+    stems, word_stems = out.stems, out.word_stems
     seen, numeric = out.tokens, out.numeric
     same = len(folded) == len(text)
     pos = 0
@@ -117,14 +117,13 @@ def prepare(text: str, folded: str, german: bool) -> PreparedChunk:
             root = word_stems.get(word)
             if root is None:
                 root = word_stems[word] = stem(word, german)
-            where = postings.get(root)
+            where = stems.get(root)
             if where is None:
-                postings[root] = [sid]
-                positions[root] = [pos]
+                stems[root] = ([sid], [pos])
             else:
-                if where[-1] != sid:
-                    where.append(sid)
-                positions[root].append(pos)
+                if where[0][-1] != sid:
+                    where[0].append(sid)
+                where[1].append(pos)
     out.length = pos
     return out
 
