@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from ragfunnel.analyzer.judges.offline.index import ContextIndex
 from ragfunnel.analyzer.language.lexicon import NUMBER_WORDS, fold
-from ragfunnel.analyzer.language.terms import MEASURED, Fact, facts, qualifier_pattern, unit_of
+from ragfunnel.analyzer.language.terms import MEASURED, Fact, qualifier_pattern, unit_of
 
 __all__ = [
     "STRONG_QUALIFIERS",
@@ -225,7 +225,7 @@ def _in_place(claim: Fact, around: tuple[str, ...], index: ContextIndex,
         if not index.numeric[sid]:
             continue
         sentence, written = index.sentences[sid], index.written[sid]
-        for fact, start, end in facts(sentence):
+        for fact, start, end in index.fact_spans(sid):
             place = neighbours(sentence, start, end)
             if fact.kind not in _NUMERIC or not fact.numbers or not _same_place(around, place):
                 continue
@@ -238,7 +238,7 @@ def _in_place(claim: Fact, around: tuple[str, ...], index: ContextIndex,
     for sid in range(len(index.sentences)):
         if index.numeric[sid] and sid not in aligned:
             sentence = index.sentences[sid]
-            for fact, start, end in facts(sentence):
+            for fact, start, end in index.fact_spans(sid):
                 if _states(claim, fact) and _same_place(around, neighbours(sentence, start, end)):
                     return ""
     return other

@@ -188,8 +188,19 @@ class ContextIndex:
             start = self.words.find(part, end)
         return out
 
+    def fact_spans(self, sid: int) -> list[tuple[Fact, int, int]]:
+        """``terms.facts`` of one sentence's folded text, with spans (found on first use).
+
+        Kept with the sentence's prepared chunk: the list is shared, read it, never change it.
+        """
+        part, local = self._part(sid)
+        found = part.spans.get(local)
+        if found is None:
+            found = part.spans[local] = facts(self.sentences[sid])
+        return found
+
     def facts_of(self, sid: int) -> list[Fact]:
-        """The facts of one sentence (found on first use, kept with its prepared chunk)."""
+        """The facts of one sentence, as written (found on first use, kept with its chunk)."""
         if not self.numeric[sid]:
             return []
         part, local = self._part(sid)
@@ -197,8 +208,10 @@ class ContextIndex:
         if found is None:
             text, written = self.sentences[sid], self.written[sid]
             source = written if len(written) == len(text) else text
-            found = [replace(f, text=source[f.start : end]) for f, _, end in facts(text)]
-            part.facts[local] = found
+            spans = self.fact_spans(sid)
+            found = part.facts[local] = [
+                replace(f, text=source[f.start : end]) for f, _, end in spans
+            ]
         return found
 
     def vector_of(self, sid: int) -> Any:

@@ -75,7 +75,7 @@ class PreparedChunk:
         stems: for each stem, in the order stems first occur, the sentences holding it and its
             positions among the chunk's letter tokens (from 1), each in increasing order.
         length: how many letter tokens the chunk has (where the next chunk's positions start).
-        facts, negation, vectors: per sentence, found on first use (``ContextIndex``).
+        spans, facts, negation, vectors: per sentence, found on first use (``ContextIndex``).
     """
 
     sentences: list[str] = field(default_factory=list)
@@ -85,6 +85,7 @@ class PreparedChunk:
     word_stems: dict[str, str] = field(default_factory=dict)
     stems: dict[str, tuple[list[int], list[int]]] = field(default_factory=dict)
     length: int = 0
+    spans: dict[int, list[tuple[Fact, int, int]]] = field(default_factory=dict, repr=False)
     facts: dict[int, list[Fact]] = field(default_factory=dict, repr=False)
     negation: dict[int, str] = field(default_factory=dict, repr=False)
     vectors: dict[int, Any] = field(default_factory=dict, repr=False)
