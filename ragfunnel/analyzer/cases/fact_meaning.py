@@ -7,11 +7,11 @@ agree on what a fact is:
 
 | kind | the fact | the answer may write |
 |---|---|---|
-| time | ``22:00`` | ``10 pm``, ``10 p.m.``, ``22 Uhr``, ``22.00 Uhr`` |
+| time | ``22:00`` | ``10 pm``, ``10 p.m.``, ``22 Uhr``, ``22.00 Uhr``; ``8:00`` in ``8 bis 22 Uhr`` |
 | date | ``2025-03-01`` | ``1. März 2025``, ``1 March 2025``, ``March 1, 2025``, ``01.03.2025`` |
 | amount | ``5.000 EUR`` | ``€5,000``, ``5000 Euro``, ``EUR 5.000`` (and ``0,30 €`` = ``0.30 EUR``) |
-| quantity | ``30 days`` | ``30 Tage``, ``thirty days`` |
-| number | ``5`` | ``five``, ``fünf``, ``5 days``; decimals ``1.32`` = ``1,32`` = ``1·32`` |
+| quantity | ``30 days`` | ``30 Tage``, ``thirty days``; ``21 Tage`` = ``drei Wochen`` (unit pairs) |
+| number | ``5`` | ``five``, ``fünf``, ``5 days``; decimals ``1.32`` = ``1,32`` = ``1·32``; ``twice`` = ``2`` |
 | code | ``POL-2024-07`` | exactly that (any case) |
 
 A date matches on the parts both give (``March 2025`` states ``2025-03-00``); an amount or

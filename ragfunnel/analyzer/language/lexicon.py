@@ -181,7 +181,7 @@ REFUSALS: tuple[str, ...] = (
     r"i\s+(?:am|'m|’m)\s+(?:not\s+sure|unable|sorry)",
     r"i\s+have\s+no\s+(?:information|idea|data|details)",
     r"i\s+do\s*n[o’']t\s+have\s+(?:enough\s+|any\s+)?(?:information|data|details)",
-    r"(?:there\s+is|i\s+found|i\s+could\s+find)\s+no\s+information",
+    r"(?:there\s+is|there[’']s|i\s+found|i\s+could\s+find)\s+no\s+information",
     r"no\s+information\s+(?:is\s+)?(?:available|about|on|regarding)",
     r"unable\s+to\s+(?:answer|find|determine)",
     r"(?:the\s+)?(?:context|documents?|sources?|provided\s+\w+)\s+(?:does|do)\s*n[o’']t\s+"
@@ -190,6 +190,11 @@ REFUSALS: tuple[str, ...] = (
     # German
     r"(?:dazu|darüber|hierzu|hierüber|darauf)\s+(?:habe|hab)\s+ich\s+keine",
     r"ich\s+(?:habe|hab)\s+(?:dazu\s+|hierzu\s+)*keine\s+(?:informationen|angaben|daten|antwort)",
+    r"(?:habe|hab)\s+ich\s+(?:dazu\s+|hierzu\s+|darüber\s+|hierüber\s+)*keine\s+"
+    r"(?:informationen|angaben|daten|antwort)"
+    r"(?=\s*(?:[.!,;]|$|(?:dazu|darüber|hierzu|zu|über|in|im|zum|zur|vorliegen)\b))",
+    r"(?:kann|könnte)\s+ich\s+(?:\w+\s+){0,3}?nichts\s+(?:sagen|finden)",
+    r"(?:dazu|darüber|hierzu|hierüber)\s+weiß\s+ich\s+nichts",
     r"ich\s+weiß\s+(?:es\s+|das\s+)?nicht",
     r"das\s+weiß\s+ich\s+nicht",
     r"(?:kann|könnte)\s+ich\s+(?:\w+\s+){0,3}?nicht\s+(?:beantworten|sagen|finden)",
@@ -212,6 +217,7 @@ NUMBER_WORDS: dict[str, int] = {
     "ten": 10, "eleven": 11, "twelve": 12, "twenty": 20, "thirty": 30, "hundred": 100,
     "zwei": 2, "drei": 3, "vier": 4, "funf": 5, "sechs": 6, "sieben": 7, "neun": 9, "zehn": 10,
     "zwolf": 12, "zwanzig": 20, "dreissig": 30, "hundert": 100,
+    "twice": 2, "thrice": 3, "zweimal": 2, "dreimal": 3,
 }  # fmt: skip
 
 # The offline judge's exception check (judges/offline/exception.py), folded, longest first.

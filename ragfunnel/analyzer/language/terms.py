@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ragfunnel.analyzer.language.lexicon import (
     BOUNDS,
@@ -103,6 +103,8 @@ _PERIOD_OF = {w: name for name, nouns, adverbs in PERIODS for w in (*nouns, *adv
 _PERIOD_NOUN = "|".join(n for _, nouns, _ in PERIODS for n in nouns)
 _PERIOD_ADVERB = "|".join(a for _, _, adverbs in PERIODS for a in adverbs)
 _PERIOD_AFTER = re.compile(
+    # "0,25 EUR pro Tag", and past one "per" of another noun: "€0.25 per item per day"
+    r"(?:\s(?:per|pro|je)\s[a-z]+(?=\s(?:per|pro|je)\s))?"
     rf"(?:\s?/\s?|\s(?:a|an|per|pro|je|each|every|for each|for every|im|am|in the)\s)"
     rf"(?P<noun>{_PERIOD_NOUN})(?![a-z])|\s(?P<adverb>{_PERIOD_ADVERB})(?![a-z])"
 )
@@ -209,6 +211,22 @@ def _date_year(key: str) -> int:
     return int(key[:4])
 
 
+_CONVERSIONS = (("week", "day", 7), ("h", "min", 60), ("min", "s", 60), ("year", "month", 12))
+"""Units a quantity is also stated in: "drei Wochen" is "21 Tage", "2 hours" "120 minutes"."""
+
+
+def _in_other_units(value: str, unit: str) -> list[str]:
+    """The same quantity in the other unit of each :data:`_CONVERSIONS` pair (whole numbers)."""
+    out = []
+    number = float(value)
+    for big, small, factor in _CONVERSIONS:
+        if unit == big:
+            out.append(f"{_canon(number * factor)} {small}")
+        elif unit == small and number % factor == 0:
+            out.append(f"{_canon(number / factor)} {big}")
+    return out
+
+
 def _fact(m: re.Match[str]) -> Fact | None:
     g = m.group
     text = m.group(0)
@@ -248,7 +266,9 @@ def _fact(m: re.Match[str]) -> Fact | None:
     if g("u"):
         unit = UNITS.get(re.sub(r"\s+", " ", g("u")), g("u"))
         numbers = values(g("nu"))
-        return Fact("quantity", tuple(f"{v} {unit}" for v in numbers), text, numbers=numbers)
+        keys = [f"{v} {unit}" for v in numbers]
+        keys += [k for v in numbers for k in _in_other_units(v, unit) if k not in keys]
+        return Fact("quantity", tuple(keys), text, numbers=numbers)
     if g("code"):
         return Fact("code", (g("code"),), text)
     numbers = values(g("n"))
@@ -345,6 +365,30 @@ def facts(folded: str, words: AbstractSet[str] | None = None) -> list[tuple[Fact
         text = fact.text + folded[m.end() : end]
         found = Fact(fact.kind, fact.keys, text, bound, fact.numbers, at, period)
         out.append((found, start, end))
+    return _hour_ranges(folded, out) if len(out) > 1 else out
+
+
+_RANGE_TO = re.compile(r"\s*(?:-|bis|to|until|till)\s*")
+
+
+def _hour_ranges(folded: str, found: list[tuple[Fact, int, int]]) -> list[tuple[Fact, int, int]]:
+    """A bare hour opening a range of times is a time: "von 8 bis 22 Uhr", "from 8 to 10 pm".
+
+    Its half of the day is the later time's unless that would put it after it ("from 9 to
+    5 pm": 09:00; "from 8 to 10 pm": 20:00).
+    """
+    out = list(found)
+    for i in range(len(out) - 1):
+        (first, start, end), (later, later_start, _) = out[i], out[i + 1]
+        if (first.kind != "number" or later.kind != "time" or len(first.keys) != 1
+                or not first.keys[0].isdigit() or not 0 <= int(first.keys[0]) <= 24
+                or not _RANGE_TO.fullmatch(folded, end, later_start)):  # fmt: skip
+            continue
+        hour, until = int(first.keys[0]), int(later.keys[0][:2])
+        if "pm" in later.text.replace(".", "") and hour < 12 and hour + 12 <= until:
+            hour += 12
+        key = f"{hour % 24:02d}:00"
+        out[i] = (replace(first, kind="time", keys=(key,)), start, end)
     return out
 
 

@@ -28,6 +28,17 @@ STATED = [
     ("Firmware 4.2.0 needs a reset.", "firmware 4.2.0"),
     ("See POL-2024-07.", "pol-2024-07"),
     ("60 Euro täglich", "60 EUR pro Tag"),
+    # a user's library app (2026-12-04): ranges of hours, other units, "twice", "per … per"
+    ("Der Lesesaal ist von 8:00 bis 22:00 Uhr offen.", "22 Uhr"),
+    ("Open from 8 to 10 pm.", "20:00"),
+    ("Open from 9 to 5 pm.", "09:00"),
+    ("Der Lesesaal ist von 8 bis 22 Uhr geöffnet.", "8:00"),
+    ("Die Leihfrist beträgt drei Wochen.", "21 Tage"),
+    ("The loan period is 21 days.", "3 weeks"),
+    ("A session lasts 90 minutes.", "1.5 hours"),
+    ("You can renew a loan two times.", "twice"),
+    ("Eine Verlängerung ist zweimal möglich.", "2"),
+    ("Late returns cost €0.25 per item per day.", "0.25 EUR per day"),
 ]
 NOT_STATED = [
     ("Taxi rides are covered after 8 pm.", "22:00"),
@@ -39,6 +50,10 @@ NOT_STATED = [
     ("See POL-2024-08.", "POL-2024-07"),
     ("60 EUR a week", "60 EUR a day"),
     ("120 USD per night", "120 EUR"),
+    ("Die Leihfrist beträgt zwei Wochen.", "21 Tage"),
+    ("Open from 9 to 5 pm.", "21:00"),
+    ("You can renew a loan three times.", "twice"),
+    ("Late returns cost €0.25 per item per week.", "0.25 EUR per day"),
 ]
 
 

@@ -95,8 +95,15 @@ REFUSALS_WITH_FILLERS = [
     "Unfortunately, I don't have information about the taxi policy.",
     "I'm afraid I cannot answer that.",
     "Sadly, the provided documents do not mention it.",
+    # verb second, the filler first (a user's app, 2026-12-04)
+    "Leider habe ich dazu keine Informationen.",
+    "Hierzu kann ich leider nichts sagen.",
+    "Darüber weiß ich leider nichts.",
+    "Unfortunately, there's no information about that in the documents.",
 ]
 NOT_REFUSALS = [
+    "Habe ich keine Informationen übersehen, gilt die Frist von 21 Tagen.",
+    "Ich habe keine Zeit verloren.",
     "Leider ist Alkohol nicht erstattungsfähig.",
     "Unfortunately, taxis are not covered before 22:00.",
     "I'm afraid the hotel allowance is only 120 EUR.",

@@ -65,6 +65,7 @@ DECIDING_VERDICT_COLUMNS: dict[str, pl.DataType] = {
     "worst_missing": pl.String(),
     "worst_verdict": pl.Float64(),
     "doubts": pl.UInt32(),
+    "refused": pl.Boolean(),
 }
 
 
@@ -119,5 +120,6 @@ def read_verdicts(store: Store, runs: Sequence[str] = ()) -> pl.DataFrame:
         "worst_missing",
         "worst_verdict",
         pl.col("doubts").fill_null(0),
+        (pl.col("abstained") > 0).alias("refused"),  # the answer declines (language/refusals)
     )  # fmt: skip
     return out.cast(pl.Schema(DECIDING_VERDICT_COLUMNS))

@@ -79,6 +79,16 @@ def with_verdicts(instances: pl.DataFrame, verdicts: pl.DataFrame) -> pl.DataFra
     ``correctness_by_judge`` and the generation rule's inputs (``worst_claim`` …, ``doubts``).
     """
     instances = instances.join(verdicts, on=["trace_id", "question_key"], how="left")
+    # An answer a judge read as a refusal ("Dazu habe ich leider keine Informationen.") is an
+    # abstention, as if the app had called ragfunnel.abstain().
+    refused = pl.col("refused").fill_null(False) & pl.col("has_gen") & (pl.col("gen_error") == 0)
+    instances = instances.with_columns(
+        abstained=pl.col("abstained") | refused,
+        answer_verdict=pl.when(refused).then(pl.lit("abstained")).otherwise("answer_verdict"),
+        answer_reason=pl.when(refused)
+        .then(pl.lit("the answer declines to answer"))
+        .otherwise("answer_reason"),
+    ).drop("refused")
     no_answer = pl.col("abstained") | ~pl.col("has_gen") | (pl.col("gen_error") > 0)
     facts_reason = pl.when(pl.col("facts_correctness").is_not_null()).then(pl.col("verdict_reason"))
     return instances.with_columns(

@@ -42,8 +42,10 @@ SUPPORTED_AT = 0.874
 """A claim whose closest context sentence has at least this cosine is supported (unless a
 fact or name check holds it back): fitted by ``bench/judge_crosslingual.py`` on the dev pairs
 of PhilipMay/stsb-multi-mt across English and German."""
-UNSUPPORTED_BELOW = 0.837
-"""A claim whose closest context sentence has a cosine below this is unsupported (same fit)."""
+UNSUPPORTED_BELOW = 0.803
+"""A claim whose closest context sentence has a cosine below this is unsupported (same fit, at
+99 % precision on dev: a verdict that blames generation on meaning alone must be near certain;
+0.837 at 95 % blamed correct paraphrases such as "Der Ausweis kostet 15 Euro im Jahr.")."""
 INTERCEPT, SLOPE = -49.091, 58.468
 """The logistic calibration of the cosine, P(supported) = 1 / (1 + exp(-(INTERCEPT + SLOPE * cosine))), same fit."""
 

@@ -7,7 +7,9 @@ Wein bei Kundenessen") states new content, not a paraphrase: the clause from the
 phrase (:data:`~ragfunnel.analyzer.language.lexicon.EXCEPTIONS`) to the end of the sentence or
 the next clause mark is *unstated* when no context sentence holds two thirds of its content
 words ("Client dinners are reimbursed up to 60 EUR per person" holds three of "one glass of
-wine per person at client dinners"' five).
+wine per person at client dinners"' five). A condition turned around is new content too: "…,
+even if another member has reserved it" against "…, unless another member has reserved it"
+(and "auch wenn" / "es sei denn" in German).
 """
 
 from __future__ import annotations
@@ -29,11 +31,58 @@ _FOUND = 2 / 3
 words."""
 
 
+_EVEN_IF = ("even if", "even when", "regardless of whether", "auch wenn", "selbst wenn")
+_UNLESS = ("unless", "except if", "except when", "es sei denn", "ausser wenn")
+
+
+def _any_of(phrases: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile(
+        r"(?<![\w-])(?:"
+        + "|".join(re.escape(p).replace(r"\ ", r"\s+") for p in phrases)
+        + r")(?![\w-])"
+    )
+
+
+_FLIPS = ((_any_of(_EVEN_IF), _any_of(_UNLESS)), (_any_of(_UNLESS), _any_of(_EVEN_IF)))
+
+
+def _flipped(folded: str, written: str, index: ContextIndex) -> str:
+    """A condition the claim turned around: "even if X" where the context says "unless X".
+
+    The sentence stating most of the clause's words (two thirds) must hold the opposite phrase
+    before them; ``""`` otherwise.
+    """
+    for mine, theirs in _FLIPS:
+        m = mine.search(folded)
+        if m is None:
+            continue
+        end = _END.search(folded, m.end())
+        stop = end.start() if end else len(folded)
+        words = [w for w in key_words(folded[m.end() : stop], []) if w not in META]
+        if not words:
+            continue
+        roots = {stem(w, index.german) for w in words}
+        held: dict[int, int] = {}
+        for root in roots:
+            for sid in index.postings.get(root, ()):
+                held[sid] = held.get(sid, 0) + 1
+        for sid, count in held.items():
+            other = theirs.search(index.sentences[sid]) if count >= _FOUND * len(roots) else None
+            if other is not None:
+                said = written[m.start() : stop] if len(written) == len(folded) else m.group(0)
+                return f"condition '{said.strip(' ,')}' (the context: '{other.group(0)}')"
+    return ""
+
+
 def exception_finding(folded: str, written: str, index: ContextIndex) -> str:
     """The claim's exception clause the context lacks, as a reader is told it, or ``""``.
 
-    ``written``: the claim as written, to quote (when folding kept its length).
+    ``written``: the claim as written, to quote (when folding kept its length). A condition
+    turned around ("even if" for "unless", :func:`_flipped`) is reported first.
     """
+    flipped = _flipped(folded, written, index)
+    if flipped:
+        return flipped
     m = _EXCEPTION.search(folded)
     if m is None:
         return ""

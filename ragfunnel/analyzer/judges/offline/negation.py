@@ -62,7 +62,7 @@ def _clauses(folded: str, roots: list[str], index: ContextIndex, window: list[in
         return ""
     german = index.german
     scope = _negated_stems(folded, german) & set(roots) if mine else set()
-    best, theirs, negated_near = 0.0, "", ""
+    best, best_held, theirs, negated_near = 0.0, set[str](), "", ""
     for sid in window:
         for clause in _CLAUSE.split(index.sentences[sid]):
             held = {stem(w, german) for w in _TOKEN.findall(clause)} & wanted
@@ -73,10 +73,12 @@ def _clauses(folded: str, roots: list[str], index: ContextIndex, window: list[in
             if share > best:
                 # The clause negates the claim only where its negation stands by claim words.
                 near = bool(found) and bool(_negated_stems(clause, german) & set(roots))
-                best, theirs = share, found if near else ""
+                best, best_held, theirs = share, held, found if near else ""
     if best < _CLAUSE_SHARE:
         return ""
-    if mine and not negated_near:
+    if mine and not negated_near and scope & wanted <= best_held:
+        # The clause states what the claim negates ("open on Sundays"), without a negation;
+        # one that leaves part of it out ("open on weekdays") may say it otherwise ("closed").
         return f"negation '{mine}' (the context does not negate it)"
     if not mine and theirs:
         return f"the context negates it ('{theirs}')"
@@ -117,8 +119,13 @@ def _inserted(folded: str, index: ContextIndex, window: list[int]) -> str:
             pair, tail = (mine[i - 2], mine[i - 1]), True
         else:
             continue
+        # The words the negation negates must stand in that sentence too: "is not open on
+        # Sundays" copies nothing from "the reading room is open from 8 am on weekdays".
+        scope = set(mine[max(0, i - NEAR) : i] if tail else mine[i + 1 : i + 1 + NEAR]) - NEGATIONS
         plain = negated = False
         for tokens in theirs:
+            if not scope <= set(tokens):
+                continue
             for k in range(len(tokens) - 1):
                 if tail:
                     if (tokens[k], tokens[k + 1]) == pair:

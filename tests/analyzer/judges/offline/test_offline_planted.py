@@ -37,6 +37,17 @@ POLICY_EN = [
     Chunk("alcohol", "Alcohol is not reimbursed."),
     Chunk("dinners", "Client dinners are reimbursed up to 60 EUR per person."),
 ]
+RENEW_EN = [
+    Chunk(
+        "renew", "A loan can be renewed twice online, unless another member has reserved the item."
+    )
+]
+RENEW_DE = [
+    Chunk(
+        "verl",
+        "Eine Ausleihe kann zweimal verlängert werden, es sei denn, ein anderes Mitglied hat das Medium vorgemerkt.",
+    )
+]
 POLICY_DE = [
     Chunk("alkohol", "Alkohol wird nicht erstattet."),
     Chunk("essen", "Kundenessen werden bis 60 EUR pro Person erstattet."),
@@ -70,6 +81,11 @@ POLICY_DE = [
          POLICY_EN, "exception 'except for one glass of wine per person at client dinners'"),
         ("Alkohol wird nicht erstattet, außer ein Glas Wein pro Person bei Kundenessen.",
          POLICY_DE, "exception 'ausser ein glas wein pro person bei kundenessen'"),
+        # A condition turned around.
+        ("A loan can be renewed twice online, even if another member has reserved the item.",
+         RENEW_EN, "condition 'even if another member has reserved the item' (the context: 'unless')"),
+        ("Eine Ausleihe kann zweimal verlängert werden, auch wenn ein anderes Mitglied das Medium vorgemerkt hat.",
+         RENEW_DE, "(the context: 'es sei denn')"),
     ],
 )  # fmt: skip
 def test_planted_error_is_unsupported(
@@ -92,6 +108,8 @@ def test_planted_error_is_unsupported(
         ("The odds ratio for relapse was 1·32 (95% CI 1·10–2·05).", ODDS),
         ("Alcohol is not reimbursed.", POLICY_EN),
         ("Alkohol wird nicht erstattet.", POLICY_DE),
+        ("A loan can be renewed twice online, unless another member has reserved the item.",
+         RENEW_EN),
         # An exception the context states is no invention.
         ("Alcohol is not reimbursed, except at client dinners.",
          [Chunk("alcohol", "Alcohol is not reimbursed, except at client dinners.")]),
