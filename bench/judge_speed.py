@@ -1,0 +1,285 @@
+"""``ragfunnel judge --policy offline`` as a user meets it, at real prompt sizes (issue 35).
+
+Answers of five real sentences against prompts of four to eight real paragraphs (chunks added
+until the prompt holds about 1,400 words), in two shapes:
+
+- ``shared``: every prompt draws its chunks from one corpus of paragraphs, so the same chunks
+  come back in many prompts, as in a real app (1,000 paragraphs: each in ~20 of 3,000 prompts);
+- ``fresh``: every prompt new — each chunk is a paragraph with its sentences in an order of its
+  own, so no chunk text repeats and no chunk cache can help.
+
+Each answer has five claims: three sentences of its prompt, one of them with a number changed
+when it has one, one sentence of a paragraph outside the prompt and one more of the prompt.
+Paragraphs: the PubMedQA abstracts that bench/judge_data.py extracts (``--data``, default
+/work/judge-data/pubmedqa-abstracts.jsonl; never shipped).
+
+The answers are written once per shape and size as OTLP-JSON traces (a question span and a
+generate span with the prompt's chunk ids and texts and the answer), ingested once; each run
+times ``ragfunnel judge --policy offline --store chdb://STORE -q`` on it as a subprocess (the
+offline policy reads no earlier verdicts: each run judges every answer and writes its rows), wall clock from start to exit, with the child's peak RSS (``VmHWM``, as
+bench/commands.py measures it). The baseline, in the same run over the same pairs: a child that
+reads the pairs and scores each claim by the naive word overlap of bench/judge.py.
+
+``--tree NAME=DIR`` (repeatable) runs the judge from a source tree (a ``git archive`` of another
+commit: ``PYTHONPATH=DIR``), alternating the trees within each run, and checks that every tree
+wrote the same verdict rows (judged-at times left out).
+
+    python bench/judge_speed.py --answers 3000 --runs 3 \
+        --tree before=/tmp/before --tree after=/tmp/after
+    python bench/judge_speed.py --answers 10000 100000 --runs 1 --shapes shared   # memory
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import re
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from commands import _sdk_writer, run_child  # noqa: E402 - the SDK writer and child timing
+
+from ragfunnel.instrumentation import contract as c  # noqa: E402
+
+DATA = Path(os.environ.get("RAGFUNNEL_JUDGE_DATA", "/work/judge-data"))
+WORK = Path("/work/bench-data/judge-speed")
+SHAPES = ("shared", "fresh")
+PROMPT_WORDS = 1_400
+T0 = 1_790_000_000_000_000_000
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z(])")
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+
+
+def paragraphs(data: Path, count: int) -> list[list[str]]:
+    """The first ``count`` abstracts (of at least three sentences), each as its sentences."""
+    rows = (json.loads(line) for line in (data / "pubmedqa-abstracts.jsonl").open())
+    out = [[s for s in _SENTENCE.split(r["evidence"].strip()) if s] for r in rows]
+    return [p for p in out if len(p) >= 3][:count]
+
+
+def _changed(sentence: str, rng: random.Random) -> str:
+    """The sentence with its first number changed (an unsupported claim), else as it is."""
+    return _NUMBER.sub(lambda m: str(int(float(m.group(0))) + rng.randint(2, 9)), sentence, 1)
+
+
+def workload(corpus: list[list[str]], n: int, shape: str, seed: int = 35) -> list[dict[str, Any]]:
+    """``n`` answers with their prompts (see the module docstring)."""
+    rng = random.Random(seed)
+    out = []
+    for i in range(n):
+        picks: list[int] = []
+        words = 0
+        while len(picks) < 4 or (words < PROMPT_WORDS and len(picks) < 8):
+            p = rng.randrange(len(corpus))
+            if p not in picks:
+                picks.append(p)
+                words += sum(len(s.split()) for s in corpus[p])
+        chunks = []
+        for p in picks:
+            sentences = list(corpus[p])
+            if shape == "fresh":
+                rng.shuffle(sentences)
+                while sentences == corpus[p]:
+                    rng.shuffle(sentences)
+            chunks.append((f"pm{p}" + ("" if shape == "shared" else f"-{i}"), " ".join(sentences)))
+        inside = [s for _, text in chunks for s in _SENTENCE.split(text)]
+        claims = rng.sample(inside, 4)
+        claims[1] = _changed(claims[1], rng)
+        outside = rng.randrange(len(corpus))
+        while outside in picks:
+            outside = rng.randrange(len(corpus))
+        claims.insert(3, rng.choice(corpus[outside]))
+        out.append({"answer": " ".join(claims), "chunks": chunks})
+    return out
+
+
+def write_traces(path: Path, items: list[dict[str, Any]]) -> None:
+    """A question span and a generate span per answer, through the OTLP-JSON file exporter."""
+    from opentelemetry.trace import SpanKind, set_span_in_context
+
+    tracer, processor, exporter = _sdk_writer(path, 35)
+    for i, item in enumerate(items):
+        common = {c.QUESTION_ID: f"q-{i:07d}", c.RUN_ID: "judge-speed",
+                  c.SCHEMA: c.SCHEMA_VERSION}  # fmt: skip
+        start = T0 + i * 1_000_000
+        root = tracer.start_span("question", start_time=start, kind=SpanKind.SERVER,
+                                 attributes={c.STAGE: "question", **common,
+                                             c.QUESTION_TEXT: f"Question {i}?"})  # fmt: skip
+        generate = {c.STAGE: "generate", **common, c.MODE: "pipeline",
+                    c.CONTEXT_IDS: [k for k, _ in item["chunks"]],
+                    c.CONTEXT_TEXTS: [t for _, t in item["chunks"]],
+                    c.ANSWER_TEXT: item["answer"], c.GEN_AI_REQUEST_MODEL: "gpt-4o-mini"}  # fmt: skip
+        span = tracer.start_span("generate", context=set_span_in_context(root),
+                                 attributes=generate, start_time=start + 1_000)  # fmt: skip
+        span.end(end_time=start + 900_000)
+        root.end(end_time=start + 950_000)
+    processor.force_flush()
+    exporter.shutdown()
+
+
+def prepared_store(work: Path, data: Path, n: int, shape: str, corpus: int) -> tuple[Path, Path]:
+    """The ingested store and the pairs file of ``n`` answers of a shape (made once)."""
+    folder = work / f"{shape}-{n}-{corpus}"
+    store, pairs = folder / "store", folder / "pairs.jsonl"
+    if (folder / "done").exists():
+        return store, pairs
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    items = workload(paragraphs(data, corpus), n, shape)
+    with pairs.open("w") as out:
+        for item in items:
+            out.write(json.dumps(item) + "\n")
+    traces = folder / "traces.jsonl"
+    write_traces(traces, items)
+    ragfunnel = shutil.which("ragfunnel") or "ragfunnel"
+    subprocess.run([ragfunnel, "ingest", str(traces), "--store", f"chdb://{store}", "-q"],
+                   check=True)  # fmt: skip
+    traces.unlink()
+    (folder / "done").write_text("")
+    return store, pairs
+
+
+def baseline_child(pairs: str) -> None:
+    """The naive word overlap (bench/judge.py) of every claim of every pair, as one process."""
+    from judge import naive_answer
+
+    count = 0
+    with open(pairs) as lines:
+        for line in lines:
+            item = json.loads(line)
+            count += len(naive_answer(item["answer"], item["chunks"]))
+    print(count)
+
+
+def _judge_argv(tree: Path | None, store: Path, jsonl: Path | None) -> list[str]:
+    if tree is None:
+        head = [shutil.which("ragfunnel") or "ragfunnel"]
+    else:
+        head = [sys.executable, "-c", "import sys; sys.path.insert(0, sys.argv.pop(1)); "
+                "from ragfunnel.analyzer.cli import main; sys.argv[0] = 'ragfunnel'; main()",
+                str(tree)]  # fmt: skip
+    argv = [*head, "judge", "--policy", "offline", "--store", f"chdb://{store}", "-q"]
+    return [*argv, "--jsonl", str(jsonl)] if jsonl else argv
+
+
+def timed(argv: list[str]) -> dict[str, Any]:
+    """``run_child``'s wall seconds and peak RSS, and the child's CPU seconds (user + system)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    result = run_child(argv)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    result["cpu"] = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    return result
+
+
+def _rows(path: Path) -> list[dict[str, Any]]:
+    rows = [json.loads(line) for line in path.open()]
+    for r in rows:
+        r.pop("JudgedAt", None)
+    return sorted(rows, key=lambda r: (r["TraceId"], r["QuestionKey"]))
+
+
+def measure(args: argparse.Namespace, work: Path) -> list[dict[str, Any]]:
+    trees: list[tuple[str, Path | None]] = [
+        (name, Path(path)) for name, path in (t.split("=", 1) for t in args.tree)
+    ] or [("installed", None)]
+    results = []
+    for n in args.answers:
+        for shape in args.shapes:
+            store, pairs = prepared_store(args.workdir, args.data, n, shape, args.corpus)
+            steps: dict[str, list[dict[str, Any]]] = {}
+            rows: dict[str, list[dict[str, Any]]] = {}
+            for run in range(args.runs):
+                order = trees if run % 2 == 0 else trees[::-1]  # alternate who goes first
+                for name, tree in order:
+                    jsonl = work / f"rows-{name}.jsonl" if run == 0 and args.check else None
+                    result = timed(_judge_argv(tree, store, jsonl))
+                    steps.setdefault(name, []).append(result)
+                    if jsonl is not None:
+                        rows[name] = _rows(jsonl)
+                    print(f"  {shape} {n:,}, run {run + 1}: {name} {result['seconds']:.1f} s, "
+                          f"{n / result['seconds']:,.0f} answers/s, CPU {result['cpu']:.1f} s, "
+                          f"{result['rss'] / 2**20:,.0f} MiB", file=sys.stderr)  # fmt: skip
+                base = timed([sys.executable, str(Path(__file__).resolve()),
+                                  "--baseline-child", str(pairs)])  # fmt: skip
+                steps.setdefault("word overlap", []).append(base)
+                print(f"  {shape} {n:,}, run {run + 1}: word overlap {base['seconds']:.1f} s",
+                      file=sys.stderr)  # fmt: skip
+            same = None
+            if len(rows) > 1:
+                first = next(iter(rows.values()))
+                same = all(r == first for r in rows.values())
+            results.append({"answers": n, "shape": shape, "same_rows": same, "steps": {
+                name: {"median_s": statistics.median(r["seconds"] for r in found),
+                       "runs_s": [round(r["seconds"], 2) for r in found],
+                       "median_cpu_s": statistics.median(r["cpu"] for r in found),
+                       "peak_rss_mib": max(r["rss"] for r in found) / 2**20}
+                for name, found in steps.items()}})  # fmt: skip
+    return results
+
+
+def print_table(results: list[dict[str, Any]]) -> None:
+    names = list(results[0]["steps"])
+    print("| shape | answers | " + " | ".join(f"{n} answers/s: wall, CPU (peak MiB)" for n in names)
+          + " | same verdict rows |")  # fmt: skip
+    print("|---|---|" + "---|" * len(names) + "---|")
+    for r in results:
+        cells = [f"{r['answers'] / s['median_s']:,.0f}, {r['answers'] / s['median_cpu_s']:,.0f} "
+             f"({s['peak_rss_mib']:,.0f})"
+                 for s in r["steps"].values()]  # fmt: skip
+        same = "-" if r["same_rows"] is None else ("yes" if r["same_rows"] else "**no**")
+        print(f"| {r['shape']} | {r['answers']:,} | " + " | ".join(cells) + f" | {same} |")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--answers", type=int, nargs="+", default=[3000])
+    parser.add_argument("--shapes", nargs="+", choices=SHAPES, default=list(SHAPES))
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--corpus", type=int, default=1000,
+                        help="paragraphs the prompts draw from (shared: each in ~6.5 n / corpus)")  # fmt: skip
+    parser.add_argument("--tree", action="append", default=[], metavar="NAME=DIR")
+    parser.add_argument("--data", type=Path, default=DATA)
+    parser.add_argument("--workdir", type=Path, default=WORK, help="stores, made once, reused")
+    parser.add_argument("--no-check", dest="check", action="store_false",
+                        help="do not compare the trees' verdict rows")  # fmt: skip
+    parser.add_argument("--json", type=Path, help="also write the results here")
+    parser.add_argument("--baseline-child", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.baseline_child:
+        baseline_child(args.baseline_child)
+        return
+    load_before = os.getloadavg()
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="ragfunnel-judge-speed-") as tmp:
+        results = measure(args, Path(tmp))
+    setting = {
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python "
+        f"{platform.python_version()}",
+        "medians of": f"{args.runs} runs ({time.perf_counter() - started:,.0f} s in all)",
+        "load average 1/5/15 min before": " ".join(f"{x:.2f}" for x in load_before),
+        "after": " ".join(f"{x:.2f}" for x in os.getloadavg()),
+    }
+    print(f"command: {' '.join(sys.argv)}")
+    print("; ".join(f"{k}: {v}" for k, v in setting.items()))
+    print_table(results)
+    if args.json:
+        args.json.write_text(json.dumps({**setting, "results": results}, indent=2))
+
+
+if __name__ == "__main__":
+    main()
