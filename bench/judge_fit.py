@@ -77,6 +77,11 @@ embedding's similarity and a paraphrase in other words ("The physician prescribe
 medication." against "The doctor gave him drugs.", tests/analyzer/judges/
 test_offline_paraphrase.py) scores 0.25 to 0.30, below the supported cut-off, at every C
 tried: what the extra is for is lost. It stays the issue-18 model (BEGIN measures it)."""
+FIT_SCALE = {"question": 3.0}
+"""Features fitted on their value times this (the printed coefficient is for the value): a
+yes/no feature that few claims have keeps, under the strong penalty, a weight too small to
+matter unless it is scaled up. 3 for ``question``: by leave-one-source-out on BEGIN dev, with
+``chat`` beside it, 1 adds 0.010 on average over the three sources, 3 adds 0.016."""
 SUPPORTED_RECALL = 0.95
 """Of the supported claims that neither a hard finding nor a gate (a missing name, less than
 ``FOUND_AT`` of the claim found, an unstated fact) holds back, the share the judge must call supported on *every*
@@ -154,8 +159,16 @@ def _columns(width: int, name: str) -> list[int]:
     return [i for i, n in enumerate(names) if n not in LEFT_OUT.get(name, ())]
 
 
+def _scale(columns: list[int]) -> np.ndarray:
+    """Each column's :data:`FIT_SCALE`."""
+    names = (*FEATURES, *PARAPHRASE_FEATURES)
+    return np.array([FIT_SCALE.get(names[i], 1.0) for i in columns])
+
+
 def _x(evidence: list[Evidence], columns: list[int]) -> np.ndarray:
-    return np.array([[e.values[i] for i in columns] for e in evidence])
+    values: np.ndarray = np.array([[e.values[i] for i in columns] for e in evidence])
+    scaled: np.ndarray = values * _scale(columns)
+    return scaled
 
 
 def _design(sets: Sets, columns: list[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -184,11 +197,44 @@ def leave_one_set_out(sets: Sets, columns: list[int], name: str) -> None:
         print(f"# {name} C={c}: left-out AUROC {shown}; mean {np.mean(scores):.3f}")
 
 
-def fit(sets: Sets, width: int, name: str) -> None:
+def leave_one_source_out(sets: Sets, sources: list[str], columns: list[int], name: str) -> None:
+    """BEGIN dev's sources in turn: fit on the other sets and BEGIN's other sources, print the
+    AUROC on the one left out beside the ``overlap`` feature's. Dialogue features are learnt
+    from BEGIN alone, so leaving all of BEGIN out (:func:`leave_one_set_out`) cannot show
+    whether they help; this can."""
+    evidence, labels = sets["begin-dev"]
+    shown = []
+    for source in sorted(set(sources)):
+        mine = [s == source for s in sources]
+        rest = {k: v for k, v in sets.items() if k != "begin-dev"}
+        rest["begin-dev"] = (
+            [e for e, m in zip(evidence, mine, strict=True) if not m],
+            [lab for lab, m in zip(labels, mine, strict=True) if not m],
+        )
+        x, y, w = _design(rest, columns)
+        model = LogisticRegression(C=REGULARISATION[name], max_iter=5000)
+        model.fit(x, y, sample_weight=w)
+        held = [e for e, m in zip(evidence, mine, strict=True) if m]
+        truth = [lab for lab, m in zip(labels, mine, strict=True) if m]
+        p = model.predict_proba(_x(held, columns))[:, 1]
+        overlap = roc_auc_score(truth, [e.values[0] for e in held])
+        shown.append(f"{source} {roc_auc_score(truth, p):.3f} (overlap {overlap:.3f})")
+    print(f"# {name} C={REGULARISATION[name]}: BEGIN dev by source, left-out AUROC "
+          f"{', '.join(shown)}")  # fmt: skip
+
+
+def begin_sources(data: Path) -> list[str]:
+    """The source dialogue set (``wow``, ``cmu-dog``, ``topicalchat``) of each BEGIN dev row."""
+    return [r["source"].split("/")[1] for r in read(data / "begin-dev.jsonl")]
+
+
+def fit(sets: Sets, width: int, name: str, sources: list[str] | None = None) -> None:
     """Fit one model over the first ``width`` features and print it as a constant."""
     columns = _columns(width, name)
     sets = {k: v for k, v in sets.items() if k not in LEFT_OUT.get(name, ())}
     leave_one_set_out(sets, columns, name)
+    if sources is not None and "begin-dev" in sets:
+        leave_one_source_out(sets, sources, columns, name)
     x, y, w = _design(sets, columns)
     model = LogisticRegression(C=REGULARISATION[name], max_iter=5000).fit(x, y, sample_weight=w)
     p = model.predict_proba(x)[:, 1]
@@ -226,7 +272,7 @@ def fit(sets: Sets, width: int, name: str) -> None:
     print(f"{name} = Model(")
     print(f"    intercept={model.intercept_[0]:.4f},")
     print("    coefficients=(")
-    fitted = dict(zip(columns, model.coef_[0], strict=True))
+    fitted = dict(zip(columns, model.coef_[0] * _scale(columns), strict=True))
     for i, feature in enumerate(names):
         print(f"        {fitted.get(i, 0.0):.4f},  # {feature}")
     print("    ),")
@@ -282,9 +328,11 @@ def main() -> None:
         aggregates(args.data)
         return
     sets = fitting_sets(args.data, paraphrase=False)
-    fit(sets, len(FEATURES), "PLAIN")
+    sources = begin_sources(args.data)
+    fit(sets, len(FEATURES), "PLAIN", sources)
     if load() is not None:
-        fit(fitting_sets(args.data, True), len(FEATURES) + len(PARAPHRASE_FEATURES), "PARAPHRASE")
+        width = len(FEATURES) + len(PARAPHRASE_FEATURES)
+        fit(fitting_sets(args.data, True), width, "PARAPHRASE", sources)
     else:
         print("# ragfunnel[paraphrase] is not installed: PARAPHRASE not fitted")
     for name, (evidence, labels) in sets.items():

@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass, field
 
 from ragfunnel.analyzer.judges.offline.exception import exception_finding
+from ragfunnel.analyzer.judges.offline.features import DIALOGUE_FEATURES, dialogue_features
 from ragfunnel.analyzer.judges.offline.hard import (
     FactCheck,
     check_facts,
@@ -38,9 +39,10 @@ __all__ = [
 
 FEATURES = (
     "overlap", "window", "weighted", "proximity", "missing", "names_missing", "facts_absent",
-    "facts_contradicted", "strong_qualifier", "negation", "tokens",
+    "facts_contradicted", "strong_qualifier", "negation", "tokens", *DIALOGUE_FEATURES,
 )  # fmt: skip
-"""The features, in the order of the fitted coefficients (``score.py``)."""
+"""The features, in the order of the fitted coefficients (``score.py``); the last two say what
+the claim is (chit-chat, a question: ``features.py``)."""
 PARAPHRASE_FEATURES = ("similarity",)
 """One more with the paraphrase embedding (``embed.py``), appended to :data:`FEATURES`: the
 claim's cosine with its window."""
@@ -326,6 +328,7 @@ def align(claim: str, index: ContextIndex) -> Evidence:
         len(strong),
         float(bool(negation)),
         _token_share(folded, index),
+        *dialogue_features(content, index),
     )
     share = weighted
     if index.embedder is not None:
