@@ -254,9 +254,28 @@ def _clauses(sentence: str) -> list[str]:
     return [_tidy(p) for p in parts if p.strip()]
 
 
+_EMPHASIS = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
+
+
 def _tidy(clause: str) -> str:
-    clause = clause.strip().rstrip(",;:.!")
+    clause = _EMPHASIS.sub(r"\2", clause).strip().rstrip(",;:.!")
     return clause[:1].upper() + clause[1:] if clause[:1].islower() else clause
+
+
+# A Markdown heading ("## Opening hours", "**Borrowing limits**", "__Fees:__"): a title, no
+# statement — short, without a sentence's end, all of the line.
+_HEADING = re.compile(
+    r"^(?:#{1,6}\s+(?P<title>[^\n]+?)|(?P<mark>\*\*|__)(?P<bold>[^*_\n]+?)(?P=mark):?)\s*$"
+)
+_HEADING_WORDS = 8
+
+
+def _is_heading(line: str) -> bool:
+    m = _HEADING.match(line)
+    if m is None:
+        return False
+    title = (m.group("title") or m.group("bold")).strip().rstrip(":")
+    return not title.endswith((".", "!", "?")) and len(title.split()) <= _HEADING_WORDS
 
 
 def _blocks(text: str) -> list[str]:
@@ -277,6 +296,12 @@ def _blocks(text: str) -> list[str]:
             in_sources, lead = True, ""
             continue
         in_sources = False
+        if _is_heading(line):
+            if paragraph:
+                blocks.append(" ".join(paragraph))
+                paragraph = []
+            lead = ""
+            continue
         bullet = _BULLET.match(raw)
         if bullet:
             if paragraph:

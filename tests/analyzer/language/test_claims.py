@@ -122,3 +122,21 @@ def test_a_refusal_with_a_filler_is_a_refusal(sentence: str) -> None:
 @pytest.mark.parametrize("sentence", NOT_REFUSALS)
 def test_a_filler_alone_makes_no_refusal(sentence: str) -> None:
     assert not split_claims(sentence).abstained
+
+
+@pytest.mark.parametrize(
+    ("answer", "claims"),
+    [
+        ("**Borrowing limits**\n\n- Up to **12 items** at a time [1]\n- Loan period: 21 days [1]",
+         ("Up to 12 items at a time", "Loan period: 21 days")),
+        ("## Opening hours\nThe reading room opens at 8:00.", ("The reading room opens at 8:00",)),
+        ("__Fees:__\nLate returns cost 0.25 EUR a day.", ("Late returns cost 0.25 EUR a day",)),
+        # A bold sentence is a statement, not a heading.
+        ("**The fee is 5 EUR.**", ("The fee is 5 EUR",)),
+    ],
+)  # fmt: skip
+def test_markdown_headings_are_no_claims_and_emphasis_is_dropped(
+    answer: str, claims: tuple[str, ...]
+) -> None:
+    """A user's app (2026-12-04): "**Borrowing limits**" was a claim the judge could not decide."""
+    assert split_claims(answer).claims == claims

@@ -79,9 +79,16 @@ def with_verdicts(instances: pl.DataFrame, verdicts: pl.DataFrame) -> pl.DataFra
     ``correctness_by_judge`` and the generation rule's inputs (``worst_claim`` …, ``doubts``).
     """
     instances = instances.join(verdicts, on=["trace_id", "question_key"], how="left")
-    # An answer a judge read as a refusal ("Dazu habe ich leider keine Informationen.") is an
-    # abstention, as if the app had called ragfunnel.abstain().
-    refused = pl.col("refused").fill_null(False) & pl.col("has_gen") & (pl.col("gen_error") == 0)
+    # An answer to an answerable case that a judge read as a refusal ("Dazu habe ich leider
+    # keine Informationen.") is an abstention, as if the app had called ragfunnel.abstain(). An
+    # unanswerable case keeps its rule: a gate that let it through failed, whatever the model
+    # then said (docs/funnel.md, rule 2).
+    refused = (
+        pl.col("refused").fill_null(False)
+        & pl.col("answerable")
+        & pl.col("has_gen")
+        & (pl.col("gen_error") == 0)
+    )
     instances = instances.with_columns(
         abstained=pl.col("abstained") | refused,
         answer_verdict=pl.when(refused).then(pl.lit("abstained")).otherwise("answer_verdict"),
