@@ -44,7 +44,7 @@ class _Merged(Mapping[str, set[int]]):
 
     __slots__ = ("_made", "_parts", "_side")
 
-    def __init__(self, parts: list[tuple[dict[str, tuple[list[int], list[int]]], int]],
+    def __init__(self, parts: list[tuple[dict[str, tuple[tuple[int, ...], tuple[int, ...]]], int]],
                  side: int) -> None:  # fmt: skip
         self._parts = parts
         self._side = side
