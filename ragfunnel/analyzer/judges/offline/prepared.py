@@ -28,7 +28,8 @@ __all__ = ["CHUNK_CACHE", "ChunkCache", "PreparedChunk", "chunk_text", "prepare"
 
 CHUNK_CACHE = 1024
 """Prepared chunks a :class:`ChunkCache` keeps by default: a chunk of 200 words takes ~45 KiB
-prepared (~55 KiB with its paraphrase vectors), so ~50 MB at most."""
+prepared, more with its facts and paraphrase vectors (a judge's peak memory grew by 33–110 MiB
+on bench/judge_speed.py)."""
 
 _SENTENCE = re.compile(r"(?<=[.!?;])[\"'”’)\]]*\s+|\s*\n\s*")
 _PLAIN = re.compile(r"[^\W_]+")
