@@ -22,8 +22,9 @@ from opentelemetry.trace import Span
 
 from ragfunnel.instrumentation import config, stages
 from ragfunnel.instrumentation import contract as c
-from ragfunnel.instrumentation.calls import CURRENT_QUESTION, Call, begin
+from ragfunnel.instrumentation.calls import Call, begin
 from ragfunnel.instrumentation.config import state
+from ragfunnel.instrumentation.question_scope import CURRENT_QUESTION
 from ragfunnel.instrumentation.relays import RELAYED, STREAMS, arelayed, passed_on, relayed
 from ragfunnel.instrumentation.safety import internal_error
 from ragfunnel.instrumentation.span_attributes import Getter
