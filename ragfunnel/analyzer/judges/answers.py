@@ -114,10 +114,39 @@ def read_answers(
     return frame.join(contexts, on="span_id", how="left").select(list(_SCHEMA)).cast(_SCHEMA)
 
 
+_TRACES_AT_ONCE = 1_000
+"""Traces whose chunk texts are read in one query: reading the texts of 10,000 traces at once
+took the process from 0.5 to 1.5 GiB (the engine's work on every span's attributes), in slices
+of 1,000 to 0.8 GiB, in about the same time."""
+
+_CONTEXT_COLUMNS: dict[str, pl.DataType] = {
+    "span_id": pl.String(),
+    "context_ids": _STRINGS,
+    "context_texts": _STRINGS,
+    "has_context": pl.Boolean(),
+    "missing_texts": _STRINGS,
+    "context_source": pl.String(),
+    "filled_texts": _STRINGS,
+}
+
+
 def _contexts(
     store: Store, source: str, answers: pl.DataFrame, chunk_texts: Mapping[str, str]
 ) -> pl.DataFrame:
-    """Each answer's prompt chunks with their texts (see the module docstring)."""
+    """Each answer's prompt chunks with their texts, :data:`_TRACES_AT_ONCE` traces at a time."""
+    sliced = answers.select(
+        "trace_id",
+        "span_id",
+        part=(pl.col("trace_id").rank("dense") - 1) // _TRACES_AT_ONCE,
+    ).partition_by("part", include_key=False)
+    parts = [_slice_contexts(store, source, part, chunk_texts) for part in sliced]
+    return pl.concat(parts) if parts else pl.DataFrame(schema=_CONTEXT_COLUMNS)
+
+
+def _slice_contexts(
+    store: Store, source: str, answers: pl.DataFrame, chunk_texts: Mapping[str, str]
+) -> pl.DataFrame:
+    """The prompts of the answers of a few traces (see the module docstring)."""
     traces = answers.get_column("trace_id").unique().to_list()
     docs = stored_chunk_texts(store, traces)
     # Prompts read as texts whose "texts" the trace's rankings list as ids (ids with spaces).
@@ -152,19 +181,7 @@ def _contexts(
         missing = [chunk for chunk, text in zip(ids, texts, strict=True) if not text]
         usable = source != "none" and not missing
         rows.append((span, ids, [t or "" for t in texts], usable, missing, source, filled))
-    return pl.DataFrame(
-        rows,
-        schema={
-            "span_id": pl.String,
-            "context_ids": _STRINGS,
-            "context_texts": _STRINGS,
-            "has_context": pl.Boolean,
-            "missing_texts": _STRINGS,
-            "context_source": pl.String,
-            "filled_texts": _STRINGS,
-        },
-        orient="row",
-    )
+    return pl.DataFrame(rows, schema=_CONTEXT_COLUMNS, orient="row")
 
 
 def _ids_as_texts(own: tuple[list[str], list[str]] | None) -> tuple[list[str], list[str]] | None:
