@@ -6,7 +6,9 @@ claim aligns with, then anywhere in the context (a rate with its period: ``60 EU
 ``60 EUR pro Tag``); a fact found nowhere is *absent*, and one whose
 place holds another value of the same kind is *contradicted*: an amount or quantity of the same
 unit anywhere (``150 EUR`` where the context says ``120 EUR``), or another date, time, amount
-or code in the sentences the claim aligns with (``20:00`` where its sentence says ``22:00``).
+or code in the sentences the claim aligns with (``20:00`` where its sentence says ``22:00``;
+a date only in the claim's place, or with the same bound: a sentence's other date is often the
+page's own, "PUBLISHED DATETIME: 2007-05-22").
 A contradicted fact is a hard finding, and so is an *unstated* one (found nowhere, contradicted
 nowhere) of a kind in :data:`UNSTATED_IS_HARD` — amounts, quantities, times: on the fitting sets
 no claim with such an unstated fact was supported. An unstated plain number, date or code (a
@@ -76,16 +78,17 @@ compared: "bis 50 EUR" (*until*) is "bis zu 50 EUR" (*at most*), and "since 2011
 found in "since October 2011"; *until* and *from* still differ ("bis 22 Uhr", "ab 22:00")."""
 
 
+def _bound(fact: Fact) -> str:
+    return _SAME_BOUND.get(fact.bound, fact.bound)
+
+
 def _alike(claim: Fact, fact: Fact) -> bool:
     """Whether two facts of one value say the same.
 
     A bound contradicts only another bound, a period only another period ("60 EUR a week" vs
     "60 EUR pro Tag").
     """
-    mine, theirs = (
-        _SAME_BOUND.get(claim.bound, claim.bound),
-        _SAME_BOUND.get(fact.bound, fact.bound),
-    )
+    mine, theirs = _bound(claim), _bound(fact)
     bounds = not mine or not theirs or mine == theirs
     return bounds and (not claim.period or not fact.period or claim.period == fact.period)
 
@@ -130,8 +133,9 @@ are not among them: a sentence holds many, about different things ("three frames
 10-7 lead")."""
 
 
-def _look(claim: Fact, index: ContextIndex, sids: list[int], aligned: bool,
-          words: frozenset[str] = frozenset()) -> tuple[int | None, str]:  # fmt: skip
+def _look(claim: Fact, index: ContextIndex, sids: list[int], aligned: bool, *,
+          words: frozenset[str] = frozenset(),
+          around: tuple[str, ...] = ()) -> tuple[int | None, str]:  # fmt: skip
     """The first sentence holding the fact with its bound, and what a sentence says instead.
 
     ``aligned``: ``sids`` are the sentences the claim aligns with. Of several values a sentence
@@ -153,11 +157,26 @@ def _look(claim: Fact, index: ContextIndex, sids: list[int], aligned: bool,
                 return sid, ""
             elif fact.kind == claim.kind:
                 same_unit = claim.kind in MEASURED and unit_of(fact) == unit_of(claim)
+                if claim.kind == "date" and not _placed(claim, around, index, sid, n):
+                    continue
                 if same_unit or (aligned and claim.kind in _IN_PLACE):
                     near = _shared(words, index.sentences[sid], found, n) if words else 0
                     if near > closest:
                         instead, closest = fact.text, near
     return None, instead
+
+
+def _placed(claim: Fact, around: tuple[str, ...], index: ContextIndex, sid: int, n: int) -> bool:
+    """Whether the ``n``-th fact of sentence ``sid`` stands in the place of the claim's date.
+
+    Its neighbours are the claim's (``around``, :func:`_same_place`), or both dates are one kind
+    of bound ("from 1 April 2025" and "ab dem 1. März 2025", whatever the language); without
+    ``around`` every date of the sentence is in place.
+    """
+    fact, start, end = index.fact_spans(sid)[n]
+    if not around or (claim.bound and _bound(claim) == _bound(fact)):
+        return True
+    return _same_place(around, neighbours(index.sentences[sid], start, end))
 
 
 def _shared(words: frozenset[str], sentence: str, found: list[Fact], n: int) -> int:
@@ -276,7 +295,7 @@ def check_facts(claim_facts: list[tuple[Fact, str, tuple[str, ...]]], index: Con
             out.contradicted += 1
             out.hard.append(out.absent[-1])
             continue
-        sid, instead = _look(fact, index, aligned, True, words)
+        sid, instead = _look(fact, index, aligned, True, words=words, around=around)
         if sid is None:
             if rest is None:
                 chosen = set(aligned)

@@ -392,3 +392,35 @@ def test_refuted_and_doubted_name_what_they_hold_and_unsupported_is_deprecated()
     assert [c.text for c in verdict.doubted] == ["a", "b"]
     with pytest.warns(DeprecationWarning, match=r"use \.doubted .* or \.refuted"):
         assert verdict.unsupported == verdict.doubted
+
+
+@pytest.mark.parametrize(
+    ("claim", "context"),
+    [
+        ("Alice in Chains joined Velvet Revolver for a run of gigs from August through October 2007.",
+         "PUBLISHED DATETIME: 2007-05-22 19:02 Velvet Revolver team with Alice in Chains for a "
+         "run of gigs."),
+        ("On March 1, 2017 Powell was named as one of three applicants to fill the vacant seat.",
+         "By Travis Zimpfer on March 2, 2017 (photo: Powell) The commission named three "
+         "applicants to fill the vacant seat."),
+    ],
+)  # fmt: skip
+def test_a_date_of_another_place_in_the_sentence_is_no_contradiction(
+    claim: str, context: str
+) -> None:
+    """Supported WiCE claims were unsupported: "October 2007 (context: 2007-05-22)", "March 1,
+    2017 (context: March 2, 2017)" — the page's own date (published, byline) in the sentence the
+    claim aligns with, standing where the claim's date does not."""
+    for paraphrase in (False, None):
+        verdict = judge_claim(claim, [context], paraphrase)
+        assert "(context:" not in verdict.missing, verdict.missing
+        assert verdict.label != "unsupported", verdict.missing
+
+
+def test_a_date_in_the_claims_place_is_still_contradicted() -> None:
+    verdict = judge_claim(
+        "The tour will run through October 2007, Slash said.",
+        ["The tour, which kicks off in August, will run through November 2007, Slash said."],
+    )
+    assert verdict.label == "unsupported"
+    assert "October 2007 (context: November 2007)" in verdict.missing
