@@ -9,7 +9,6 @@ with ``--chunks``. Answers are written the way LLMs write them: "10 pm" for the 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -18,11 +17,10 @@ import pytest
 
 import ragfunnel
 from ragfunnel.analyzer.cases import Case, CaseSet, parse_evidence
-from ragfunnel.analyzer.funnel import analyze
 from ragfunnel.analyzer.ingest import ingest_spans
-from ragfunnel.analyzer.judges.run.batch import judge_store
 from ragfunnel.analyzer.store import Store
 from ragfunnel.testing import capture_spans
+from tests.support.app_outcomes import chunks_file, judged_records
 
 CHUNKS = {
     "tep-en#hotel-cap": "The hotel allowance in London is 150 GBP per night, breakfast included.",
@@ -133,16 +131,11 @@ def _run(store: Store, shape: str, faulty: bool) -> None:
 def test_no_correct_answer_is_blamed_on_generation(
     store: Store, tmp_path: Path, shape: str
 ) -> None:
-    chunks = tmp_path / "chunks.jsonl"
-    chunks.write_text("".join(json.dumps({"id": k, "text": v}) + "\n"
-                              for k, v in CHUNKS.items()), encoding="utf-8")  # fmt: skip
+    chunks = chunks_file(tmp_path / "chunks.jsonl", CHUNKS)
     _run(store, shape, faulty=False)
     _run(store, shape, faulty=True)
     cases = _cases()
-    run = judge_store(store, cases=cases, chunk_texts=chunks if shape != "dicts" else None)
-    assert run.without_content == 0, run.not_judged
-    records = analyze(store, cases).records
-    outcome = {(r["run_id"], r["question_id"]): r for r in records.iter_rows(named=True)}
+    outcome = judged_records(store, cases, chunks if shape != "dicts" else None)
     for qid in [*QUESTIONS, "de-meal", "en-wine"]:
         clean = outcome[(f"{shape}-False", qid)]
         assert clean["first_failure"] != "generation", (qid, clean["failure_reason"])

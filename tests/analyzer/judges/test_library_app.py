@@ -13,7 +13,6 @@ another member has reserved the item" (context: "unless …") was judged faithfu
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -22,11 +21,10 @@ import pytest
 
 import ragfunnel
 from ragfunnel.analyzer.cases import Case, CaseSet, parse_evidence
-from ragfunnel.analyzer.funnel import analyze
 from ragfunnel.analyzer.ingest import ingest_spans
-from ragfunnel.analyzer.judges.run.batch import judge_store
 from ragfunnel.analyzer.store import Store
 from ragfunnel.testing import capture_spans
+from tests.support.app_outcomes import chunks_file, judged_records
 
 CHUNKS = {
     "lib-en#loans": "Members may borrow up to 12 items at a time. The standard loan period is 21 days.",
@@ -125,19 +123,14 @@ def _run(store: Store, shape: str, faulty: bool) -> None:
 def test_correct_answers_pass_and_planted_faults_are_generation(
     store: Store, tmp_path: Path, shape: str
 ) -> None:
-    chunks = tmp_path / "chunks.jsonl"
-    chunks.write_text("".join(json.dumps({"id": k, "text": v}) + "\n"
-                              for k, v in CHUNKS.items()), encoding="utf-8")  # fmt: skip
+    chunks = chunks_file(tmp_path / "chunks.jsonl", CHUNKS)
     _run(store, shape, faulty=False)
     _run(store, shape, faulty=True)
     cases = CaseSet.of(
         Case(qid, q, parse_evidence(gold), facts=facts)
         for qid, (q, gold, facts, _) in QUESTIONS.items()
     )
-    run = judge_store(store, cases=cases, chunk_texts=chunks if shape == "id strings" else None)
-    assert run.without_content == 0, run.not_judged
-    records = analyze(store, cases).records
-    outcome = {(r["run_id"], r["question_id"]): r for r in records.iter_rows(named=True)}
+    outcome = judged_records(store, cases, chunks if shape == "id strings" else None)
     for qid in QUESTIONS:
         clean = outcome[(f"{shape}-clean", qid)]
         assert clean["first_failure"] == "ok", (qid, clean["failure_reason"], clean["claims"])
