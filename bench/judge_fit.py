@@ -27,7 +27,8 @@ data (a hard check makes a claim unsupported by itself, so it must be precise).
 
 ``--aggregates`` instead compares, on the two fitting summary sets only, the ways of turning an
 answer's claim confidences into one score to rank answers by (``AnswerVerdict.confidence`` is
-the mean: the choice this printed):
+the mean: the choice this printed), and with the confidence of the whole answer judged as one
+claim (``whole``: CLIFF val is fitted as whole summaries, so that one is in-sample there):
 
     python bench/judge_fit.py [--data DIR] [--aggregates]
 """
@@ -55,7 +56,7 @@ from ragfunnel.analyzer.judges.offline.align import (
 )
 from ragfunnel.analyzer.judges.offline.embed import load
 from ragfunnel.analyzer.judges.offline.index import ContextIndex
-from ragfunnel.analyzer.judges.offline.judge import OfflineJudge, supportable
+from ragfunnel.analyzer.judges.offline.judge import OfflineJudge, judge_claim, supportable
 from ragfunnel.analyzer.judges.verdict_types import Chunk
 
 DATA = Path(os.environ.get("RAGFUNNEL_JUDGE_DATA", "/work/judge-data"))
@@ -295,6 +296,16 @@ AGGREGATES: dict[str, Callable[[list[float]], float]] = {
 }
 
 
+WITH_WHOLE: dict[str, Callable[[list[float], list[int], float], float]] = {
+    "mean by words": lambda c, w, _: sum(x * n for x, n in zip(c, w, strict=True)) / sum(w),
+    "whole": lambda c, w, whole: whole,
+    "mean of whole and mean": lambda c, w, whole: (whole + sum(c) / len(c)) / 2,
+    "lower of whole and mean": lambda c, w, whole: min(whole, sum(c) / len(c)),
+}
+"""Aggregates that read more than the claims' confidences: their lengths in words, or the
+confidence of the whole answer judged as one claim."""
+
+
 def aggregates(data: Path) -> None:
     """AUROC of faithfulness and of each claim-confidence aggregate, on the fitting summaries."""
     summaries = {
@@ -306,14 +317,20 @@ def aggregates(data: Path) -> None:
         judge = OfflineJudge(paraphrase)
         for name, rows in summaries.items():
             labels = [r["label"] == "supported" for r in rows]
-            scores: dict[str, list[float]] = {"faithfulness": [], **{k: [] for k in AGGREGATES}}
+            scores: dict[str, list[float]] = {
+                k: [] for k in ("faithfulness", *AGGREGATES, *WITH_WHOLE)
+            }
             for r in rows:
                 verdict = judge.judge(r["summary"], [("e", r["evidence"])])
                 faith = verdict.faithfulness
                 scores["faithfulness"].append(1.0 if faith is None else faith)
-                conf = [c.score for c in verdict.claims]
+                conf = [c.score for c in verdict.claims] or [1.0]
                 for k, fn in AGGREGATES.items():
-                    scores[k].append(fn(conf) if conf else 1.0)
+                    scores[k].append(fn(conf))
+                words = [len(c.text.split()) for c in verdict.claims] or [1]
+                whole = judge_claim(r["summary"], [r["evidence"]], paraphrase).score
+                for k, both in WITH_WHOLE.items():
+                    scores[k].append(both(conf, words, whole))
             shown = ", ".join(f"{k} {roc_auc_score(labels, v):.3f}" for k, v in scores.items())
             print(f"{variant} {name} ({len(rows)} summaries, {sum(labels)} consistent): {shown}")
 

@@ -424,3 +424,13 @@ def test_a_date_in_the_claims_place_is_still_contradicted() -> None:
     )
     assert verdict.label == "unsupported"
     assert "October 2007 (context: November 2007)" in verdict.missing
+
+
+def test_a_date_in_another_language_is_compared_through_its_bound() -> None:
+    """No neighbour word is shared across languages: "from" and "ab" both start a period."""
+    verdict = judge_claim(
+        "The new travel policy applies from 1 April 2025.",
+        ["Die neue Reiserichtlinie gilt ab dem 1. März 2025."],
+    )
+    assert verdict.label == "unsupported"
+    assert "from 1 April 2025 (context: ab dem 1. März 2025)" in verdict.missing
