@@ -119,7 +119,14 @@ def _match(claim: Fact, fact: Fact) -> bool:
         return any(k in fact.numbers for k in keys)
     if claim.kind == "date":
         return fact.kind == "date" and any(_same_date(k, fact.keys[0]) for k in keys)
-    return fact.kind == claim.kind and any(k in fact.keys for k in keys)
+    return fact.kind == claim.kind and any(k in fact.keys or _qualified(k, fact) for k in keys)
+
+
+def _qualified(key: str, fact: Fact) -> bool:
+    """A code written with a word before it: "19th" is stated by "mid-19th" ("mid–19th")."""
+    return fact.kind == "code" and any(
+        theirs.endswith("-" + key) and theirs[: -len(key) - 1].isalpha() for theirs in fact.keys
+    )
 
 
 UNSTATED_IS_HARD = ("amount", "quantity", "time")
