@@ -437,15 +437,13 @@ def test_a_date_in_the_claims_place_or_with_its_bound_is_still_contradicted(
     assert missing in verdict.missing
 
 
-def test_a_code_with_a_word_before_it_states_the_code() -> None:
+@pytest.mark.parametrize(
+    ("claim", "label"),
+    [("Both games had their origin in the mid 19th century.", "supported"),
+     ("Both games had their origin in the 18th century.", "unsupported")],
+)  # fmt: skip
+def test_a_code_with_a_word_before_it_states_the_code(claim: str, label: str) -> None:
     """A supported BEGIN response was unsupported: "19th (context: mid–19th)"."""
-    verdict = judge_claim(
-        "Both games had their origin in the mid 19th century.",
-        ["Both games have their origin in varieties of football played in Britain in the "
-         "mid–19th century."],
-    )  # fmt: skip
-    assert "(context:" not in verdict.missing, verdict.missing
-    assert verdict.label != "unsupported"
-    assert judge_claim(
-        "It began in the 18th century.", ["It began in the mid-19th century."]
-    ).label == ("unsupported")
+    context = "Both games have their origin in football played in Britain in the mid–19th century."
+    verdict = judge_claim(claim, [context], paraphrase=False)
+    assert verdict.label == label, verdict.missing
