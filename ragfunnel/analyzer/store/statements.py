@@ -16,14 +16,23 @@ __all__ = ["create_table", "run_filter", "run_parameters", "time_range"]
 
 
 def create_table(
-    table: str, columns: Sequence[tuple[str, str]], engine: str, *, settings: str = ""
+    table: str,
+    columns: Sequence[tuple[str, str]],
+    engine: str,
+    *,
+    indexes: Sequence[str] = (),
+    settings: str = "",
 ) -> str:
     """``CREATE TABLE IF NOT EXISTS`` of ``table`` (quoted) with ``(name, type)`` columns.
 
+    A column's type may go on with its ``DEFAULT`` or ``CODEC``; ``indexes`` are data-skipping
+    indexes, each what follows ``INDEX`` (``"idx TraceId TYPE bloom_filter GRANULARITY 1"``).
     ``engine`` is the rest of the statement (``"MergeTree ORDER BY Key"``); ``settings`` its
     ``SETTINGS`` clause's content, when any.
     """
-    listed = ",\n    ".join(f"`{name}` {kind}" for name, kind in columns)
+    listed = ",\n    ".join(
+        [f"`{name}` {kind}" for name, kind in columns] + [f"INDEX {index}" for index in indexes]
+    )
     tail = f" SETTINGS {settings}" if settings else ""
     return f"CREATE TABLE IF NOT EXISTS {table} (\n    {listed}\n) ENGINE = {engine}{tail}"
 

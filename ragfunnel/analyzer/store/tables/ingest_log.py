@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ragfunnel.analyzer.store.dsn import quote
+from ragfunnel.analyzer.store.statements import create_table
 
 if TYPE_CHECKING:
     import pyarrow
@@ -25,29 +26,28 @@ __all__ = [
     "INGEST_LOG_TABLE",
     "FileRecord",
     "ensure_ingest_log",
+    "ingest_log_ddl",
     "insert_records",
     "latest_records",
 ]
 
 INGEST_LOG_TABLE = "ragfunnel_ingest_log"
 
-_DDL = """
-CREATE TABLE IF NOT EXISTS {table} (
-    TracesTable String,
-    Host String,
-    Path String,
-    Size UInt64,
-    MtimeNs Int64,
-    Head String,
-    Offset UInt64,
-    Line UInt64,
-    Resumable Bool,
-    Spans UInt64,
-    Low Int64,
-    High Int64,
-    RecordedAt DateTime64(6) DEFAULT now64(6)
-) ENGINE = MergeTree ORDER BY (TracesTable, Host, Path, RecordedAt)
-"""
+_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("TracesTable", "String"), ("Host", "String"), ("Path", "String"), ("Size", "UInt64"),
+    ("MtimeNs", "Int64"), ("Head", "String"), ("Offset", "UInt64"), ("Line", "UInt64"),
+    ("Resumable", "Bool"), ("Spans", "UInt64"), ("Low", "Int64"), ("High", "Int64"),
+)  # fmt: skip
+"""The columns an ingest writes, in table order; ``RecordedAt`` follows, set by the insert."""
+
+
+def ingest_log_ddl(table: str) -> str:
+    """The CREATE statement of the ingest log, given its quoted qualified name."""
+    return create_table(
+        table,
+        (*_COLUMNS, ("RecordedAt", "DateTime64(6) DEFAULT now64(6)")),
+        "MergeTree ORDER BY (TracesTable, Host, Path, RecordedAt)",
+    )
 
 
 @dataclass(frozen=True)
@@ -79,28 +79,14 @@ _FIELDS = (
 def _schema() -> pyarrow.Schema:
     import pyarrow as pa
 
-    return pa.schema(
-        [
-            ("TracesTable", pa.string()),
-            ("Host", pa.string()),
-            ("Path", pa.string()),
-            ("Size", pa.uint64()),
-            ("MtimeNs", pa.int64()),
-            ("Head", pa.string()),
-            ("Offset", pa.uint64()),
-            ("Line", pa.uint64()),
-            ("Resumable", pa.bool_()),
-            ("Spans", pa.uint64()),
-            ("Low", pa.int64()),
-            ("High", pa.int64()),
-        ]
-    )
+    arrow = {"String": pa.string(), "UInt64": pa.uint64(), "Int64": pa.int64(), "Bool": pa.bool_()}
+    return pa.schema([(name, arrow[kind]) for name, kind in _COLUMNS])
 
 
 def ensure_ingest_log(store: Store) -> str:
     """Create the ingest log if missing; returns its quoted qualified name."""
     table = quote(store.database, INGEST_LOG_TABLE)
-    store.command(_DDL.format(table=table))
+    store.command(ingest_log_ddl(table))
     return table
 
 

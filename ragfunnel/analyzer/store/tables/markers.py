@@ -9,18 +9,21 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ragfunnel.analyzer.store.dsn import quote
+from ragfunnel.analyzer.store.statements import create_table
 
 if TYPE_CHECKING:
     from ragfunnel.analyzer.store.connection import Store
 
-__all__ = ["MARKER_TABLE", "create_markers", "read_markers", "write_marker"]
+__all__ = ["MARKER_TABLE", "create_markers", "markers_ddl", "read_markers", "write_marker"]
 
 MARKER_TABLE = "ragfunnel_schema"
 
-_DDL = (
-    "CREATE TABLE IF NOT EXISTS {table} (object String, revision UInt32, "
-    "done DateTime DEFAULT now()) ENGINE = ReplacingMergeTree ORDER BY object"
-)
+_COLUMNS = (("object", "String"), ("revision", "UInt32"), ("done", "DateTime DEFAULT now()"))
+
+
+def markers_ddl(table: str) -> str:
+    """The CREATE statement of the marker table, given its quoted qualified name."""
+    return create_table(table, _COLUMNS, "ReplacingMergeTree ORDER BY object")
 
 
 def _table(store: Store) -> str:
@@ -29,7 +32,7 @@ def _table(store: Store) -> str:
 
 def create_markers(store: Store) -> None:
     """Create the marker table if missing."""
-    store.command(_DDL.format(table=_table(store)))
+    store.command(markers_ddl(_table(store)))
 
 
 def read_markers(store: Store) -> dict[str, int]:

@@ -72,49 +72,28 @@ TRACES_COLUMNS: dict[str, str] = {
 """The columns of ``otel_traces`` as ``system.columns`` reports them (Nested ones flattened)."""
 
 # The clickhouseexporter's DDL (v0.165, internal/sqltemplates/traces_table.sql), restated for
-# ragfunnel; like the exporter's, without a TTL unless one is configured. The exporter also makes
-# an `otel_traces_trace_id_ts` lookup table fed by a materialized view, for Grafana's trace
-# search; ragfunnel does not need it, and the view would cost every insert a GROUP BY, so an
-# embedded store goes without it (a collector-made table keeps its view, and ingest feeds it).
-TRACES_DDL = """
-CREATE TABLE IF NOT EXISTS {table} (
-    Timestamp DateTime64(9) CODEC(Delta, ZSTD(1)),
-    TraceId String CODEC(ZSTD(1)),
-    SpanId String CODEC(ZSTD(1)),
-    ParentSpanId String CODEC(ZSTD(1)),
-    TraceState String CODEC(ZSTD(1)),
-    SpanName LowCardinality(String) CODEC(ZSTD(1)),
-    SpanKind LowCardinality(String) CODEC(ZSTD(1)),
-    ServiceName LowCardinality(String) CODEC(ZSTD(1)),
-    ResourceAttributes Map(LowCardinality(String), String) CODEC(ZSTD(1)),
-    ScopeName String CODEC(ZSTD(1)),
-    ScopeVersion String CODEC(ZSTD(1)),
-    SpanAttributes Map(LowCardinality(String), String) CODEC(ZSTD(1)),
-    Duration UInt64 CODEC(ZSTD(1)),
-    StatusCode LowCardinality(String) CODEC(ZSTD(1)),
-    StatusMessage String CODEC(ZSTD(1)),
-    Events Nested (
-        Timestamp DateTime64(9),
-        Name LowCardinality(String),
-        Attributes Map(LowCardinality(String), String)
-    ) CODEC(ZSTD(1)),
-    Links Nested (
-        TraceId String,
-        SpanId String,
-        TraceState String,
-        Attributes Map(LowCardinality(String), String)
-    ) CODEC(ZSTD(1)),
-    INDEX idx_trace_id TraceId TYPE bloom_filter(0.001) GRANULARITY 1,
-    INDEX idx_res_attr_key mapKeys(ResourceAttributes) TYPE bloom_filter(0.01) GRANULARITY 1,
-    INDEX idx_res_attr_value mapValues(ResourceAttributes) TYPE bloom_filter(0.01) GRANULARITY 1,
-    INDEX idx_span_attr_key mapKeys(SpanAttributes) TYPE bloom_filter(0.01) GRANULARITY 1,
-    INDEX idx_span_attr_value mapValues(SpanAttributes) TYPE bloom_filter(0.01) GRANULARITY 1,
-    INDEX idx_duration Duration TYPE minmax GRANULARITY 1
-) ENGINE = MergeTree()
-PARTITION BY toDate(Timestamp)
-ORDER BY (ServiceName, SpanName, toDateTime(Timestamp))
-SETTINGS index_granularity = 8192, ttl_only_drop_parts = 1{extra}
-"""
+# ragfunnel; like the exporter's, without a TTL unless one is configured. Its Events and Links
+# are Nested columns, which ClickHouse stores as the parallel arrays above (``Events.Name`` …):
+# written so, the table is the same (``SHOW CREATE TABLE`` alike, tests/analyzer/store/
+# test_statements.py). The exporter also makes an `otel_traces_trace_id_ts` lookup table fed by
+# a materialized view, for Grafana's trace search; ragfunnel does not need it, and the view
+# would cost every insert a GROUP BY, so an embedded store goes without it (a collector-made
+# table keeps its view, and ingest feeds it).
+_CODECS = {"Timestamp": "Delta, ZSTD(1)"}
+"""Each column's compression where it is not ``ZSTD(1)``."""
+_INDEXES = (
+    "idx_trace_id TraceId TYPE bloom_filter(0.001) GRANULARITY 1",
+    "idx_res_attr_key mapKeys(ResourceAttributes) TYPE bloom_filter(0.01) GRANULARITY 1",
+    "idx_res_attr_value mapValues(ResourceAttributes) TYPE bloom_filter(0.01) GRANULARITY 1",
+    "idx_span_attr_key mapKeys(SpanAttributes) TYPE bloom_filter(0.01) GRANULARITY 1",
+    "idx_span_attr_value mapValues(SpanAttributes) TYPE bloom_filter(0.01) GRANULARITY 1",
+    "idx_duration Duration TYPE minmax GRANULARITY 1",
+)
+_ENGINE = (
+    "MergeTree() PARTITION BY toDate(Timestamp) "
+    "ORDER BY (ServiceName, SpanName, toDateTime(Timestamp))"
+)
+_SETTINGS = "index_granularity = 8192, ttl_only_drop_parts = 1"
 
 
 def traces_ddl(traces_table: str, *, compact_parts: bool = False) -> str:
@@ -122,8 +101,13 @@ def traces_ddl(traces_table: str, *, compact_parts: bool = False) -> str:
 
     ``compact_parts`` adds the embedded store's part settings (:mod:`.part_format`).
     """
-    return TRACES_DDL.format(
-        table=traces_table, extra=f", {COMPACT_PARTS}" if compact_parts else ""
+    columns = [
+        (name, f"{kind} CODEC({_CODECS.get(name, 'ZSTD(1)')})")
+        for name, kind in TRACES_COLUMNS.items()
+    ]
+    settings = f"{_SETTINGS}, {COMPACT_PARTS}" if compact_parts else _SETTINGS
+    return statements.create_table(
+        traces_table, columns, _ENGINE, indexes=_INDEXES, settings=settings
     )
 
 
