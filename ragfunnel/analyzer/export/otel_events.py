@@ -15,7 +15,7 @@ import datetime as dt
 import os
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from opentelemetry import trace
 from opentelemetry._logs import LogRecord, SeverityNumber
@@ -26,16 +26,19 @@ from opentelemetry.sdk._logs.export import (
     LogRecordExporter,
     LogRecordExportResult,
 )
-from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.resources import SERVICE_NAME, Resource
 from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags
 
 import ragfunnel.environment_variables as env
 from ragfunnel.analyzer.errors import AnalyzerError
-from ragfunnel.analyzer.judges.tables import read_verdicts
+from ragfunnel.analyzer.judges.tables import VerdictRow, read_verdicts
+from ragfunnel.analyzer.judges.verdict_types import PARTIAL, SUPPORTED, UNSUPPORTED
 from ragfunnel.analyzer.store import Store
+from ragfunnel.analyzer.store.tables.verdicts import VERDICT_COLUMNS
 from ragfunnel.instrumentation import contract as c
 
 __all__ = [
+    "ABSTAINED",
     "EVALUATION_NAME",
     "EVENT_NAME",
     "EmitError",
@@ -48,6 +51,8 @@ EVENT_NAME = c.EVALUATION_EVENT
 """The event name of the GenAI semantic conventions (Development status)."""
 EVALUATION_NAME = "faithfulness"
 """``gen_ai.evaluation.name`` of a verdict: how far the answer's claims are supported."""
+ABSTAINED = "abstained"
+"""``gen_ai.evaluation.score.label`` of an answer without a claim; else a claim label's."""
 DEFAULT_ENDPOINT = "http://127.0.0.1:4318"
 """The collector's OTLP/HTTP receiver on this machine (``collector_config/``)."""
 LOGS_PATH = "/v1/logs"
@@ -57,23 +62,44 @@ class EmitError(AnalyzerError):
     """The events could not be sent (the message names the endpoint and how many failed)."""
 
 
+def _empty(kind: str) -> object:
+    if kind.startswith("Array"):
+        return []
+    return None if kind.startswith("Nullable") else 0 if kind == "UInt8" else ""
+
+
+_EMPTY = {name: _empty(kind) for name, kind in VERDICT_COLUMNS if name != "JudgedAt"}
+"""A verdict row's columns, each empty (no claim, no score, not abstained, not sampled)."""
+
+
+def _typed(row: Mapping[str, Any]) -> VerdictRow:
+    """``row`` as the verdicts table's typed row, a column it lacks empty.
+
+    The judges build their rows as one (``judge_store(...).rows``) and the table is read back
+    with its columns; a caller's own row may hold only some of them. ``JudgedAt`` stays absent
+    when the row has none.
+    """
+    return cast(VerdictRow, {**_EMPTY, **row})
+
+
 def label_of(row: Mapping[str, Any]) -> str:
     """``abstained``, ``supported``, ``partial`` or ``unsupported``: the answer's weakest claim."""
-    if row.get("Abstained"):
-        return "abstained"
-    verdicts = list(row.get("ClaimVerdicts") or [])
+    verdict = _typed(row)
+    if verdict["Abstained"]:
+        return ABSTAINED
+    verdicts = list(verdict["ClaimVerdicts"] or [])
     if not verdicts or min(verdicts) >= 1:
-        return "supported"
-    return "unsupported" if min(verdicts) <= 0 else "partial"
+        return SUPPORTED
+    return UNSUPPORTED if min(verdicts) <= 0 else PARTIAL
 
 
-def _explanation(row: Mapping[str, Any], label: str) -> str:
-    texts = list(row.get("ClaimTexts") or [])
-    verdicts = list(row.get("ClaimVerdicts") or [])
-    missing = list(row.get("ClaimMissing") or [])
-    if label == "abstained":
+def _explanation(verdict: VerdictRow, label: str) -> str:
+    texts = list(verdict["ClaimTexts"] or [])
+    verdicts = list(verdict["ClaimVerdicts"] or [])
+    missing = list(verdict["ClaimMissing"] or [])
+    if label == ABSTAINED:
         return "the answer abstained: no claim to judge"
-    if label == "supported":
+    if label == SUPPORTED:
         return f"all {len(texts)} claim{'' if len(texts) == 1 else 's'} supported by the context"
     worst = min(range(len(verdicts)), key=lambda i: verdicts[i])
     term = missing[worst] if worst < len(missing) and missing[worst] else ""
@@ -82,46 +108,47 @@ def _explanation(row: Mapping[str, Any], label: str) -> str:
     return f"{kind} claim: {claim!r}" + (f" ({term})" if term else "")
 
 
-def _claim_confidences(row: Mapping[str, Any]) -> list[float]:
+def _claim_confidences(verdict: VerdictRow) -> list[float]:
     """Each claim's confidence, its verdict where the judge gave none (``ClaimVerdict.score``)."""
-    verdicts = [float(v) for v in row.get("ClaimVerdicts") or []]
-    given = list(row.get("ClaimConfidences") or [])
+    verdicts = [float(v) for v in verdict["ClaimVerdicts"] or []]
+    given = list(verdict["ClaimConfidences"] or [])
     return [
-        float(given[i]) if i < len(given) and given[i] is not None else verdict
-        for i, verdict in enumerate(verdicts)
+        float(confidence) if i < len(given) and (confidence := given[i]) is not None else score
+        for i, score in enumerate(verdicts)
     ]
 
 
 def verdict_attributes(row: Mapping[str, Any]) -> dict[str, Any]:
     """The event's attributes for one verdict row (docs/span-contract.md, "Evaluation events")."""
-    label = label_of(row)
+    verdict = _typed(row)
+    label = label_of(verdict)
     attributes: dict[str, Any] = {
         c.EVALUATION_NAME: EVALUATION_NAME,
         c.EVALUATION_LABEL: label,
-        c.EVALUATION_EXPLANATION: _explanation(row, label),
-        c.EVALUATION_JUDGE: str(row.get("Judge", "")),
-        c.EVALUATION_POLICY: str(row.get("Policy", "")),
-        c.RUN_ID: str(row.get("RunId", "")),
-        c.EVALUATION_QUESTION_KEY: str(row.get("QuestionKey", "")),
-        c.EVALUATION_SAMPLED: bool(row.get("Sampled")),
-        c.EVALUATION_CLAIMS_TEXT: [str(t) for t in row.get("ClaimTexts") or []],
-        c.EVALUATION_CLAIMS_SCORE: [float(v) for v in row.get("ClaimVerdicts") or []],
-        c.EVALUATION_CLAIMS_CONFIDENCE: _claim_confidences(row),
-        c.EVALUATION_CLAIMS_LABEL: [str(v) for v in row.get("ClaimLabels") or []],
-        c.EVALUATION_CLAIMS_MISSING: [str(v) for v in row.get("ClaimMissing") or []],
+        c.EVALUATION_EXPLANATION: _explanation(verdict, label),
+        c.EVALUATION_JUDGE: str(verdict["Judge"]),
+        c.EVALUATION_POLICY: str(verdict["Policy"]),
+        c.RUN_ID: str(verdict["RunId"]),
+        c.EVALUATION_QUESTION_KEY: str(verdict["QuestionKey"]),
+        c.EVALUATION_SAMPLED: bool(verdict["Sampled"]),
+        c.EVALUATION_CLAIMS_TEXT: [str(t) for t in verdict["ClaimTexts"] or []],
+        c.EVALUATION_CLAIMS_SCORE: [float(v) for v in verdict["ClaimVerdicts"] or []],
+        c.EVALUATION_CLAIMS_CONFIDENCE: _claim_confidences(verdict),
+        c.EVALUATION_CLAIMS_LABEL: [str(v) for v in verdict["ClaimLabels"] or []],
+        c.EVALUATION_CLAIMS_MISSING: [str(v) for v in verdict["ClaimMissing"] or []],
         # OTLP attributes hold no nested arrays: each claim's chunk ids, space-separated.
         c.EVALUATION_CLAIMS_SUPPORTING_IDS: [
-            " ".join(ids or []) for ids in row.get("ClaimSupportingIds") or []
+            " ".join(ids or []) for ids in verdict["ClaimSupportingIds"] or []
         ],
-        c.EVALUATION_SIGNALS: [str(s) for s in row.get("Signals") or []],
+        c.EVALUATION_SIGNALS: [str(s) for s in verdict["Signals"] or []],
     }
-    if row.get("Faithfulness") is not None:
-        attributes[c.EVALUATION_SCORE] = float(row["Faithfulness"])
-    if row.get("Confidence") is not None:
-        attributes[c.EVALUATION_CONFIDENCE] = float(row["Confidence"])
-    if row.get("Correctness"):
-        attributes[c.EVALUATION_CORRECTNESS] = str(row["Correctness"])
-        attributes[c.EVALUATION_CORRECTNESS_REASON] = str(row.get("CorrectnessReason", ""))
+    if (faithfulness := verdict["Faithfulness"]) is not None:
+        attributes[c.EVALUATION_SCORE] = float(faithfulness)
+    if (confidence := verdict["Confidence"]) is not None:
+        attributes[c.EVALUATION_CONFIDENCE] = float(confidence)
+    if correctness := verdict["Correctness"]:
+        attributes[c.EVALUATION_CORRECTNESS] = str(correctness)
+        attributes[c.EVALUATION_CORRECTNESS_REASON] = str(verdict["CorrectnessReason"])
     return attributes
 
 
@@ -176,9 +203,9 @@ def _nanoseconds(moment: dt.datetime) -> int:
     return int(moment.timestamp() * 1_000_000) * 1000
 
 
-def _span_context(row: Mapping[str, Any]) -> Context | None:
+def _span_context(verdict: VerdictRow) -> Context | None:
     """The judged generate span as the event's parent (None when the row names no valid span)."""
-    trace_id, span_id = _hex(row.get("TraceId"), 32), _hex(row.get("SpanId"), 16)
+    trace_id, span_id = _hex(verdict["TraceId"], 32), _hex(verdict["SpanId"], 16)
     if trace_id is None or span_id is None:
         return None
     parent = SpanContext(trace_id, span_id, is_remote=True, trace_flags=TraceFlags(1))
@@ -216,22 +243,23 @@ def emit_verdicts(
 
         exporter = OTLPLogExporter(endpoint=_logs_url(endpoint), timeout=10)
     counted = _Counted(exporter)
-    provider = LoggerProvider(resource=Resource.create({"service.name": service_name}))
+    provider = LoggerProvider(resource=Resource.create({SERVICE_NAME: service_name}))
     provider.add_log_record_processor(BatchLogRecordProcessor(counted, max_export_batch_size=512))
     logger = provider.get_logger("ragfunnel.analyzer.export")
     now = time.time_ns()
     try:
         for row in rows:
-            judged = row.get("JudgedAt")
+            verdict = _typed(row)
+            judged = verdict.get("JudgedAt")
             stamp = _nanoseconds(judged) if isinstance(judged, dt.datetime) else now
             logger.emit(
                 LogRecord(
                     timestamp=stamp,
                     observed_timestamp=now,
-                    context=_span_context(row),
+                    context=_span_context(verdict),
                     severity_number=SeverityNumber.INFO,
                     event_name=EVENT_NAME,
-                    attributes=verdict_attributes(row),
+                    attributes=verdict_attributes(verdict),
                 )
             )
         provider.force_flush()
@@ -256,4 +284,4 @@ def _rows(
         with Store.open_for_analysis(os.fspath(verdicts), read_only=True) as store:
             return list(read_verdicts(store, runs=runs).iter_rows(named=True))
     chosen = set(runs)
-    return [r for r in verdicts if not chosen or r.get("RunId") in chosen]
+    return [r for r in verdicts if not chosen or _typed(r)["RunId"] in chosen]
