@@ -3,7 +3,7 @@
 A scan of the package's source: no module but ``environment_variables.py`` reads the
 environment; no module but the span contract (``instrumentation/contract.py``) and the
 analyzer's conventions (``analyzer/conventions/``, which read other tools' names) spells an
-attribute name. SQL is ``tests/analyzer/store/test_sql_homes.py``'s.
+attribute name. SQL is ``tests/architecture/test_sql_homes.py``'s.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import ragfunnel
 from ragfunnel.instrumentation import contract
-from tests.analyzer.store.test_sql_homes import literals
+from tests.support.literals import literals
 
 PACKAGE = Path(ragfunnel.__file__).parent
 ENVIRONMENT = PACKAGE / "environment_variables.py"
