@@ -185,7 +185,7 @@ def _provider_for(
         return tracer_provider
     existing = trace.get_tracer_provider()
     if isinstance(existing, TracerProvider):
-        current = existing.resource.attributes.get("service.name")
+        current = existing.resource.attributes.get(contract.SERVICE_NAME)
         if explicit and current != service_name:
             logger.warning(
                 "service_name=%r is not applied: the process already has a TracerProvider "
@@ -195,7 +195,9 @@ def _provider_for(
             )
         return existing
     if _own_provider is None:
-        _own_provider = TracerProvider(resource=Resource.create({"service.name": service_name}))
+        _own_provider = TracerProvider(
+            resource=Resource.create({contract.SERVICE_NAME: service_name})
+        )
         trace.set_tracer_provider(_own_provider)
         atexit.register(_own_provider.shutdown)
     return _own_provider

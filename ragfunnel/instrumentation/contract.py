@@ -52,6 +52,8 @@ QUESTION_ID: Final = "ragfunnel.question.id"
 """The question's id: the case id a cases file names (``id=`` on ``@question``)."""
 RUN_ID: Final = "ragfunnel.run.id"
 """The evaluation run the question belongs to (``configure(run_id=)``)."""
+SERVICE_NAME: Final = "service.name"
+"""The OpenTelemetry resource attribute naming the service (``configure(service_name=)``)."""
 
 # Question (root) span.
 QUESTION_HASH: Final = "ragfunnel.question.hash"

@@ -26,7 +26,9 @@ CONTRACT_NAMES = {
     for name, value in vars(contract).items()
     if name.isupper() and isinstance(value, str) and "." in value
 }
-FOREIGN = re.compile(r"^(?:gen_ai|openinference|llm|retrieval|reranker)\.[a-z_]+(?:\.[a-z_]+)*$")
+FOREIGN = re.compile(
+    r"^(?:gen_ai|openinference|llm|retrieval|reranker|service)\.[a-z_]+(?:\.[a-z_]+)*$"
+)
 
 
 def _modules() -> list[Path]:

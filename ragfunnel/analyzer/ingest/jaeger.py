@@ -32,6 +32,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from ragfunnel.analyzer.ingest.values import go_json
+from ragfunnel.instrumentation.contract import SERVICE_NAME
 
 T = TypeVar("T")
 
@@ -156,9 +157,7 @@ def _process(
     service = process.get("serviceName") or ""
     if service == _NO_SERVICE:
         return key, []
-    attributes = (
-        [{"key": "service.name", "value": {"stringValue": str(service)}}] if service else []
-    )
+    attributes = [{"key": SERVICE_NAME, "value": {"stringValue": str(service)}}] if service else []
     tags = _salvaged(
         lambda: _objects(process.get("tags"), "process tags"), "process tags", left_out
     )

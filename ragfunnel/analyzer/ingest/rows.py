@@ -53,6 +53,7 @@ from ragfunnel.analyzer.ingest.span_fields import (
     same_start,
 )
 from ragfunnel.analyzer.ingest.values import InvalidValue, any_value_as_string, array_as_string
+from ragfunnel.instrumentation.contract import SERVICE_NAME
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -211,9 +212,7 @@ class RowBuilder:
         index = self._resource_index.get(key)
         if index is None:
             # pdata's Map.Get, which the exporter uses, finds the first entry with the key.
-            service = next(
-                (v for k, v in zip(keys, values, strict=True) if k == "service.name"), ""
-            )
+            service = next((v for k, v in zip(keys, values, strict=True) if k == SERVICE_NAME), "")
             index = self._resource_index[key] = len(self._resources)
             self._resources.append((keys, values, service))
         return index
