@@ -177,12 +177,31 @@ def _names(claim: str, german: bool) -> list[list[str]]:
 
 
 def _name_missing(name: str, in_facts: str, index: ContextIndex) -> bool:
-    """A name is missing when neither the facts nor the context hold it."""
+    """A name is missing when neither the facts nor the context hold it (nor its long form)."""
     return (
         name not in in_facts
         and name not in index.tokens
         and _sentences_of(name, stem(name, index.german), index) is None
+        and not _spelt_out(name, index)
     )
+
+
+_LETTERS = re.compile(r"[^\W\d_]+")
+
+
+def _spelt_out(name: str, index: ContextIndex) -> bool:
+    """An acronym the context writes out: "mfa" in "Multi-factor authentication is …".
+
+    Consecutive words (hyphenated parts count as words) whose initials spell it; three to six
+    letters (two would be spelt by chance too often).
+    """
+    if not 3 <= len(name) <= 6 or not name.isalpha():
+        return False
+    for sentence in index.written:
+        initials = "".join(w[0] for w in _LETTERS.findall(fold(sentence)))
+        if name in initials:
+            return True
+    return False
 
 
 def _sentences_of(word: str, root: str, index: ContextIndex) -> set[int] | None:

@@ -447,3 +447,25 @@ def test_a_code_with_a_word_before_it_states_the_code(claim: str, label: str) ->
     context = "Both games have their origin in football played in Britain in the mid–19th century."
     verdict = judge_claim(claim, [context], paraphrase=False)
     assert verdict.label == label, verdict.missing
+
+
+@pytest.mark.parametrize(
+    ("claim", "context", "label"),
+    [
+        ("MFA has been required for all remote access since 15 January 2024.",
+         "Multi-factor authentication is mandatory for all remote access since January 15, 2024.",
+         "supported"),
+        ("The SLA guarantees 99.9 % uptime.",
+         "The service level agreement guarantees 99.9 % uptime.", "supported"),
+        # An acronym the context does not spell out is still a missing name.
+        ("The NSA guarantees 99.9 % uptime.",
+         "The service level agreement guarantees 99.9 % uptime.", "uncertain"),
+    ],
+)  # fmt: skip
+def test_an_acronym_the_context_writes_out_is_no_missing_name(
+    claim: str, context: str, label: str
+) -> None:
+    """A user's app (2026-12-04): "MFA" for "Multi-factor authentication" sent a correct
+    answer to a stronger judge."""
+    verdict = OfflineJudge(paraphrase=False).judge(claim, [Chunk("c", context)])
+    assert [c.label for c in verdict.claims] == [label]
