@@ -25,7 +25,7 @@ from tests.support.judge_pipeline import CHUNKS, REFERENCE, WORKED_RANKING, ask
 
 ANSWER = (
     "Die Hotelpauschale beträgt 120 Euro. Ein Taxi ist jederzeit erlaubt. "
-    "Das Reiseportal wird von der Personalabteilung betreut."
+    "Die Personalabteilung betreut das Reiseportal seit Jahren."
 )
 OUTCOMES = ["supported", "unsupported", "uncertain"]
 CASES = [
