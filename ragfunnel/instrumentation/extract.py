@@ -305,7 +305,7 @@ def strings_read(items: Sequence[Any], read_as: str | None) -> Ranked | None:
 
 
 def ids_by_text(results: list[Any]) -> dict[str, str]:
-    """Text → id of every document in these stage results that has both (first one wins).
+    """Text (stripped) → id of every document in these stage results that has both (first wins).
 
     Reads what ``ranked`` reads (an item's id and text fields); items without either, and
     results that cannot be read without consuming them, are passed over.
@@ -324,7 +324,6 @@ def ids_by_text(results: list[Any]) -> dict[str, str]:
             except ExtractionError:
                 continue
             if text:
-                known.setdefault(text, chunk)
                 known.setdefault(text.strip(), chunk)
     return known
 

@@ -25,20 +25,13 @@ __all__ = ["CURRENT_QUESTION", "Question", "remember", "with_known_ids"]
 class Question:
     """The question a call runs under: its id (copied onto stage spans) and its root span.
 
-    ``results`` holds the ranking stages' results whose items are documents (never read
-    unless a stage passes texts); ``known`` caches their text → id map while it stays valid.
+    ``results`` holds the ranking stages' results whose items are documents, read only when a
+    stage passes texts (:func:`with_known_ids`).
     """
 
     id: str
     span: Span
     results: list[Any] = field(default_factory=list)
-    _known: tuple[int, dict[str, str]] = (0, {})
-
-    def known(self, ids_by_text: Callable[[list[Any]], dict[str, str]]) -> dict[str, str]:
-        """Text → id of every document the question's stages returned (first one wins)."""
-        if self._known[0] != len(self.results):
-            self._known = (len(self.results), ids_by_text(self.results))
-        return self._known[1]
 
 
 CURRENT_QUESTION: contextvars.ContextVar[Question | None] = contextvars.ContextVar(
@@ -70,13 +63,13 @@ def with_known_ids(
     question = CURRENT_QUESTION.get()
     if question is None or not question.results:
         return ids
-    known = question.known(ids_by_text)
+    known = ids_by_text(question.results)
     if not known:
         return ids
     out = []
     for text, given in zip(texts, ids, strict=True):
-        found = known.get(text) if isinstance(text, str) else None
-        if found is None and isinstance(text, str):
+        found = None
+        if isinstance(text, str):
             found = known.get(text.strip())
             if found is None:
                 inside = {

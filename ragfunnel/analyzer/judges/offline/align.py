@@ -197,8 +197,8 @@ def _spelt_out(name: str, index: ContextIndex) -> bool:
     """
     if not 3 <= len(name) <= 6 or not name.isalpha():
         return False
-    for sentence in index.written:
-        initials = "".join(w[0] for w in _LETTERS.findall(fold(sentence)))
+    for sentence in index.sentences:  # folded already
+        initials = "".join(w[0] for w in _LETTERS.findall(sentence))
         if name in initials:
             return True
     return False

@@ -46,6 +46,15 @@ def _any_of(phrases: tuple[str, ...]) -> re.Pattern[str]:
 _FLIPS = ((_any_of(_EVEN_IF), _any_of(_UNLESS)), (_any_of(_UNLESS), _any_of(_EVEN_IF)))
 
 
+def _held(roots: set[str], index: ContextIndex) -> dict[int, int]:
+    """How many of ``roots`` each context sentence holds (sentences holding none left out)."""
+    held: dict[int, int] = {}
+    for root in roots:
+        for sid in index.postings.get(root, ()):
+            held[sid] = held.get(sid, 0) + 1
+    return held
+
+
 def _flipped(folded: str, written: str, index: ContextIndex) -> str:
     """A condition the claim turned around: "even if X" where the context says "unless X".
 
@@ -62,11 +71,7 @@ def _flipped(folded: str, written: str, index: ContextIndex) -> str:
         if not words:
             continue
         roots = {stem(w, index.german) for w in words}
-        held: dict[int, int] = {}
-        for root in roots:
-            for sid in index.postings.get(root, ()):
-                held[sid] = held.get(sid, 0) + 1
-        for sid, count in held.items():
+        for sid, count in _held(roots, index).items():
             other = theirs.search(index.sentences[sid]) if count >= _FOUND * len(roots) else None
             if other is not None:
                 said = written[m.start() : stop] if len(written) == len(folded) else m.group(0)
@@ -94,11 +99,7 @@ def exception_finding(folded: str, written: str, index: ContextIndex) -> str:
     german = index.german
     roots = {stem(w, german) for w in words}
     # Stated where one context sentence holds most of the clause's words.
-    held: dict[int, int] = {}
-    for root in roots:
-        for sid in index.postings.get(root, ()):
-            held[sid] = held.get(sid, 0) + 1
-    unstated = max(held.values(), default=0) < _FOUND * len(roots)
+    unstated = max(_held(roots, index).values(), default=0) < _FOUND * len(roots)
     if not unstated:
         return ""
     if len(written) == len(folded):
