@@ -36,7 +36,7 @@ from ragfunnel.analyzer.language.citations import (
     move_trailing,
     strip_markers,
 )
-from ragfunnel.analyzer.language.refusals import is_refusal
+from ragfunnel.analyzer.language.refusals import is_refusal, split_refusal
 
 __all__ = ["ClaimSplit", "is_refusal", "split_claims"]
 
@@ -355,15 +355,22 @@ def split_claims(answer: str) -> ClaimSplit:
             if is_source_heading(written) or is_pointer(written) or _PREAMBLE.match(written):
                 continue
             sentence = _PREAMBLE_PREFIX.sub("", written)
+            answering: tuple[str, ...] = (sentence,)
             if is_refusal(sentence):
-                refusals.append(strip_markers(sentence)[0])
-                continue
-            hidden, markers = _hide_markers(sentence)
-            for piece in _clauses(hidden):
-                clause, cited = _cited(piece, markers)
-                clause = _tidy(clause)
-                if _FILLER.match(clause) or not _HAS_CONTENT.search(clause):
-                    continue
-                claims.append(clause)
-                citations.append(cited)
+                refused, answering = split_refusal(sentence)
+                refusals.extend(strip_markers(r)[0] for r in refused)
+            for part in answering:
+                _add_claims(part, claims, citations)
     return ClaimSplit(tuple(claims), tuple(refusals), tuple(citations))
+
+
+def _add_claims(sentence: str, claims: list[str], citations: list[tuple[str, ...]]) -> None:
+    """The claims of one sentence (no refusal), with what each cites."""
+    hidden, markers = _hide_markers(sentence)
+    for piece in _clauses(hidden):
+        clause, cited = _cited(piece, markers)
+        clause = _tidy(clause)
+        if _FILLER.match(clause) or not _HAS_CONTENT.search(clause):
+            continue
+        claims.append(clause)
+        citations.append(cited)

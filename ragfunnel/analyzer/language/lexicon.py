@@ -19,6 +19,7 @@ __all__ = [
     "QUALIFIERS",
     "REFUSALS",
     "REFUSAL_FILLERS",
+    "REFUSAL_TURNS",
     "STOPWORDS",
     "UNITS",
     "fold",
@@ -73,7 +74,7 @@ STOPWORDS = frozenset(
      sein seine seinem seinen seiner seines seit sich sie sind so soll sollen sollte sondern
      sonst uber um und uns unser unsere unter vom von vor wann war waren warum was weil weiter
      welche welchem welchen welcher welches wenn wer werde werden wie wieder will wir wird wirst
-     wo wurde wurden zu zum zur zwar zwischen man mehr sowie bzw ca etc usw sowohl beträgt
+     wo wurde wurden zu zum zur zwar zwischen man mehr sowie bzw ca etc usw sowohl
      betragt gilt gelten liegt liegen steht stehen gibt geben habe haben hast hat brauchen
      braucht benotigen benotigt need needs needed make makes made take takes taken innerhalb
      binnen within wahrend during
@@ -178,7 +179,7 @@ REFUSALS: tuple[str, ...] = (
     # English
     r"i\s+(?:do\s*n[o']t|don[’']t|cannot|can[’']t|can\s+not|could\s*n[o’']t)\s+"
     r"(?:know|say|answer|tell|find|help|determine|provide)",
-    r"i\s+(?:am|'m|’m)\s+(?:not\s+sure|unable|sorry)",
+    r"i(?:\s+am|\s*['’]m)\s+(?:not\s+sure|unable|sorry)",
     r"i\s+have\s+no\s+(?:information|idea|data|details)",
     r"i\s+do\s*n[o’']t\s+have\s+(?:enough\s+|any\s+)?(?:information|data|details)",
     r"(?:there\s+is|there[’']s|i\s+found|i\s+could\s+find)\s+no\s+information",
@@ -206,11 +207,18 @@ REFUSALS: tuple[str, ...] = (
 )
 REFUSAL_FILLERS: tuple[str, ...] = (
     "unfortunately", "sadly", "regrettably", "i'm afraid", "i’m afraid", "i am afraid",
-    "currently", "at the moment", "right now", "really", "actually", "specific",
+    "currently", "at the moment", "right now", "really", "actually", "specific", "however",
     "leider", "bedauerlicherweise", "momentan", "derzeit", "aktuell", "im moment", "wirklich",
     "genau", "konkret", "zurzeit",
 )  # fmt: skip
 """Words a refusal may carry that change nothing ("leider", "unfortunately", "I'm afraid")."""
+
+REFUSAL_TURNS: tuple[str, ...] = (
+    "but", "however", "though", "although", "yet", "aber", "jedoch", "doch", "allerdings",
+    "trotzdem", "dennoch",
+)  # fmt: skip
+"""Words that turn from a refusal to an answer after a comma or semicolon ("I'm not sure, but
+the allowance is 120 EUR", "Dazu habe ich keine Informationen, aber …"): what follows is judged."""
 
 NUMBER_WORDS: dict[str, int] = {
     "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,

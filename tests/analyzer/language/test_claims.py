@@ -82,6 +82,31 @@ def test_a_refusal_beside_a_claim_keeps_the_claim() -> None:
     assert not split.abstained
 
 
+@pytest.mark.parametrize(
+    ("answer", "claims", "refusals"),
+    [
+        # A hedged answer is an answer: wrong, it is unsupported, not an abstention.
+        ("I'm not sure, but I think the hotel allowance is 200 EUR per night.",
+         ("I think the hotel allowance is 200 EUR per night",), ("I'm not sure",)),
+        ("I am sorry, but the hotel allowance is 120 EUR per night.",
+         ("The hotel allowance is 120 EUR per night",), ("I am sorry",)),
+        ("Dazu habe ich leider keine Informationen, aber die Pauschale beträgt 120 EUR.",
+         ("Die Pauschale beträgt 120 EUR",), ("Dazu habe ich leider keine Informationen",)),
+        ("The context does not mention parking, but taxis are reimbursed after 10 pm.",
+         ("Taxis are reimbursed after 10 pm",), ("The context does not mention parking",)),
+        # "I'm" as well as "I am"; a filler between commas.
+        ("I'm not sure.", (), ("I'm not sure.",)),
+        ("Hierzu kann ich, leider, nichts sagen.", (), ("Hierzu kann ich, leider, nichts sagen.",)),
+    ],
+)  # fmt: skip
+def test_a_sentence_turning_from_a_refusal_to_an_answer_keeps_the_answer(
+    answer: str, claims: tuple[str, ...], refusals: tuple[str, ...]
+) -> None:
+    split = split_claims(answer)
+    assert (split.claims, split.refusals) == (claims, refusals)
+    assert split.abstained is not bool(claims)
+
+
 def test_refusal_detection() -> None:
     assert is_refusal("Leider liegen mir keine Informationen dazu vor.")
     assert not is_refusal("The hotel allowance is 120 EUR.")
