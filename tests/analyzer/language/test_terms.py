@@ -1,0 +1,123 @@
+"""terms.py: the fact reader — one normalised reading per form, English and German alike."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragfunnel.analyzer.language.lexicon import fold
+from ragfunnel.analyzer.language.terms import (
+    facts,
+    key_words,
+    may_hold_facts,
+    negated,
+    qualifiers,
+    unit_of,
+    values,
+)
+
+
+def _read(text: str) -> list[tuple[str, tuple[str, ...], str, str]]:
+    return [(f.kind, f.keys, f.bound, f.period) for f, _, _ in facts(fold(text))]
+
+
+SAME = [  # (kind, keys): every form of a row reads the same
+    (("time", ("22:00",)), ["22 Uhr", "22:00", "10 pm", "10 p.m.", "22.00 Uhr"]),
+    (("date", ("2025-03-01",)), ["1. März 2025", "March 1, 2025", "1 March 2025", "2025-03-01"]),
+    (("amount", ("EUR 120",)), ["120 Euro", "120 EUR", "€120", "EUR 120", "120 €"]),
+    (("amount", ("EUR 0.3",)), ["0,30 €", "0.30 EUR", "EUR 0.30"]),
+    (("quantity", ("5 day",)), ["five days", "fünf Tage", "5 Tage", "5 days"]),
+    (("number", ("1.32",)), ["1·32", "1.32"]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("expected", "form"), [(e, f) for e, forms in SAME for f in forms])
+def test_every_form_of_a_fact_reads_the_same(
+    expected: tuple[str, tuple[str, ...]], form: str
+) -> None:
+    (read,) = _read(form)
+    assert read[:2] == expected, form
+
+
+@pytest.mark.parametrize("form", ["€5,000", "5.000 EUR", "EUR 5,000"])
+def test_an_ambiguous_separator_gives_every_reading(form: str) -> None:
+    (read,) = _read(form)
+    assert read[1] == ("EUR 5000", "EUR 5")
+
+
+@pytest.mark.parametrize(
+    ("number", "readings"),
+    [("1.200", ("1200", "1.2")), ("120,50", ("120.5",)), ("1,234.5", ("1234.5",)),
+     ("1.234,5", ("1234.5",)), ("1.000.000", ("1000000",)), ("42", ("42",)), ("1'000", ("1000",))],
+)  # fmt: skip
+def test_values_reads_grouping_and_decimal_separators(
+    number: str, readings: tuple[str, ...]
+) -> None:
+    assert values(number) == readings
+
+
+@pytest.mark.parametrize(
+    ("text", "bound", "period"),
+    [("bis zu 50 EUR", "at most", ""), ("at most 50 EUR", "at most", ""),
+     ("ab 22 Uhr", "from", ""), ("from 10 pm", "from", ""),
+     ("120 Euro pro Nacht", "", "day"), ("EUR 120 a night", "", "day"),
+     ("60 EUR täglich", "", "day"), ("monatlich 10 EUR", "", "month")],
+)  # fmt: skip
+def test_a_bound_before_and_a_period_after_belong_to_the_fact(
+    text: str, bound: str, period: str
+) -> None:
+    (read,) = _read(text)
+    assert read[2:] == (bound, period)
+
+
+def test_units_convert_so_two_weeks_are_fourteen_days() -> None:
+    assert _read("two weeks")[0][1] == ("2 week", "14 day")
+    assert _read("14 days")[0][1] == ("14 day", "2 week")
+    assert set(_read("2 hours")[0][1]) >= {"120 min"}
+
+
+def test_an_hour_opening_a_range_is_a_time() -> None:
+    assert [r[:2] for r in _read("von 8 bis 22 Uhr")] == [
+        ("time", ("08:00",)),
+        ("time", ("22:00",)),
+    ]
+    assert [r[1] for r in _read("from 8 to 10 pm")] == [("20:00",), ("22:00",)]
+    assert [r[1] for r in _read("from 9 to 5 pm")] == [("09:00",), ("17:00",)]
+
+
+def test_codes_are_exact_and_a_measured_fact_has_a_unit() -> None:
+    (code,) = facts(fold("Policy POL-2024-07 applies"))
+    assert (code[0].kind, code[0].keys) == ("code", ("pol-2024-07",))
+    (amount,) = facts(fold("120 EUR"))
+    (days,) = facts(fold("30 Tage"))
+    assert (unit_of(amount[0]), unit_of(days[0])) == ("EUR", "day")
+
+
+def test_a_facts_span_covers_its_number_word() -> None:
+    folded = fold("Loans run four weeks.")
+    ((fact, start, end),) = facts(folded)
+    assert folded[start:end].startswith("four")
+    assert fact.keys[0] == "4 week"
+
+
+def test_may_hold_facts_looks_for_digits_and_currency_signs() -> None:
+    assert may_hold_facts("ab 22 Uhr") and may_hold_facts("€ only")
+    assert not may_hold_facts("no numbers here")
+
+
+def test_negations_and_qualifiers_in_both_languages() -> None:
+    assert negated(fold("Das ist nicht erlaubt")) == "nicht"
+    assert negated(fold("Taxis aren't covered")) == "n't"
+    assert negated(fold("Taxis are covered")) == ""
+    assert [g for g, _ in qualifiers(fold("always allowed, never before 22:00"))] == [
+        "always",
+        "never",
+    ]
+
+
+def test_key_words_leave_out_facts_stopwords_and_contractions() -> None:
+    folded = fold("The hotel allowance isn't 120 EUR per night")
+    spans = [(s, e) for _, s, e in facts(folded)]
+    assert key_words(folded, spans) == ["hotel", "allowance"]
+    assert key_words(fold("Zugriffsrechte beantragt man im IT-Ticketsystem"), []) == [
+        "zugriffsrechte", "beantragt", "ticketsystem",
+    ]  # fmt: skip
