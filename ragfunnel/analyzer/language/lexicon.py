@@ -157,7 +157,7 @@ UNITS: dict[str, str] = {
     "sekunden": "s", "min": "min", "minute": "min", "minutes": "min", "minuten": "min",
     "h": "h", "std": "h", "hour": "h", "hours": "h", "stunde": "h", "stunden": "h", "day": "day",
     "days": "day", "tag": "day", "tage": "day", "tagen": "day", "werktage": "workday",
-    "werktagen": "workday", "working days": "workday", "business days": "workday",
+    "werktagen": "workday", "arbeitstage": "workday", "arbeitstagen": "workday", "working days": "workday", "business days": "workday",
     "week": "week", "weeks": "week", "woche": "week", "wochen": "week", "month": "month",
     "months": "month", "monat": "month", "monate": "month", "monaten": "month", "year": "year",
     "years": "year", "jahr": "year", "jahre": "year", "jahren": "year", "night": "night",

@@ -54,6 +54,8 @@ _UNIT = (
     r"stunde|hours?|std|h|days?|tagen?|tag|weeks?|wochen?|months?|monaten?|monat|years?|"
     r"jahren?|jahr|nights?|nachten?|nacht|m|g|l|s"
 )
+_COMPOUND_UNIT = r"tagen?|wochen|monaten?|jahren?|stunden|minuten|nachten?"
+_UNIT_AFTER_WORD = r"days?|weeks?|months?|years?|hours?|minutes?|nights?"
 _SUFFIX = r"uhr|[ap]\.\s?m\.|[ap]\.m|[ap]m|o'clock"
 _FACT = re.compile(
     r"(?<![\d.,])(?P<family>\d+(?:\.\d+)*\.x)(?!\w|\.\w)"  # a version family: 4.2.x, 5.x
@@ -70,6 +72,10 @@ _FACT = re.compile(
     rf"|(?P<cb>{_CURRENCY_BEFORE})\s?(?P<nb>{_NUM})"
     rf"|(?<![\d.,])(?P<na>{_NUM})(?:,-)?\s?(?P<ca>{_CURRENCY_AFTER})(?![a-z])"
     rf"|(?<![\d.,])(?P<nu>{_NUM})[\s-]?(?P<u>{_UNIT})(?![a-z0-9])"
+    # A unit ending a compound ("30 Urlaubstage") or after one word ("30 vacation days"):
+    # the quantity is the number alone, so the words stay the claim's and the context's own.
+    rf"|(?<![\d.,])(?P<nc>{_NUM})(?=\s(?P<cw>[a-z]{{3,}}?)(?P<cu>{_COMPOUND_UNIT})(?![a-z0-9]))"
+    rf"|(?<![\d.,])(?P<ne>{_NUM})(?=\s(?P<ew>[a-z]{{3,}})\s(?P<eu>{_UNIT_AFTER_WORD})(?![a-z0-9]))"
     r"|(?<![\w-])(?=[a-z0-9_/-]*\d)(?=[a-z0-9_/-]*[a-z])(?P<code>[a-z0-9]+(?:[-_/][a-z0-9]+)*)"
     r"(?![\w-])"
     rf"|(?<![\d.,\w])(?P<n>{_NUM})"
@@ -211,8 +217,12 @@ def _date_year(key: str) -> int:
     return int(key[:4])
 
 
-_CONVERSIONS = (("week", "day", 7), ("h", "min", 60), ("min", "s", 60), ("year", "month", 12))
-"""Units a quantity is also stated in: "drei Wochen" is "21 Tage", "2 hours" "120 minutes"."""
+_CONVERSIONS = (
+    ("week", "day", 7), ("h", "min", 60), ("min", "s", 60), ("year", "month", 12),
+    ("month", "day", 30), ("year", "day", 365),
+)  # fmt: skip
+"""Units a quantity is also stated in: "drei Wochen" is "21 Tage", "2 hours" "120 minutes";
+as people count them, "three months" is "90 days" and "a year" "365 days"."""
 
 
 def _in_other_units(value: str, unit: str) -> list[str]:
@@ -269,10 +279,29 @@ def _fact(m: re.Match[str]) -> Fact | None:
         keys = [f"{v} {unit}" for v in numbers]
         keys += [k for v in numbers for k in _in_other_units(v, unit) if k not in keys]
         return Fact("quantity", tuple(keys), text, numbers=numbers)
+    if g("nc") or g("ne"):
+        return _unit_apart(m)
     if g("code"):
         return Fact("code", (g("code"),), text)
     numbers = values(g("n"))
     return Fact("number", numbers, text, numbers=numbers)
+
+
+def _unit_apart(m: re.Match[str]) -> Fact:
+    """A number with its unit a word apart: "30 Urlaubstage" and "30 vacation days" are 30 days.
+
+    Not when the word between is a function or number word ("30 or 60 days": 30 is a number).
+    """
+    g = m.group
+    number, word = g("nc") or g("ne"), g("cw") or g("ew")
+    numbers = values(number)
+    if g("ew") and (word in STOPWORDS or word in NUMBER_WORDS or word in _BOUND_OF):
+        return Fact("number", numbers, number, numbers=numbers)
+    written = (g("cw") + g("cu")) if g("nc") else g("eu")
+    unit = UNITS.get(written) or UNITS[g("cu") or g("eu")]
+    keys = [f"{v} {unit}" for v in numbers]
+    keys += [k for v in numbers for k in _in_other_units(v, unit) if k not in keys]
+    return Fact("quantity", tuple(keys), number, numbers=numbers)
 
 
 def _matches(folded: str) -> list[re.Match[str]]:

@@ -121,3 +121,32 @@ def test_key_words_leave_out_facts_stopwords_and_contractions() -> None:
     assert key_words(fold("Zugriffsrechte beantragt man im IT-Ticketsystem"), []) == [
         "zugriffsrechte", "beantragt", "ticketsystem",
     ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("text", "keys"),
+    [("30 Urlaubstage", ("30 day", "1 month")), ("innerhalb von 14 Kalendertagen", ("14 day", "2 week")),
+     ("5 Arbeitstage", ("5 workday",)), ("30 vacation days", ("30 day", "1 month")),
+     ("12 paid weeks", ("12 week", "84 day"))],
+)  # fmt: skip
+def test_a_unit_ending_a_compound_or_a_word_apart_is_the_numbers_unit(
+    text: str, keys: tuple[str, ...]
+) -> None:
+    """A user's HR app: "30 Tage Urlaub" against "30 Urlaubstage" read as a contradiction."""
+    (read,) = _read(text)
+    assert read[:2] == ("quantity", keys)
+
+
+def test_a_function_word_between_keeps_the_number_plain() -> None:
+    assert [r[:2] for r in _read("30 or 60 days")] == [
+        ("number", ("30",)),
+        ("quantity", ("60 day", "2 month")),
+    ]
+
+
+def test_months_and_years_are_also_days_as_people_count_them() -> None:
+    """ "Passwords expire after three months" against "every 90 days" was a contradiction."""
+    assert "90 day" in _read("three months")[0][1]
+    assert "3 month" in _read("90 days")[0][1]
+    assert "365 day" in _read("1 year")[0][1]
+    assert "1 month" not in _read("31 days")[0][1]
