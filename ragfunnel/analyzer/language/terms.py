@@ -397,28 +397,49 @@ def facts(folded: str, words: AbstractSet[str] | None = None) -> list[tuple[Fact
     return _hour_ranges(folded, out) if len(out) > 1 else out
 
 
-_RANGE_TO = re.compile(r"\s*(?:-|bis|to|until|till)\s*")
+_RANGE_TO = re.compile(r"\s*(?:-|–|bis|to|until|till)\s*")
+_BETWEEN_AND = re.compile(r"\s*(?:und|and)\s*")
+_BETWEEN = re.compile(r"(?:zwischen|between)\s$")
+_CLOCK = re.compile(r"(\d{1,2})[.:]([0-5]\d)")
 
 
 def _hour_ranges(folded: str, found: list[tuple[Fact, int, int]]) -> list[tuple[Fact, int, int]]:
-    """A bare hour opening a range of times is a time: "von 8 bis 22 Uhr", "from 8 to 10 pm".
+    """A bare hour (or ``11.30``) opening a range of times is a time: "von 8 bis 22 Uhr".
 
-    Its half of the day is the later time's unless that would put it after it ("from 9 to
+    Also "from 8 to 10 pm", "zwischen 11.30 und 14 Uhr". Its half of the day is the later time's unless that would put it after it ("from 9 to
     5 pm": 09:00; "from 8 to 10 pm": 20:00).
     """
     out = list(found)
     for i in range(len(out) - 1):
         (first, start, end), (later, later_start, _) = out[i], out[i + 1]
-        if (first.kind != "number" or later.kind != "time" or len(first.keys) != 1
-                or not first.keys[0].isdigit() or not 0 <= int(first.keys[0]) <= 24
-                or not _RANGE_TO.fullmatch(folded, end, later_start)):  # fmt: skip
+        clock = _CLOCK.fullmatch(first.text)
+        if (
+            first.kind != "number"
+            or later.kind != "time"
+            or not _ranged(folded, start, end, later_start)
+        ):
             continue
-        hour, until = int(first.keys[0]), int(later.keys[0][:2])
+        if clock:
+            hour, minute = int(clock.group(1)), clock.group(2)
+        elif len(first.keys) == 1 and first.keys[0].isdigit():
+            hour, minute = int(first.keys[0]), "00"
+        else:
+            continue
+        if hour > 24:
+            continue
+        until = int(later.keys[0][:2])
         if "pm" in later.text.replace(".", "") and hour < 12 and hour + 12 <= until:
             hour += 12
-        key = f"{hour % 24:02d}:00"
-        out[i] = (replace(first, kind="time", keys=(key,)), start, end)
+        out[i] = (replace(first, kind="time", keys=(f"{hour % 24:02d}:{minute}",)), start, end)
     return out
+
+
+def _ranged(folded: str, start: int, end: int, later_start: int) -> bool:
+    """Whether the text between two facts joins them as a range ("bis", "to", "zwischen … und")."""
+    if _RANGE_TO.fullmatch(folded, end, later_start):
+        return True
+    opened = _BETWEEN.search(folded, max(0, start - 9), start) is not None
+    return opened and _BETWEEN_AND.fullmatch(folded, end, later_start) is not None
 
 
 def qualifiers(folded: str) -> list[tuple[str, str]]:

@@ -82,6 +82,11 @@ def test_an_hour_opening_a_range_is_a_time() -> None:
     ]
     assert [r[1] for r in _read("from 8 to 10 pm")] == [("20:00",), ("22:00",)]
     assert [r[1] for r in _read("from 9 to 5 pm")] == [("09:00",), ("17:00",)]
+    # A user's canteen hours: "zwischen 11.30 und 14.00 Uhr" left 11.30 a number, not stated.
+    assert [r[1] for r in _read("zwischen 11.30 und 14.00 Uhr")] == [("11:30",), ("14:00",)]
+    assert [r[1] for r in _read("between 8 and 10 pm")] == [("20:00",), ("22:00",)]
+    assert [r[0] for r in _read("zwischen 3 und 5 EUR")] == ["number", "amount"]
+    assert [r[0] for r in _read("zwischen 25 und 30 Uhr")] == ["number"]  # no hour of a day
 
 
 def test_codes_are_exact_and_a_measured_fact_has_a_unit() -> None:
