@@ -54,7 +54,10 @@ _UNIT = (
     r"stunde|hours?|std|h|days?|tagen?|tag|weeks?|wochen?|months?|monaten?|monat|years?|"
     r"jahren?|jahr|nights?|nachten?|nacht|m|g|l|s"
 )
-_COMPOUND_UNIT = r"tagen?|wochen|monaten?|jahren?|stunden|minuten|nachten?"
+_COMPOUND_UNIT = r"tagen?|tag|wochen?|monaten?|monat|jahren?|jahr|stunden?|minuten?|nachten?|nacht"
+_SINGULAR = frozenset({"tag", "woche", "monat", "jahr", "stunde", "minute", "nacht"})
+"""A compound ending in one of these is a unit only after a linking s ("dritten
+Krankheitstag"): "Montag", "Feiertag" are no days to count."""
 _UNIT_AFTER_WORD = r"days?|weeks?|months?|years?|hours?|minutes?|nights?"
 _SUFFIX = r"uhr|[ap]\.\s?m\.|[ap]\.m|[ap]m|o'clock"
 _FACT = re.compile(
@@ -295,7 +298,9 @@ def _unit_apart(m: re.Match[str]) -> Fact:
     g = m.group
     number, word = g("nc") or g("ne"), g("cw") or g("ew")
     numbers = values(number)
-    if g("ew") and (word in STOPWORDS or word in NUMBER_WORDS or word in _BOUND_OF):
+    if (g("ew") and (word in STOPWORDS or word in NUMBER_WORDS or word in _BOUND_OF)) or (
+        g("cu") in _SINGULAR and (not word.endswith("s") or word == "geburts")
+    ):
         return Fact("number", numbers, number, numbers=numbers)
     written = (g("cw") + g("cu")) if g("nc") else g("eu")
     unit = UNITS.get(written) or UNITS[g("cu") or g("eu")]

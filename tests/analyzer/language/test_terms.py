@@ -155,3 +155,12 @@ def test_months_and_years_are_also_days_as_people_count_them() -> None:
     assert "3 month" in _read("90 days")[0][1]
     assert "365 day" in _read("1 year")[0][1]
     assert "1 month" not in _read("31 days")[0][1]
+
+
+def test_german_ordinals_count_and_a_singular_compound_needs_its_linking_s() -> None:
+    """A planted fault, "am fünften Krankheitstag" for "am dritten", was judged supported."""
+    assert _read("am dritten Krankheitstag")[0][:2] == ("quantity", ("3 day",))
+    assert _read("am fünften Krankheitstag")[0][:2] == ("quantity", ("5 day",))
+    assert _read("die zweite Mahnung")[0][:2] == ("number", ("2",))
+    assert [r[:2] for r in _read("3 Montag, zum 3 Geburtstag")] == [("number", ("3",))] * 2
+    assert _read("the third season") == []  # English ordinals are words
