@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import re
 
+from ragfunnel.analyzer.language.lexicon import POINTER_WORDS
+
 __all__ = ["is_pointer", "is_source_entry", "is_source_heading", "move_trailing", "strip_markers"]
 
 _KEYWORD = (
@@ -64,79 +66,6 @@ _HEADING = re.compile(
 )
 _ENTRY = re.compile(
     rf"^\s*(?:[-*•]\s*)?(?:{MARKER.pattern}|\d{{1,3}}[.)]\s*{_FILE})", re.IGNORECASE
-)
-_POINTER_WORDS = frozenset(
-    [
-        "see",
-        "siehe",
-        "vgl",
-        "vgl.",
-        "cf",
-        "cf.",
-        "also",
-        "auch",
-        "refer",
-        "to",
-        "for",
-        "more",
-        "further",
-        "details",
-        "detail",
-        "information",
-        "informationen",
-        "info",
-        "weitere",
-        "mehr",
-        "dazu",
-        "hierzu",
-        "in",
-        "im",
-        "unter",
-        "the",
-        "die",
-        "der",
-        "den",
-        "dem",
-        "das",
-        "a",
-        "an",
-        "please",
-        "bitte",
-        "you",
-        "can",
-        "find",
-        "können",
-        "finden",
-        "sie",
-        "steht",
-        "stehen",
-        "hier",
-        "here",
-        "dort",
-        "there",
-        "it",
-        "es",
-        "this",
-        "is",
-        "are",
-        "sind",
-        "ist",
-        "given",
-        "listed",
-        "stated",
-        "described",
-        "angegeben",
-        "beschrieben",
-        "aufgeführt",
-        "genannt",
-        "and",
-        "und",
-        "for:",
-        "für",
-        "details:",
-        "at",
-        "bei",
-    ]
 )
 _NUMBER_HINT = re.compile(rf"^[\[(【]\s*{_SEE}(?:{_KEYWORD}\s*)?[\[\s]*({_NUMBERS})", re.IGNORECASE)
 _DIGITS = re.compile(r"\d+")
@@ -210,4 +139,4 @@ def is_pointer(sentence: str) -> bool:
         return False
     rest = _BARE_SOURCE.sub(" ", rest)
     words = re.findall(r"[^\W_]+\.?", rest.lower())
-    return all(w in _POINTER_WORDS or w.rstrip(".") in _POINTER_WORDS for w in words)
+    return all(w in POINTER_WORDS or w.rstrip(".") in POINTER_WORDS for w in words)

@@ -36,80 +36,19 @@ from ragfunnel.analyzer.language.citations import (
     move_trailing,
     strip_markers,
 )
+from ragfunnel.analyzer.language.lexicon import ABBREVIATIONS, GERMAN_MARKERS, STOPWORDS, fold
 from ragfunnel.analyzer.language.refusals import is_refusal, split_refusal
 
 __all__ = ["ClaimSplit", "is_refusal", "split_claims"]
 
-# Lower-cased abbreviations that end with a period and do not end a sentence.
-_ABBREVIATIONS = frozenset(
-    [
-        "z.b",
-        "zb",
-        "e.g",
-        "eg",
-        "i.e",
-        "ie",
-        "etc",
-        "usw",
-        "bzw",
-        "ca",
-        "vgl",
-        "nr",
-        "no",
-        "dr",
-        "mr",
-        "mrs",
-        "ms",
-        "prof",
-        "st",
-        "vs",
-        "sog",
-        "ggf",
-        "evtl",
-        "inkl",
-        "exkl",
-        "zzgl",
-        "abs",
-        "art",
-        "s",
-        "ff",
-        "bspw",
-        "u.a",
-        "d.h",
-        "o.ä",
-        "u.ä",
-        "z.t",
-        "max",
-        "min",
-        "mind",
-        "approx",
-        "incl",
-        "dept",
-        "fig",
-        "jan",
-        "feb",
-        "mar",
-        "apr",
-        "jun",
-        "jul",
-        "aug",
-        "sep",
-        "sept",
-        "oct",
-        "okt",
-        "nov",
-        "dec",
-        "dez",
-        "tel",
-        "str",
-        "hr",
-        "fr",
-    ]
-)
 
 _BOUNDARY = re.compile(r"(?<=[.!?…])[\"'”’)\]]*\s+")
 _LAST_WORD = re.compile(r"(\S+)$")
 _ORDINAL = re.compile(r"^\d{1,2}\.$")
+_WORDS = re.compile(r"[^\W\d_]+")
+_CAPITAL_START = re.compile(r"^[\"'“„(]*([A-ZÄÖÜ][^\W\d_]*)")
+_BEFORE_NUMBERS = frozenset({"no", "nr"})
+"""Abbreviations only before a number: elsewhere their period ends a sentence."""
 _INITIAL = re.compile(r"^(?:[A-ZÄÖÜ]\.)+$")
 _LETTER_DOT = re.compile(r"^[^\W\d_]\.")
 _STARTS_LOWER = re.compile(r"^[\"'“„(]*[a-zäöüß]")
@@ -196,6 +135,17 @@ class ClaimSplit:
         return not self.claims
 
 
+def _german(text: str) -> bool:
+    """Whether a sentence's words so far hold a German function word (``GERMAN_MARKERS``)."""
+    return not GERMAN_MARKERS.isdisjoint(fold(w) for w in _WORDS.findall(text))
+
+
+def _noun_next(after: str) -> bool:
+    """Whether the text after a period starts with a capitalised content word (a German noun)."""
+    match = _CAPITAL_START.match(after)
+    return match is not None and fold(match.group(1)) not in STOPWORDS | GERMAN_MARKERS
+
+
 def _ends_sentence(before: str, after: str) -> bool:
     """Whether the period ending ``before`` ends a sentence, given the text ``after`` it."""
     if not before.endswith("."):
@@ -203,8 +153,12 @@ def _ends_sentence(before: str, after: str) -> bool:
     match = _LAST_WORD.search(before)
     word = match.group(1) if match else ""
     bare = word.rstrip(".").lstrip("(\"'“„").lower()
-    if bare in _ABBREVIATIONS or _INITIAL.match(word):
+    if bare in _BEFORE_NUMBERS:
+        return not after[:1].isdigit()  # "No. 5", but "No. Flights under 6 hours …"
+    if bare in ABBREVIATIONS or _INITIAL.match(word):
         return False
+    if _ORDINAL.match(word) and _german(before) and _noun_next(after):
+        return False  # "die 2. Klasse", "dürfen Sie 1. Klasse fahren": an ordinal before its noun
     if len(bare) == 1 and bare.isalpha() and _LETTER_DOT.match(after):
         return False
     if (_ORDINAL.match(word) and (_STARTS_LOWER.match(after) or _MONTH_START.match(after))) or (

@@ -8,6 +8,7 @@ the form :func:`fold` gives.
 from __future__ import annotations
 
 __all__ = [
+    "ABBREVIATIONS",
     "BOUNDS",
     "CURRENCIES",
     "EXCEPTIONS",
@@ -16,6 +17,7 @@ __all__ = [
     "NEGATIONS",
     "NUMBER_WORDS",
     "PERIODS",
+    "POINTER_WORDS",
     "QUALIFIERS",
     "REFUSALS",
     "REFUSAL_FILLERS",
@@ -245,3 +247,29 @@ EXCEPTIONS: tuple[str, ...] = (
 )  # fmt: skip
 """Phrases that add an exception to a statement ("… except for one glass of wine", "außer
 …"): a claim's exception clause must be in the context."""
+
+ABBREVIATIONS = frozenset(
+    _words(
+        """
+    z.b zb e.g eg i.e ie etc usw bzw ca vgl nr no dr mr mrs ms prof st vs sog ggf evtl inkl
+    exkl zzgl abs art s ff bspw u.a d.h o.ä u.ä z.t max min mind approx incl dept fig jan
+    feb mar apr jun jul aug sep sept oct okt nov dec dez tel str hr fr
+"""
+    )
+)
+"""Lower-cased abbreviations that end with a period and do not end a sentence (``claims.py``);
+``no`` and ``nr`` only before a number ("No. 5", not "No. Flights under 6 hours …")."""
+
+POINTER_WORDS = frozenset(
+    _words(
+        """
+    see siehe vgl vgl. cf cf. also auch refer to for more further details detail information
+    informationen info weitere mehr dazu hierzu in im unter the die der den dem das a an
+    please bitte you can find können finden sie steht stehen hier here dort there it es this
+    is are sind ist given listed stated described angegeben beschrieben aufgeführt genannt
+    and und for: für details: at bei
+"""
+    )
+)
+"""The words of a sentence that only points at sources ("See also [2] for details",
+``citations.py``)."""

@@ -107,6 +107,27 @@ def test_a_sentence_turning_from_a_refusal_to_an_answer_keeps_the_answer(
     assert split.abstained is not bool(claims)
 
 
+@pytest.mark.parametrize(
+    ("answer", "claims"),
+    [
+        # "No." answering a question is no abbreviation of "number" (it glued the answer's
+        # "No" to its claim, whose negation the context lacked: a correct answer unsupported).
+        ("No. Flights under 6 hours have to be booked in economy class.",
+         ("No", "Flights under 6 hours have to be booked in economy class")),
+        ("See No. 5 and Nr. 7 for details.", ("See No. 5 and Nr. 7 for details",)),
+        # A German ordinal before its noun ends no sentence; one before a pronoun does.
+        ("Grundsätzlich wird die 2. Klasse erstattet. Ab 4 Stunden dürfen Sie 1. Klasse fahren.",
+         ("Grundsätzlich wird die 2. Klasse erstattet", "Ab 4 Stunden dürfen Sie 1. Klasse fahren")),
+        ("Es gilt die Regel Nr. 4. Sie gilt ca. 2 Jahre.", ("Es gilt die Regel Nr. 4", "Sie gilt ca. 2 Jahre")),
+        ("The limit is 5. The rest is yours.", ("The limit is 5", "The rest is yours")),
+    ],
+)  # fmt: skip
+def test_answer_particles_numbers_and_ordinals_end_sentences_where_they_do(
+    answer: str, claims: tuple[str, ...]
+) -> None:
+    assert split_claims(answer).claims == claims
+
+
 def test_refusal_detection() -> None:
     assert is_refusal("Leider liegen mir keine Informationen dazu vor.")
     assert not is_refusal("The hotel allowance is 120 EUR.")

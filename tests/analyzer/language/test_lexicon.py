@@ -10,8 +10,8 @@ import pytest
 from ragfunnel.analyzer.language import lexicon
 from ragfunnel.analyzer.language.lexicon import fold
 
-MATCHED_AS_WRITTEN = {"REFUSALS", "REFUSAL_FILLERS"}
-"""Lists matched against the original spelling (case-insensitive), not folded text."""
+MATCHED_AS_WRITTEN = {"REFUSALS", "REFUSAL_FILLERS", "ABBREVIATIONS", "POINTER_WORDS"}
+"""Lists matched against the original spelling lower-cased, not folded text."""
 
 
 def _strings(value: Any) -> Iterator[str]:
