@@ -31,8 +31,18 @@ from ragfunnel.analyzer.store.migrations import CURRENT_REVISION
 from ragfunnel.analyzer.store.tables.stage_spans import STAGE_TABLE
 
 # The one test that imports test modules: it re-runs their trace scenarios at read time.
-from tests.analyzer.funnel import test_conventions as conventions
-from tests.analyzer.funnel import test_decisions as decisions
+from tests.analyzer.funnel import test_analysis, test_run_summaries, test_shapes
+from tests.analyzer.funnel.read.sql import test_cases, test_instances
+from tests.analyzer.funnel.records import (
+    test_answer_checks,
+    test_decision_table,
+    test_evidence,
+    test_evidence_tree,
+    test_finish,
+    test_first_failure,
+    test_metrics,
+    test_rare_details,
+)
 from tests.support import decisions as decision_helpers
 from tests.support.decisions import A_ID, B_ID, RIGHT, WRONG, Q, case, ranked
 from tests.support.recorder import Recorder
@@ -247,7 +257,23 @@ def _scenarios(module: Any) -> list[Callable[..., None]]:
     ]
 
 
-SCENARIOS = _scenarios(decisions) + _scenarios(conventions)
+SCENARIO_MODULES = (
+    test_decision_table,
+    test_answer_checks,
+    test_first_failure,
+    test_evidence,
+    test_evidence_tree,
+    test_rare_details,
+    test_finish,
+    test_metrics,
+    test_instances,
+    test_cases,
+    test_run_summaries,
+    test_shapes,
+    test_analysis,
+)
+"""The funnel's test modules whose trace-level tests are re-run here at read time."""
+SCENARIOS = [scenario for module in SCENARIO_MODULES for scenario in _scenarios(module)]
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=[s.__name__[5:] for s in SCENARIOS])
@@ -277,10 +303,12 @@ def test_every_trace_scenario_gives_the_same_analysis_at_read_time(
         assert_same_shapes(read_time, from_table)
         return from_table
 
-    monkeypatch.setattr(decisions, "analyze", both_analyze)
     monkeypatch.setattr(decision_helpers, "analyze", both_analyze)  # their run() helper
-    monkeypatch.setattr(conventions, "analyze", both_analyze)
-    monkeypatch.setattr(conventions, "shapes", both_shapes)
+    for module in SCENARIO_MODULES:  # the tests that call analyze or shapes themselves
+        if hasattr(module, "analyze"):
+            monkeypatch.setattr(module, "analyze", both_analyze)
+        if hasattr(module, "shapes"):
+            monkeypatch.setattr(module, "shapes", both_shapes)
     scenario(store=store, b=TraceBuilder())
     assert notices and notices[0] == (READ_TIME_NOTICE,)  # the first did parse at read time
 

@@ -71,3 +71,40 @@ def test_cohen_kappa_is_scikit_learns() -> None:
     first = ["yes", "no", "yes", "yes", "no", "no", "yes", "no"]
     second = ["yes", "no", "no", "yes", "no", "yes", "yes", "no"]
     assert cohen_kappa(first, second) == pytest.approx(cohen_kappa_score(first, second))
+
+
+# --- known values (moved from the funnel's metric tests) ---------------------------------------
+
+
+def test_wilson_interval_known_values() -> None:
+    ci = wilson(8, 10)
+    assert ci.estimate == 0.8
+    assert (ci.low, ci.high) == pytest.approx((0.4902, 0.9433), abs=1e-4)
+    assert wilson(0, 10).low == 0.0 and wilson(10, 10).high == 1.0
+    assert math.isnan(wilson(0, 0).estimate)
+
+
+def test_bootstrap_is_deterministic_and_ignores_nan() -> None:
+    values = [0.0, 0.5, 1.0, 1.0, math.nan]
+    first, second = bootstrap_mean(values), bootstrap_mean(values)
+    assert first == second and first.n == 4 and first.estimate == pytest.approx(0.625)
+    assert first.low < 0.625 < first.high and first.method == "bootstrap"
+    assert bootstrap_mean([0.3, 0.3]).low == 0.3
+    assert math.isnan(bootstrap_mean([math.nan]).estimate)
+    many = bootstrap_mean([i / 10_000 for i in range(10_000)])
+    assert many.method == "normal" and many.low < 0.5 < many.high
+
+
+def test_bootstrap_interval_matches_its_normal_limit() -> None:
+    # Below the size limit the interval comes from resampling; it agrees with the normal
+    # limit the function switches to from 2,000 values on.
+    values = [1.0] * 900 + [0.0] * 600
+    ci = bootstrap_mean(values)
+    half = 1.96 * math.sqrt(0.24 / 1500)
+    assert ci.method == "bootstrap"
+    assert ci.low == pytest.approx(0.6 - half, abs=0.005)
+    assert ci.high == pytest.approx(0.6 + half, abs=0.005)
+    large = bootstrap_mean(values * 2)
+    assert large.method == "normal"
+    # The normal interval's s is the sample standard deviation (ddof 1): 0.24 · n/(n − 1).
+    assert large.low == pytest.approx(0.6 - 1.96 * math.sqrt(0.24 / 2999))

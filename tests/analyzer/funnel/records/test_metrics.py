@@ -1,5 +1,6 @@
-"""Metric definitions (docs/funnel.md §7), their edge cases, the confidence intervals, and the
-agreement of the vectorised computation with the scalar definitions."""
+"""Metric definitions (docs/funnel.md §7) and their edge cases, the agreement of the vectorised
+computation (``records/metrics.py``) with the scalar definitions, and the per-question metrics
+of a traced question at the cut and at k."""
 
 from __future__ import annotations
 
@@ -20,7 +21,9 @@ from ragfunnel.analyzer.funnel import (
 )
 from ragfunnel.analyzer.funnel.analysis import case_tables
 from ragfunnel.analyzer.funnel.records.metrics import question_metrics
-from ragfunnel.analyzer.stats import bootstrap_mean, wilson
+from ragfunnel.analyzer.store import Store
+from tests.support.decisions import A_ID, B_ID, RIGHT, Q, filler, run
+from tests.support.traces import TraceBuilder
 
 REL = {"a", "b"}
 
@@ -64,40 +67,6 @@ def test_context_recall_all_of_any_of_and_nesting() -> None:
     assert context_recall(["c"], AnyOf((Leaf("a"), Leaf("c")))).value == 1.0
     nested = AllOf((Leaf("a"), AnyOf((Leaf("b"), Leaf("c")))))
     assert context_recall(["c"], nested).value == 0.5
-
-
-def test_wilson_interval_known_values() -> None:
-    ci = wilson(8, 10)
-    assert ci.estimate == 0.8
-    assert (ci.low, ci.high) == pytest.approx((0.4902, 0.9433), abs=1e-4)
-    assert wilson(0, 10).low == 0.0 and wilson(10, 10).high == 1.0
-    assert math.isnan(wilson(0, 0).estimate)
-
-
-def test_bootstrap_is_deterministic_and_ignores_nan() -> None:
-    values = [0.0, 0.5, 1.0, 1.0, math.nan]
-    first, second = bootstrap_mean(values), bootstrap_mean(values)
-    assert first == second and first.n == 4 and first.estimate == pytest.approx(0.625)
-    assert first.low < 0.625 < first.high and first.method == "bootstrap"
-    assert bootstrap_mean([0.3, 0.3]).low == 0.3
-    assert math.isnan(bootstrap_mean([math.nan]).estimate)
-    many = bootstrap_mean([i / 10_000 for i in range(10_000)])
-    assert many.method == "normal" and many.low < 0.5 < many.high
-
-
-def test_bootstrap_interval_matches_its_normal_limit() -> None:
-    # Below the size limit the interval comes from resampling; it agrees with the normal
-    # limit the function switches to from 2,000 values on.
-    values = [1.0] * 900 + [0.0] * 600
-    ci = bootstrap_mean(values)
-    half = 1.96 * math.sqrt(0.24 / 1500)
-    assert ci.method == "bootstrap"
-    assert ci.low == pytest.approx(0.6 - half, abs=0.005)
-    assert ci.high == pytest.approx(0.6 + half, abs=0.005)
-    large = bootstrap_mean(values * 2)
-    assert large.method == "normal"
-    # The normal interval's s is the sample standard deviation (ddof 1): 0.24 · n/(n − 1).
-    assert large.low == pytest.approx(0.6 - 1.96 * math.sqrt(0.24 / 2999))
 
 
 # --- the vectorised metrics agree with the definitions ---------------------------------------
@@ -146,3 +115,27 @@ def test_vectorised_metrics_agree_with_the_definitions(
         }
         for name, value in expected.items():
             assert row[name] == pytest.approx(value, nan_ok=True), (name, ev, got)
+
+
+# --- per-question metrics of a traced question ----------------------------------------------
+
+
+def test_per_question_metrics_at_the_cut_and_at_k(store: Store, b: TraceBuilder) -> None:
+    # The prompt is [irrelevant, relevant, relevant]: context precision 7/12; reordered, 1.
+    for order in (["f1", A_ID, B_ID], [A_ID, B_ID, "f1"]):
+        with b.question("q-017", Q, run="-".join(order)) as q:
+            q.retrieve([*order, *filler(7, 50)])
+            q.generate(order, RIGHT)
+    result = run(store, b, k=[1, 2])
+    got = {r["run_id"]: r for r in result.records.iter_rows(named=True)}
+    worse, better = got[f"f1-{A_ID}-{B_ID}"], got[f"{A_ID}-{B_ID}-f1"]
+    assert worse["context_precision_at_cut"] == pytest.approx(7 / 12)
+    assert better["context_precision_at_cut"] == 1.0
+    assert worse["average_precision_at_cut"] == pytest.approx(7 / 12)
+    assert (worse["mrr_at_cut"], better["mrr_at_cut"]) == (0.5, 1.0)
+    assert (worse["recall_at_1"], worse["hit_at_1"]) == (0.0, 0.0)
+    assert worse["recall_at_2"] == 0.5 and better["recall_at_2"] == 1.0
+    assert math.isnan(worse["context_precision_at_1"])
+    assert worse["metrics_note_at_1"] == "context precision: no relevant id in the list"
+    metrics = result.metrics.filter(pl.col("metric") == "context_precision")
+    assert set(metrics.get_column("at")) == {"cut", "1", "2"}

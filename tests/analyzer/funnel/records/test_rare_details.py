@@ -1,0 +1,75 @@
+"""The side queries' details merged into the records (``records/rare_details.py``): retriever
+ranks of a hybrid search, samples and low-confidence tokens, conflicting sources."""
+
+from __future__ import annotations
+
+from ragfunnel.analyzer.store import Store
+from tests.support.decisions import A_ID, B_ID, RIGHT, WRONG, Q, one, ranked, run
+from tests.support.traces import TraceBuilder
+
+
+def test_hybrid_fusion_is_the_candidate_list_with_per_retriever_ranks(
+    store: Store, b: TraceBuilder
+) -> None:
+    bm25 = ranked(20, **{A_ID: 3, B_ID: 15})
+    dense = ranked(20, **{A_ID: 9})
+    fused = ranked(20, **{A_ID: 1, B_ID: 12})
+    with b.question("q-017", Q) as q:
+        q.retrieve(bm25, name="bm25")
+        q.retrieve(dense, name="dense")
+        q.retrieve(fused, name="rrf", fused_from=["bm25", "dense"])
+        q.generate(fused[:10], WRONG)
+    r = one(run(store, b))
+    assert (r["first_failure"], r["failure_reason"]) == ("search", "rank 12 > prompt cut at 10")
+    ev = {e["id"]: e for e in r["evidence"]}
+    assert ev[A_ID]["candidate_rank"] == 1
+    assert ev[A_ID]["retriever_ranks"] == [
+        {"retriever": "bm25", "rank": 3},
+        {"retriever": "dense", "rank": 9},
+    ]
+    assert ev[B_ID]["retriever_ranks"] == [
+        {"retriever": "bm25", "rank": 15},
+        {"retriever": "dense", "rank": None},
+    ]
+    assert "retried" not in r["flags"]
+
+
+def test_flags_low_confidence_and_sample_disagreement(store: Store, b: TraceBuilder) -> None:
+    with b.question("q-017", Q) as q:
+        q.retrieve([A_ID, B_ID])
+        q.generate([A_ID, B_ID], RIGHT, sample_index=0, logprobs_min=-3.2,
+                   low_confidence=["4.2.1"])  # fmt: skip
+        q.generate([A_ID, B_ID], WRONG, sample_index=1)
+        q.generate([A_ID, B_ID], RIGHT, sample_index=2)
+    r = one(run(store, b))
+    assert r["first_failure"] == "ok"  # sample 0 is the answer
+    assert set(r["flags"]) == {"low_confidence", "sample_disagreement"}
+    assert r["low_confidence_tokens"] == ["4.2.1"] and r["logprobs_min"] == -3.2
+    assert r["sample_disagreement"] is True
+
+
+def test_conflicting_sources_two_ingestions_of_one_document(store: Store, b: TraceBuilder) -> None:
+    b.ingest("refund-policy", ["refund-policy#2023-s1", A_ID], version="v1")
+    b.ingest("refund-policy", ["refund-policy#2024-s1", A_ID], version="v2")
+    b.ingest("runbook-reset", [B_ID], version="v2")
+    prompt = [A_ID, B_ID, "refund-policy#2023-s1", "refund-policy#2024-s1"]
+    with b.question("q-017", Q, index_version="v2") as q:
+        q.retrieve(prompt)
+        q.generate(prompt, RIGHT)
+    r = one(run(store, b))
+    assert r["conflicting_documents"] == ["refund-policy"]
+    assert "conflicting_sources" in r["flags"]
+
+
+def test_conflicting_sources_two_versions_ingested_together(store: Store, b: TraceBuilder) -> None:
+    # One index build that holds two versions of one policy: same index version, same second.
+    b.ingest("refund-policy", ["refund-policy#2023-s1"], version="v2")
+    b.ingest("refund-policy", ["refund-policy#2024-s1"], version="v2")
+    b.ingest("runbook-reset", [A_ID, B_ID], version="v2")
+    prompt = [A_ID, B_ID, "refund-policy#2023-s1", "refund-policy#2024-s1"]
+    with b.question("q-017", Q, index_version="v2") as q:
+        q.retrieve(prompt)
+        q.generate(prompt, RIGHT)
+    r = one(run(store, b))
+    assert r["conflicting_documents"] == ["refund-policy"]
+    assert "conflicting_sources" in r["flags"]
