@@ -6,6 +6,17 @@ Each test builds the question's spans, ingests them, runs ``analyze`` and checks
 
 from __future__ import annotations
 
+import polars as pl
+
+from ragfunnel.analyzer.funnel.records.decision_table import (
+    CUT,
+    LONG_SCHEMA,
+    PROMPT,
+    STAGES,
+    long_items,
+    needs_scores,
+    number_text,
+)
 from ragfunnel.analyzer.store import Store
 from tests.support.decisions import A_ID, B_ID, WRONG, Q, filler, one, ranked, run
 from tests.support.traces import TraceBuilder
@@ -183,3 +194,40 @@ def test_prompt_differs_from_ranking_without_cut_span(store: Store, b: TraceBuil
     r = one(run(store, b))
     assert r["first_failure"] == "cut"
     assert r["failure_reason"] == "ranked 2 ≤ k = 5 but not in the prompt (no cut span)"
+
+
+# --- the table's helpers on hand-built frames ---------------------------------------------------
+
+
+def test_number_text_drops_a_whole_numbers_point_and_rounds_the_rest() -> None:
+    values = pl.Series([0.2, 5.0, 0.123456, 512.0, -3.0, float("nan"), float("inf"), None, 1e16])
+    got = pl.DataFrame({"v": values}).select(number_text(pl.col("v"))).to_series().to_list()
+    assert got[:-1] == ["0.2", "5", "0.1235", "512", "-3", "NaN", "inf", None]
+    assert "e" in got[-1]  # beyond 1e15 a float stays a float: no integer cast overflows
+
+
+def test_the_stage_names_follow_the_survival_codes() -> None:
+    assert STAGES[PROMPT] == "prompt" and STAGES[0] == "ingestion" and len(STAGES) == PROMPT + 1
+
+
+def test_long_items_keep_the_used_slots_in_instance_then_slot_order() -> None:
+    wide = pl.DataFrame({"inst": pl.Series([1, 0], dtype=pl.UInt32)}).with_columns(
+        *(pl.lit(None, dtype=dtype).alias(f"{name}_{j}")
+          for name, dtype in list(LONG_SCHEMA.items())[2:] for j in range(2)),
+    ).with_columns(
+        item_0=pl.Series(["a", "c"]), item_1=pl.Series([None, "d"]),
+        code_0=pl.Series([2, 5], dtype=pl.Int8),
+    )  # fmt: skip
+    long = long_items(wide, 2)
+    assert long.select("inst", "j", "item", "code").rows() == [(0, 0, "c", 5), (0, 1, "d", None),
+                                                                (1, 0, "a", 2)]  # fmt: skip
+    assert dict(long.schema) == LONG_SCHEMA
+    assert long_items(wide, 0).is_empty() and dict(long_items(wide, 0).schema) == LONG_SCHEMA
+
+
+def test_scores_are_needed_only_for_items_lost_at_a_cut_with_a_threshold() -> None:
+    frame = pl.DataFrame(
+        {"cut_threshold": [0.5, None, 0.5], "code_0": [CUT, CUT, PROMPT], "code_1": [None, 2, 2]},
+        schema={"cut_threshold": pl.Float64, "code_0": pl.Int8, "code_1": pl.Int8},
+    )
+    assert frame.select(needs_scores(2)).to_series().to_list() == [True, False, False]
