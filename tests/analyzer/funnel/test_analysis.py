@@ -35,7 +35,9 @@ def two_runs(b: TraceBuilder) -> None:
             q.generate([A_ID, B_ID], answer)
 
 
-def test_runs_and_k_are_taken_from_any_iterable(store: Store, b: TraceBuilder) -> None:
+def test_runs_and_k_are_taken_from_any_iterable(store: Store) -> None:
+    # Not a read-path scenario (tests/analyzer/test_read_path.py): a generator is read once.
+    b = TraceBuilder()
     two_runs(b)
     b.into(store)
     cases = CaseSet.of(iter([case()]))
