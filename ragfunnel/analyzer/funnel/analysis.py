@@ -120,8 +120,11 @@ def _runs(run: str | Iterable[str] | None) -> tuple[str, ...]:
 def _k_values(k: int | Sequence[int] | None) -> tuple[int, ...]:
     if k is None:
         return DEFAULT_K
-    values = (k,) if isinstance(k, int) else tuple(k)
-    if not values or any(not isinstance(v, int) or v < 1 for v in values):
+    given: tuple[object, ...] = (
+        tuple(k) if isinstance(k, Iterable) and not isinstance(k, (str, bytes)) else (k,)
+    )
+    values = [v for v in given if isinstance(v, int) and not isinstance(v, bool) and v >= 1]
+    if not given or len(values) < len(given):
         raise InvalidArgument(f"k must be positive integers, got {k!r}", argument="k")
     return tuple(sorted(set(values)))
 
