@@ -54,6 +54,7 @@ from ragfunnel.analyzer.judges.offline.align import (
     Evidence,
     align,
 )
+from ragfunnel.analyzer.judges.offline.checks import CHECKS
 from ragfunnel.analyzer.judges.offline.embed import load
 from ragfunnel.analyzer.judges.offline.index import ContextIndex
 from ragfunnel.analyzer.judges.offline.judge import OfflineJudge, judge_claim, supportable
@@ -358,12 +359,12 @@ def main() -> None:
         print(f"{name}: {len(labels)} claims, {sum(labels)} supported; hard checks fired on "
               f"{len(fired)}, {wrong} of them supported (precision "
               f"{1 - wrong / max(1, len(fired)):.3f})")  # fmt: skip
-        for kind in ("facts", "qualifiers", "negation", "swapped", "exception"):
+        for check in CHECKS:
             hits = [
                 lab for e, lab in zip(evidence, labels, strict=True)
-                if (e.facts.hard if kind == "facts" else getattr(e, kind))
+                if check.told(getattr(e.findings, check.name))
             ]  # fmt: skip
-            print(f"  {kind}: fired {len(hits)}, supported {sum(hits)}")
+            print(f"  {check.name}: fired {len(hits)}, supported {sum(hits)}")
 
 
 if __name__ == "__main__":

@@ -11,8 +11,10 @@ __all__ = [
     "ABBREVIATIONS",
     "BOUNDS",
     "CURRENCIES",
+    "EVEN_IF",
     "EXCEPTIONS",
     "GERMAN_MARKERS",
+    "META_WORDS",
     "MONTHS",
     "NEGATIONS",
     "NUMBER_WORDS",
@@ -22,8 +24,11 @@ __all__ = [
     "REFUSALS",
     "REFUSAL_FILLERS",
     "REFUSAL_TURNS",
+    "SPEAKER_WORDS",
     "STOPWORDS",
     "UNITS",
+    "UNLESS",
+    "WEEKDAYS",
     "fold",
 ]
 
@@ -102,6 +107,55 @@ NEGATIONS = frozenset(
     )
 )
 """Words that negate a statement; ``n't`` contractions count too."""
+
+META_WORDS = frozenset(
+    _words(
+        """
+    according accordingly reportedly allegedly apparently seemingly supposedly presumably
+    probably possibly perhaps likely unlikely generally typically usually essentially
+    basically clearly obviously notably specifically particularly importantly interestingly
+    overall however therefore thus hence furthermore moreover additionally also indeed
+    actually really study studies passage text document documents context article articles
+    source sources report reports reported author authors researchers information stated say
+    says said note notes noted mention mentions mentioned suggest suggests suggested indicate
+    indicates indicated show shows showed shown explain explains explained describe describes
+    described claim claims claimed highlight highlights highlighted emphasize emphasizes
+    emphasized discuss discusses discussed summary summarize summarized concise brief briefly
+    answer question based given provided appear appears appeared seem seems seemed conclude
+    concludes concluded laut gemass zufolge demnach offenbar offensichtlich anscheinend
+    vermutlich wahrscheinlich moglicherweise eventuell grundsatzlich allerdings ausserdem
+    zudem ferner jedoch also studie studien text dokument dokumente kontext quelle quellen
+    artikel bericht berichtet heisst besagt sagt sagen erwahnt erwahnen beschreibt beschrieben
+    zeigt zeigen stellt fest zusammenfassung zusammengefasst angaben angegeben kurz insgesamt
+        """
+    )
+)
+"""Lead-in, attribution and hedge words ("according", "reportedly", "laut", "offenbar"): where
+a statement comes from or how sure its writer is, never a claim's content (the offline judge,
+``judges/offline/words.py``)."""
+
+WEEKDAYS = frozenset(
+    _words(
+        """
+    monday tuesday wednesday thursday friday saturday sunday
+    montag dienstag mittwoch donnerstag freitag samstag sonntag
+        """
+    )
+)
+"""Days of the week: a capitalised one is a date, not a name (``judges/offline/names.py``)."""
+
+SPEAKER_WORDS = frozenset(
+    _words(
+        """
+    i me my mine myself im ive id ill we us our ours
+    love loved like liked think believe enjoy enjoyed favorite favourite fan wish hope feel
+    guess know want prefer agree cool awesome great interesting fun nice wow sure really
+    sounds maybe yes yeah oh haha lol good bad pretty
+        """
+    )
+)
+"""First-person words (apostrophes dropped: "I'm" → ``im``) and words of liking, believing or
+wishing: a speaker's stance, not a fact (the ``chat`` feature, ``judges/offline/features.py``)."""
 
 # Each tuple: a canonical name, then every folded phrase of the group (longest first).
 QUALIFIERS: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -247,6 +301,16 @@ EXCEPTIONS: tuple[str, ...] = (
 )  # fmt: skip
 """Phrases that add an exception to a statement ("… except for one glass of wine", "außer
 …"): a claim's exception clause must be in the context."""
+
+EVEN_IF: tuple[str, ...] = (
+    "even if", "even when", "regardless of whether", "auch wenn", "selbst wenn",
+)  # fmt: skip
+"""Phrases of a condition that does not hold back the rule ("… even if another member has
+reserved it"): the opposite of :data:`UNLESS` (``judges/offline/exception.py``)."""
+
+UNLESS: tuple[str, ...] = ("unless", "except if", "except when", "es sei denn", "ausser wenn")
+"""Phrases of a condition that holds back the rule ("… unless another member has reserved
+it"): a claim that turns one into :data:`EVEN_IF`, or back, states new content."""
 
 ABBREVIATIONS = frozenset(
     _words(

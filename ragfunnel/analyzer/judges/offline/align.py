@@ -7,8 +7,8 @@ looked up by Snowball stem, inside a compound (``Pauschale`` in ``Hotelpauschale
 compound's parts. The best *window* is the sentence, or pair of adjacent sentences of one chunk,
 holding the largest weighted share of the claim. The features (:data:`FEATURES`) are that
 share, the share over the whole context, how many claim word pairs stand close together in the
-context (word order and relations), the missing words and names, and the hard checks
-(``hard.py``).
+context (word order and relations), the missing words and names (``names.py``), and what
+the contradiction checks found (``checks.py``, which lists them).
 """
 
 from __future__ import annotations
@@ -18,24 +18,16 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from ragfunnel.analyzer.judges.offline.exception import exception_finding
+from ragfunnel.analyzer.judges.offline.checks import AlignedClaim, Findings, run_checks
 from ragfunnel.analyzer.judges.offline.features import DIALOGUE_FEATURES, dialogue_features
-from ragfunnel.analyzer.judges.offline.hard import (
-    FactCheck,
-    check_facts,
-    missing_qualifiers,
-    neighbours,
-)
+from ragfunnel.analyzer.judges.offline.hard import ClaimFacts, FactCheck, neighbours
 from ragfunnel.analyzer.judges.offline.index import ContextIndex
-from ragfunnel.analyzer.judges.offline.negation import negation_finding
-from ragfunnel.analyzer.judges.offline.words import META, lead_in_end, stem
-from ragfunnel.analyzer.language.lexicon import MONTHS, NEGATIONS, STOPWORDS, fold
-from ragfunnel.analyzer.language.terms import Fact, facts, key_words, qualifiers
+from ragfunnel.analyzer.judges.offline.names import missing_names
+from ragfunnel.analyzer.judges.offline.words import lead_in_end, stem
+from ragfunnel.analyzer.language.lexicon import META_WORDS, STOPWORDS, fold
+from ragfunnel.analyzer.language.terms import Fact, facts, key_words
 
-__all__ = [
-    "FEATURES", "FOUND_AT", "PARAPHRASE_FEATURES", "ClaimFacts", "Evidence", "align",
-    "missing_names", "read_facts",
-]  # fmt: skip
+__all__ = ["FEATURES", "FOUND_AT", "PARAPHRASE_FEATURES", "Evidence", "align", "read_facts"]
 
 FEATURES = (
     "overlap", "window", "weighted", "proximity", "missing", "names_missing", "facts_absent",
@@ -60,27 +52,8 @@ _SOFT_FLOOR = 0.2
 """A cosine of the window's lacking words with the window below this adds nothing to
 ``soft_window``; above, ``(cosine - floor) / (1 - floor)`` of their weight."""
 
-_NAME = re.compile(r"(?<![\w-])(?:[A-ZÄÖÜ]{2,}[a-zäöü]?|[A-ZÄÖÜ][\w'-]+)")
 _TOKEN = re.compile(r"[^\W_]+")
 _NEAR = 4
-_WEEKDAYS = frozenset(
-    [
-        "monday",
-        "tuesday",
-        "wednesday",
-        "thursday",
-        "friday",
-        "saturday",
-        "sunday",
-        "montag",
-        "dienstag",
-        "mittwoch",
-        "donnerstag",
-        "freitag",
-        "samstag",
-        "sonntag",
-    ]
-)
 _TOP = 3
 _MAX_POSITIONS = 64
 
@@ -92,135 +65,43 @@ class Evidence:
     Attributes:
         values: the features, in :data:`FEATURES` order.
         missing: the content words found nowhere in the context.
-        names: the names (capitalised words, acronyms) found nowhere.
-        facts: the fact check.
-        qualifiers: strong qualifiers the context lacks.
-        negation: a negation disagreement, as a reader is told it, or ``""``.
-        swapped: missing names where the aligned sentence names another in their place
-            (``munich (context: Berlin)``), in a claim whose other words are all there.
+        names: the names (capitalised words, acronyms) found nowhere (``names.py``).
         window: the best window's sentences.
         found: the share of the claim's weight the context holds (``weighted``), or with the
             embedding the window's share softened by paraphrase (``embed.py``).
-        exception: an exception clause the context lacks (``exception.py``), or ``""``.
+        findings: what each contradiction check found (``checks.py``).
     """
 
     values: tuple[float, ...]
     missing: list[str] = field(default_factory=list)
     names: list[str] = field(default_factory=list)
-    facts: FactCheck = field(default_factory=FactCheck)
-    qualifiers: list[str] = field(default_factory=list)
-    negation: str = ""
-    swapped: list[str] = field(default_factory=list)
     window: list[int] = field(default_factory=list)
     found: float = 1.0
-    exception: str = ""
+    findings: Findings = field(default_factory=Findings)
+
+    @property
+    def facts(self) -> FactCheck:
+        """The fact check (``hard.py``)."""
+        return self.findings.facts
 
     @property
     def hard(self) -> list[str]:
         """The hard findings, each as a reader is told it.
 
-        Contradicted facts and unstated amounts, quantities and times (``hard.py``), strong
-        qualifiers, swapped names, negation, an unstated exception clause, or none of the claim's words in the context. An
-        unstated plain number, date or code is not one (:attr:`unstated`).
+        Those of every contradiction check (``checks.py``), or the contradicted facts and
+        "none of its words is in the context". An unstated plain number, date or code is not
+        one (:attr:`unstated`).
         """
         if self.values[0] == 0 and self.missing and self.found < FOUND_AT:
             # A contradicted fact is the more useful finding to show ("60 EUR a week (context:
             # 60 EUR a day)"), and it is one of the claim's words the context lacks.
             return [*self.facts.hard, "none of its words is in the context"]
-        out = [*self.facts.hard, *self.qualifiers, *self.swapped]
-        return [*out, *(f for f in (self.negation, self.exception) if f)]
+        return self.findings.hard
 
     @property
     def unstated(self) -> list[str]:
         """The claim's facts the context neither states nor contradicts, and no hard finding."""
         return [f for f in self.facts.absent if f not in self.facts.hard]
-
-
-def _names(claim: str, german: bool) -> list[list[str]]:
-    """The claim's names, folded, grouped by phrase (``United States`` is one).
-
-    A name is a capitalised word after the first word (English) or an acronym; months and
-    weekdays are dates, not names. Adjacent names form one phrase.
-    """
-    phrases: list[list[str]] = []
-    last_end = -2
-    first = True
-    for m in _NAME.finditer(claim):
-        word = m.group(0)
-        acronym = word[:2].isupper()
-        if first and not claim[: m.start()].strip(" \t\"'“„‘(["):
-            first = False
-            if not acronym:
-                last_end = m.end()
-                continue
-        first = False
-        if german and not acronym:
-            continue  # German capitalises every noun.
-        folded = fold(word).strip("'-")
-        if (
-            folded in STOPWORDS
-            or folded in META
-            or folded in NEGATIONS
-            or folded in MONTHS
-            or folded in _WEEKDAYS
-            or not folded.isalpha()
-        ):
-            last_end = -2
-            continue
-        if phrases and claim[last_end : m.start()].strip() == "" and last_end >= 0:
-            if folded not in phrases[-1]:
-                phrases[-1].append(folded)
-        elif not any(folded in p for p in phrases):
-            phrases.append([folded])
-        last_end = m.end()
-    return phrases
-
-
-def _name_missing(name: str, in_facts: str, index: ContextIndex) -> bool:
-    """A name is missing when neither the facts nor the context hold it (nor its long form)."""
-    return (
-        name not in in_facts
-        and name not in index.tokens
-        and _sentences_of(name, stem(name, index.german), index) is None
-        and not _spelt_out(name, index)
-    )
-
-
-_LETTERS = re.compile(r"[^\W\d_]+")
-
-
-def _spelt_out(name: str, index: ContextIndex) -> bool:
-    """An acronym the context writes out: "mfa" in "Multi-factor authentication is …".
-
-    Consecutive words (hyphenated parts count as words) whose initials spell it; three to six
-    letters (two would be spelt by chance too often).
-    """
-    if not 3 <= len(name) <= 6 or not name.isalpha():
-        return False
-    for sentence in index.sentences:  # folded already
-        initials = "".join(w[0] for w in _LETTERS.findall(sentence))
-        if name in initials:
-            return True
-    return False
-
-
-def _sentences_of(word: str, root: str, index: ContextIndex) -> set[int] | None:
-    """The sentences holding a word: by stem, inside a compound or as one; None if none."""
-    where = index.postings.get(root)
-    if where:
-        return where
-    if len(word) >= 5:
-        inside = index.containing(word if len(root) < 5 else root)
-        if inside:
-            return inside
-    if len(word) >= 8:
-        for cut in range(4, len(word) - 3):
-            head, tail = word[:cut], stem(word[cut:], index.german).lstrip("s")
-            if len(tail) >= 4 and " " + head in index.words:
-                inside = index.containing(tail)
-                if inside:
-                    return inside
-    return None
 
 
 def _near(a: str, b: str, index: ContextIndex) -> bool:
@@ -260,10 +141,6 @@ def _window(found: list[tuple[float, set[int]]], index: ContextIndex) -> tuple[f
     return best, chosen
 
 
-ClaimFacts = list[tuple[Fact, str, tuple[str, ...]]]
-"""A claim's facts: each with the claim's text of it and its neighbouring words (``hard.py``)."""
-
-
 def read_facts(content: str) -> tuple[str, list[tuple[Fact, int, int]], ClaimFacts]:
     """A claim's folded text, its facts' spans in it, and its facts as ``check_facts`` reads them."""
     folded = fold(content)
@@ -276,26 +153,11 @@ def read_facts(content: str) -> tuple[str, list[tuple[Fact, int, int]], ClaimFac
     return folded, spans, claim_facts
 
 
-def missing_names(content: str, claim_facts: ClaimFacts, german: bool,
-                  index: ContextIndex) -> list[str]:  # fmt: skip
-    """The claim's names the context holds nowhere (a phrase only when none of it is there).
-
-    ``german``: the claim reads as German (then only acronyms are names).
-    """
-    in_facts = " ".join(fold(w) for _, w, _ in claim_facts)
-    return [
-        m
-        for phrase in _names(content, german)
-        if all(_name_missing(n, in_facts, index) for n in phrase)
-        for m in phrase
-    ]
-
-
 def align(claim: str, index: ContextIndex) -> Evidence:
     """Measure one claim against the indexed context (see the module docstring)."""
     content = claim[lead_in_end(claim) :]
     folded, spans, claim_facts = read_facts(content)
-    words = [w for w in key_words(folded, [(s, e) for _, s, e in spans]) if w not in META]
+    words = [w for w in key_words(folded, [(s, e) for _, s, e in spans]) if w not in META_WORDS]
     german = index.german
     n = max(1, len(index.sentences))
     full = math.log(1 + n / 2)
@@ -305,7 +167,7 @@ def align(claim: str, index: ContextIndex) -> Evidence:
     weighed: list[tuple[str, float, set[int] | None]] = []
     total = 0.0
     for word, root in zip(words, roots, strict=True):
-        where = _sentences_of(word, root, index)
+        where = index.holding(word, root)
         if where is None:
             missing.append(word)
             total += full
@@ -329,12 +191,12 @@ def align(claim: str, index: ContextIndex) -> Evidence:
     proximity = near / len(pairs) if pairs else coverage
 
     names = missing_names(content, claim_facts, german, index)
-    checked = check_facts(
-        claim_facts, index, window, in_window >= COPIED, frozenset(_TOKEN.findall(folded))
-    )
-    strong, _ = missing_qualifiers(qualifiers(folded), index)
-    negation = negation_finding(folded, roots, index, window, coverage)
-    exception = exception_finding(folded, content, index)
+    claim_read = AlignedClaim(
+        content, folded, claim_facts, frozenset(_TOKEN.findall(folded)), roots, missing, names,
+        window, in_window >= COPIED, coverage, index,
+    )  # fmt: skip
+    findings = run_checks(claim_read)
+    checked = findings.facts
     values: tuple[float, ...] = (
         _overlap(folded, spans, len(checked.absent), index),
         in_window,
@@ -344,8 +206,8 @@ def align(claim: str, index: ContextIndex) -> Evidence:
         min(len(names), 3),
         len(checked.absent) - checked.contradicted,
         checked.contradicted,
-        len(strong),
-        float(bool(negation)),
+        len(findings.qualifiers),
+        float(bool(findings.negation)),
         _token_share(folded, index),
         *dialogue_features(content, index),
     )
@@ -353,10 +215,7 @@ def align(claim: str, index: ContextIndex) -> Evidence:
     if index.embedder is not None:
         similarity, share = _paraphrase(content, weighed, best, window, index)
         values = (*values, similarity)
-    swapped = _swapped(names, missing, folded, index, window)
-    return Evidence(
-        values, missing, names, checked, strong, negation, swapped, window, share, exception
-    )
+    return Evidence(values, missing, names, window, share, findings)
 
 
 def _paraphrase(content: str, weighed: list[tuple[str, float, set[int] | None]],
@@ -393,18 +252,6 @@ def _paraphrase(content: str, weighed: list[tuple[str, float, set[int] | None]],
     bag = embedder.cosine(embedder.text(" ".join(word for word, _ in lacking)), parts)
     closeness = max(0.0, (bag - _SOFT_FLOOR) / (1 - _SOFT_FLOOR))
     return similarity, (best + closeness * sum(w for _, w in lacking)) / total
-
-
-def _swapped(names: list[str], missing: list[str], folded: str, index: ContextIndex,
-             window: list[int]) -> list[str]:  # fmt: skip
-    """Missing names the aligned sentence replaces with its own (see :class:`Evidence`)."""
-    if not names or not window or len(window) > 1 or set(missing) - set(names):
-        return []
-    others = [m.group(0) for m in _NAME.finditer(index.written[window[0]]) if m.start() > 0]
-    theirs = [o for o in others if fold(o) not in folded and fold(o) not in STOPWORDS]
-    if not theirs:
-        return []
-    return [f"{name} (context: {', '.join(dict.fromkeys(theirs))})" for name in names]
 
 
 def _token_share(folded: str, index: ContextIndex) -> float:

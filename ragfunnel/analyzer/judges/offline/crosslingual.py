@@ -24,9 +24,10 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from ragfunnel.analyzer.judges.offline.align import missing_names, read_facts
+from ragfunnel.analyzer.judges.offline.align import read_facts
 from ragfunnel.analyzer.judges.offline.hard import FactCheck, check_facts
 from ragfunnel.analyzer.judges.offline.index import ContextIndex
+from ragfunnel.analyzer.judges.offline.names import missing_names
 from ragfunnel.analyzer.judges.offline.words import is_german, lead_in_end, tokens
 from ragfunnel.analyzer.language.lexicon import GERMAN_MARKERS, fold
 

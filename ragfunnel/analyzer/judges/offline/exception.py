@@ -17,8 +17,8 @@ from __future__ import annotations
 import re
 
 from ragfunnel.analyzer.judges.offline.index import ContextIndex
-from ragfunnel.analyzer.judges.offline.words import META, stem
-from ragfunnel.analyzer.language.lexicon import EXCEPTIONS
+from ragfunnel.analyzer.judges.offline.words import stem
+from ragfunnel.analyzer.language.lexicon import EVEN_IF, EXCEPTIONS, META_WORDS, UNLESS
 from ragfunnel.analyzer.language.terms import key_words
 
 __all__ = ["exception_finding"]
@@ -31,10 +31,6 @@ _FOUND = 2 / 3
 words."""
 
 
-_EVEN_IF = ("even if", "even when", "regardless of whether", "auch wenn", "selbst wenn")
-_UNLESS = ("unless", "except if", "except when", "es sei denn", "ausser wenn")
-
-
 def _any_of(phrases: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile(
         r"(?<![\w-])(?:"
@@ -43,7 +39,7 @@ def _any_of(phrases: tuple[str, ...]) -> re.Pattern[str]:
     )
 
 
-_FLIPS = ((_any_of(_EVEN_IF), _any_of(_UNLESS)), (_any_of(_UNLESS), _any_of(_EVEN_IF)))
+_FLIPS = ((_any_of(EVEN_IF), _any_of(UNLESS)), (_any_of(UNLESS), _any_of(EVEN_IF)))
 
 
 def _held(roots: set[str], index: ContextIndex) -> dict[int, int]:
@@ -67,7 +63,7 @@ def _flipped(folded: str, written: str, index: ContextIndex) -> str:
             continue
         end = _END.search(folded, m.end())
         stop = end.start() if end else len(folded)
-        words = [w for w in key_words(folded[m.end() : stop], []) if w not in META]
+        words = [w for w in key_words(folded[m.end() : stop], []) if w not in META_WORDS]
         if not words:
             continue
         roots = {stem(w, index.german) for w in words}
@@ -93,7 +89,9 @@ def exception_finding(folded: str, written: str, index: ContextIndex) -> str:
         return ""
     end = _END.search(folded, m.end())
     clause = folded[m.start() : end.start() if end else len(folded)].strip(" ,")
-    words = [w for w in key_words(folded[m.end() : m.start() + len(clause)], []) if w not in META]
+    words = [
+        w for w in key_words(folded[m.end() : m.start() + len(clause)], []) if w not in META_WORDS
+    ]
     if not words:
         return ""
     german = index.german

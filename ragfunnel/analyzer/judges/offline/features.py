@@ -7,10 +7,11 @@ believing that the context does not hold ("i", "my", "love", "think"), and a que
 asks rather than states. Two features (:data:`DIALOGUE_FEATURES`), appended to
 ``align.FEATURES`` and fitted with them (``bench/judge_fit.py``):
 
-- ``chat``: ``log(1 + n)`` of the claim's first-person and opinion words (:data:`SPEAKER`)
-  the context lacks, counted as written: ``I``, ``I'm``, ``my``, ``love`` — not ``US`` (the
-  country), the ``I`` of ``World War I``, ``ill`` or an ``Id`` that is a name's part; a word
-  the context holds too (a quoted "I" in a news story) is no speaker's;
+- ``chat``: ``log(1 + n)`` of the claim's first-person and opinion words (``SPEAKER_WORDS``
+  in ``language/lexicon.py``) the context lacks, counted as written: ``I``, ``I'm``, ``my``,
+  ``love`` — not ``US`` (the country), the ``I`` of ``World War I``, ``ill`` or an ``Id``
+  that is a name's part; a word the context holds too (a quoted "I" in a news story) is no
+  speaker's;
 - ``question``: 1 when the claim holds a question mark.
 
 Second-person words are left out: an answer to a user says "you must report it within 24
@@ -25,25 +26,12 @@ import math
 import re
 
 from ragfunnel.analyzer.judges.offline.index import ContextIndex
-from ragfunnel.analyzer.language.lexicon import fold
+from ragfunnel.analyzer.language.lexicon import SPEAKER_WORDS, fold
 
-__all__ = ["DIALOGUE_FEATURES", "SPEAKER", "dialogue_features"]
+__all__ = ["DIALOGUE_FEATURES", "dialogue_features"]
 
 DIALOGUE_FEATURES = ("chat", "question")
 """The features this module measures, in order (appended to ``align.FEATURES``)."""
-
-SPEAKER = frozenset(
-    [
-        # First person, apostrophes dropped ("I'm" → "im"; "I'll" and "I'd" only as written).
-        *("i", "me", "my", "mine", "myself", "im", "ive", "id", "ill", "we", "us", "our", "ours"),
-        # Liking, believing, wishing: a speaker's stance, not a fact.
-        *("love", "loved", "like", "liked", "think", "believe", "enjoy", "enjoyed", "favorite"),
-        *("favourite", "fan", "wish", "hope", "feel", "guess", "know", "want", "prefer", "agree"),
-        *("cool", "awesome", "great", "interesting", "fun", "nice", "wow", "sure", "really"),
-        *("sounds", "maybe", "yes", "yeah", "oh", "haha", "lol", "good", "bad", "pretty"),
-    ]
-)
-"""First-person and opinion words, folded, apostrophes dropped."""
 
 _TOKEN = re.compile(r"[^\W_]+")
 _APOSTROPHES = str.maketrans("", "", "'’")
@@ -56,7 +44,7 @@ def _speaker(written: list[str], n: int) -> bool:
     """Whether the ``n``-th written word is a speaker's word (see the module docstring)."""
     word = written[n]
     folded = fold(word)
-    if folded not in SPEAKER:
+    if folded not in SPEAKER_WORDS:
         return False
     if folded in _AMBIGUOUS:
         return word in _FIRST_PERSON

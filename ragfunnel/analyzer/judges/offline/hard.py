@@ -31,11 +31,16 @@ from ragfunnel.analyzer.language.terms import MEASURED, Fact, qualifier_pattern,
 __all__ = [
     "STRONG_QUALIFIERS",
     "UNSTATED_IS_HARD",
+    "ClaimFacts",
     "FactCheck",
     "check_facts",
     "missing_qualifiers",
     "neighbours",
 ]
+
+ClaimFacts = list[tuple[Fact, str, tuple[str, ...]]]
+"""A claim's facts: each with the claim's text of it and its neighbouring words
+(:func:`neighbours`), as :func:`check_facts` reads them."""
 
 _CORE = re.compile(r"\d+(?:[.,:]\d+)*|" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)))
 STRONG_QUALIFIERS = frozenset(("always", "never", "unlimited", "without exception", "guaranteed"))
@@ -283,7 +288,7 @@ def _states(claim: Fact, fact: Fact) -> bool:
     return digits.isdigit() and any(n.endswith(digits) for n in fact.numbers)
 
 
-def check_facts(claim_facts: list[tuple[Fact, str, tuple[str, ...]]], index: ContextIndex,
+def check_facts(claim_facts: ClaimFacts, index: ContextIndex,
                 aligned: list[int], copied: bool = False,
                 words: frozenset[str] = frozenset()) -> FactCheck:  # fmt: skip
     """Look up each ``(fact, as written, its neighbours)`` of a claim, aligned sentences first.

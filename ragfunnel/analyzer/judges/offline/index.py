@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from ragfunnel.analyzer.judges.offline.prepared import ChunkCache, PreparedChunk, prepare
-from ragfunnel.analyzer.judges.offline.words import is_german, tokens
+from ragfunnel.analyzer.judges.offline.words import is_german, stem, tokens
 from ragfunnel.analyzer.judges.verdict_types import Chunk
 from ragfunnel.analyzer.language.lexicon import fold
 from ragfunnel.analyzer.language.terms import Fact, facts, negated
@@ -187,6 +187,24 @@ class ContextIndex:
             out |= self.postings.get(self.word_stems[self.words[begin:end]], set())
             start = self.words.find(part, end)
         return out
+
+    def holding(self, word: str, root: str) -> set[int] | None:
+        """The sentences holding a word: by its stem ``root``, inside a compound or as one."""
+        where = self.postings.get(root)
+        if where:
+            return where
+        if len(word) >= 5:
+            inside = self.containing(word if len(root) < 5 else root)
+            if inside:
+                return inside
+        if len(word) >= 8:
+            for cut in range(4, len(word) - 3):
+                head, tail = word[:cut], stem(word[cut:], self.german).lstrip("s")
+                if len(tail) >= 4 and " " + head in self.words:
+                    inside = self.containing(tail)
+                    if inside:
+                        return inside
+        return None
 
     def fact_spans(self, sid: int) -> list[tuple[Fact, int, int]]:
         """``terms.facts`` of one sentence's folded text, with spans (found on first use).

@@ -20,8 +20,15 @@ from dataclasses import dataclass, field
 from hashlib import blake2b
 from typing import Any
 
-from ragfunnel.analyzer.judges.offline.words import META, stem
-from ragfunnel.analyzer.language.lexicon import MONTHS, NEGATIONS, NUMBER_WORDS, STOPWORDS, fold
+from ragfunnel.analyzer.judges.offline.words import stem
+from ragfunnel.analyzer.language.lexicon import (
+    META_WORDS,
+    MONTHS,
+    NEGATIONS,
+    NUMBER_WORDS,
+    STOPWORDS,
+    fold,
+)
 from ragfunnel.analyzer.language.terms import Fact, may_hold_facts
 
 __all__ = ["CHUNK_CACHE", "ChunkCache", "PreparedChunk", "chunk_text", "prepare"]
@@ -36,7 +43,7 @@ _PLAIN = re.compile(r"[^\W_]+")
 _ALPHA = re.compile(r"[^\W\d_]+")
 _HYPHENATED = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)+")
 _NUMBER_WORDS = frozenset(NUMBER_WORDS)
-_SKIP = STOPWORDS | META | NEGATIONS
+_SKIP = STOPWORDS | META_WORDS | NEGATIONS
 _DAY = re.compile(r"(?<![\d.])\d{1,2}\.$")
 _NEXT_WORD = re.compile(r"[^\W\d_]+")
 

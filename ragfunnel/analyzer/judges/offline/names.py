@@ -1,0 +1,127 @@
+"""A claim's names: those the context holds nowhere, and those its aligned sentence swaps.
+
+A name is a capitalised word after the claim's first word (English claims: German capitalises
+every noun) or an acronym; months and weekdays are dates, not names (docs/judges.md §2).
+Adjacent names form one phrase, missing only when none of its words is in the context. A
+missing name lowers the score (``names_missing``) and keeps a claim from being supported; a
+*swapped* one, where the one sentence the claim aligns with names another in its place, is a
+contradiction check (``checks.py``).
+"""
+
+from __future__ import annotations
+
+import re
+
+from ragfunnel.analyzer.judges.offline.hard import ClaimFacts
+from ragfunnel.analyzer.judges.offline.index import ContextIndex
+from ragfunnel.analyzer.judges.offline.words import stem
+from ragfunnel.analyzer.language.lexicon import (
+    META_WORDS,
+    MONTHS,
+    NEGATIONS,
+    STOPWORDS,
+    WEEKDAYS,
+    fold,
+)
+
+__all__ = ["missing_names", "swapped_names"]
+
+_NAME = re.compile(r"(?<![\w-])(?:[A-ZÄÖÜ]{2,}[a-zäöü]?|[A-ZÄÖÜ][\w'-]+)")
+_LETTERS = re.compile(r"[^\W\d_]+")
+
+
+def _names(claim: str, german: bool) -> list[list[str]]:
+    """The claim's names, folded, grouped by phrase (``United States`` is one).
+
+    A name is a capitalised word after the first word (English) or an acronym; months and
+    weekdays are dates, not names. Adjacent names form one phrase.
+    """
+    phrases: list[list[str]] = []
+    last_end = -2
+    first = True
+    for m in _NAME.finditer(claim):
+        word = m.group(0)
+        acronym = word[:2].isupper()
+        if first and not claim[: m.start()].strip(" \t\"'“„‘(["):
+            first = False
+            if not acronym:
+                last_end = m.end()
+                continue
+        first = False
+        if german and not acronym:
+            continue  # German capitalises every noun.
+        folded = fold(word).strip("'-")
+        if (
+            folded in STOPWORDS
+            or folded in META_WORDS
+            or folded in NEGATIONS
+            or folded in MONTHS
+            or folded in WEEKDAYS
+            or not folded.isalpha()
+        ):
+            last_end = -2
+            continue
+        if phrases and claim[last_end : m.start()].strip() == "" and last_end >= 0:
+            if folded not in phrases[-1]:
+                phrases[-1].append(folded)
+        elif not any(folded in p for p in phrases):
+            phrases.append([folded])
+        last_end = m.end()
+    return phrases
+
+
+def _name_missing(name: str, in_facts: str, index: ContextIndex) -> bool:
+    """A name is missing when neither the facts nor the context hold it (nor its long form)."""
+    return (
+        name not in in_facts
+        and name not in index.tokens
+        and index.holding(name, stem(name, index.german)) is None
+        and not _spelt_out(name, index)
+    )
+
+
+def _spelt_out(name: str, index: ContextIndex) -> bool:
+    """An acronym the context writes out: "mfa" in "Multi-factor authentication is …".
+
+    Consecutive words (hyphenated parts count as words) whose initials spell it; three to six
+    letters (two would be spelt by chance too often).
+    """
+    if not 3 <= len(name) <= 6 or not name.isalpha():
+        return False
+    for sentence in index.sentences:  # folded already
+        initials = "".join(w[0] for w in _LETTERS.findall(sentence))
+        if name in initials:
+            return True
+    return False
+
+
+def missing_names(content: str, claim_facts: ClaimFacts, german: bool,
+                  index: ContextIndex) -> list[str]:  # fmt: skip
+    """The claim's names the context holds nowhere (a phrase only when none of it is there).
+
+    ``german``: the claim reads as German (then only acronyms are names).
+    """
+    in_facts = " ".join(fold(w) for _, w, _ in claim_facts)
+    return [
+        m
+        for phrase in _names(content, german)
+        if all(_name_missing(n, in_facts, index) for n in phrase)
+        for m in phrase
+    ]
+
+
+def swapped_names(names: list[str], missing: list[str], folded: str, index: ContextIndex,
+                  window: list[int]) -> list[str]:  # fmt: skip
+    """Missing names the aligned sentence replaces with its own (``munich (context: Berlin)``).
+
+    Only for a claim whose missing words are all names (``names``, of its ``missing`` words)
+    and that aligns with one sentence (``window``) naming others, after its first word, that the
+    claim (``folded``) does not hold.
+    """
+    if not names or not window or len(window) > 1 or set(missing) - set(names):
+        return []
+    others = [m.group(0) for m in _NAME.finditer(index.written[window[0]]) if m.start() > 0]
+    theirs = [o for o in others if fold(o) not in folded and fold(o) not in STOPWORDS]
+    if not theirs:
+        return []
+    return [f"{name} (context: {', '.join(dict.fromkeys(theirs))})" for name in names]

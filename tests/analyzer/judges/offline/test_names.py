@@ -1,0 +1,92 @@
+"""names.py: the claim's names the context lacks, and the names its aligned sentence swaps."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragfunnel.analyzer.judges.offline.align import read_facts
+from ragfunnel.analyzer.judges.offline.index import ContextIndex
+from ragfunnel.analyzer.judges.offline.names import missing_names, swapped_names
+from ragfunnel.analyzer.judges.verdict_types import Chunk
+
+
+def _index(*texts: str) -> ContextIndex:
+    return ContextIndex.of([Chunk(f"c{n}", text) for n, text in enumerate(texts)], paraphrase=False)
+
+
+def _missing(claim: str, *context: str, german: bool = False) -> list[str]:
+    _, _, claim_facts = read_facts(claim)
+    return missing_names(claim, claim_facts, german, _index(*context))
+
+
+def test_a_name_the_context_lacks_is_missing_and_the_first_word_is_no_name() -> None:
+    context = "The office opens at 8:00."
+    assert _missing("Munich staff say the office opens at 8:00.", context) == []
+    assert _missing("The office in Munich opens at 8:00.", context) == ["munich"]
+
+
+def test_months_weekdays_and_meta_words_are_no_names() -> None:
+    context = "The office opens at 8:00."
+    claim = "On weekdays the office opens at 8:00, Monday to Friday, from March, Reportedly."
+    assert _missing(claim, context) == []
+
+
+def test_a_phrase_is_missing_only_when_none_of_its_words_is_there() -> None:
+    context = "The film was added to the National Film Registry in 2004."
+    claim = "The film was added to the United States National Film Registry."
+    assert _missing(claim, context) == []
+    # One word of the phrase in the context ("film") is enough; none, and all are missing.
+    assert _missing("The film won at the Berlin Film Festival.", "The film won a prize.") == []
+    assert _missing("It won at the Berlin International Festival.", "It won a prize.") == [
+        "berlin",
+        "international",
+        "festival",
+    ]
+
+
+def test_a_german_claim_has_acronyms_only_for_names() -> None:
+    context = "Die Hotelpauschale beträgt 120 EUR."
+    claim = "Die Hotelpauschale in München beträgt laut HR 120 EUR."
+    assert _missing(claim, context, german=True) == ["hr"]
+    assert _missing(claim, context, german=False) == ["munchen", "hr"]
+
+
+@pytest.mark.parametrize(
+    ("acronym", "written_out", "found"),
+    [
+        ("MFA", "Multi-factor authentication is mandatory for all staff.", True),
+        ("GDPR", "The General Data Protection Regulation applies.", True),
+        ("SSO", "Staff sign in with a password.", False),
+        ("HR", "Human resources answers questions.", False),  # two letters: spelt by chance
+    ],
+)
+def test_an_acronym_the_context_writes_out_is_there(
+    acronym: str, written_out: str, found: bool
+) -> None:
+    claim = f"Access needs {acronym} for all staff."
+    assert _missing(claim, written_out) == ([] if found else [acronym.lower()])
+
+
+def test_a_name_in_a_fact_is_not_missing() -> None:
+    assert _missing("The form is SR-5.", "Reimbursement needs form SR-5.") == []
+
+
+def test_a_swapped_name_quotes_the_names_the_aligned_sentence_gives_instead() -> None:
+    index = _index("The Berlin office opens at 8:00.", "Parking is free.")
+    folded = "the munich office opens at 8:00."
+    assert swapped_names(["munich"], ["munich"], folded, index, [0]) == ["munich (context: Berlin)"]
+
+
+def test_no_swap_without_one_aligned_sentence_or_with_other_words_missing() -> None:
+    index = _index("The Berlin office opens at 8:00. Parking is free.")
+    folded = "the munich office opens at 8:00."
+    assert swapped_names([], ["munich"], folded, index, [0]) == []
+    assert swapped_names(["munich"], ["munich"], folded, index, []) == []
+    assert swapped_names(["munich"], ["munich"], folded, index, [0, 1]) == []
+    assert swapped_names(["munich"], ["munich", "early"], folded, index, [0]) == []
+
+
+def test_no_swap_when_the_sentence_names_only_what_the_claim_names() -> None:
+    index = _index("The Munich and Berlin offices open at 8:00.")
+    folded = "the hamburg, munich and berlin offices open at 8:00."
+    assert swapped_names(["hamburg"], ["hamburg"], folded, index, [0]) == []
