@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 import math
 import warnings
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import IO, TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -21,10 +23,11 @@ from ragfunnel.analyzer.cli.options import (
     RunOption,
     StoreOption,
 )
-from ragfunnel.analyzer.cli.output import STDOUT, iso, say, write_json, write_jsonl
+from ragfunnel.analyzer.cli.output import STDOUT, iso, jsonable, say, write_json
 from ragfunnel.analyzer.cli.progress import progress_bar
 
 if TYPE_CHECKING:
+    from ragfunnel.analyzer.export import EmitError
     from ragfunnel.analyzer.judges import JudgeRun
 
 JUDGE_HELP = """Rate each stored answer's claims against its prompt, and store the verdicts.
@@ -128,6 +131,16 @@ def judge_command(
             "(OTLP/HTTP logs), parented to the judged generate span.",
         ),
     ] = None,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            "--workers",
+            min=1,
+            metavar="N",
+            help="Processes the offline screen (offline, tiered) is spread over; default the "
+            "usable cores; 1 judges in process. The verdicts are the same with any number.",
+        ),
+    ] = None,
     otlp_endpoint: Annotated[
         str | None,
         typer.Option(
@@ -150,7 +163,8 @@ def judge_command(
         usage_error("judge", f"--emit {emit}: the only target is otlp")
     to_stdout = json_out is not None and str(json_out) == STDOUT
     quiet = quiet or to_stdout
-    with reported("judge", flags=flags), progress_bar(not quiet) as step:
+    sink = _RowSink(jsonl_out, emit=emit == "otlp", endpoint=otlp_endpoint)
+    with reported("judge", flags=flags), sink, progress_bar(not quiet) as step:
         case_set = load_cases(cases) if cases is not None else None
         endpoint = None
         if policy != "offline":
@@ -165,27 +179,78 @@ def judge_command(
             result = judge_from_store(
                 opened, policy=policy, runs=run, cases=case_set, endpoint=endpoint,
                 sample_rate=sample_rate, seed=seed, split=split, write=not dry_run,
-                chunk_texts=chunks, progress=step,
+                chunk_texts=chunks, progress=step, workers=workers, keep_rows=False,
+                on_rows=sink,
             )  # fmt: skip
     for message in result.warnings:
         typer.echo(f"ragfunnel judge: warning: {message}", err=True)
     say(summary_text(result, dry_run=dry_run), quiet=quiet)
     if emit == "otlp":
-        from ragfunnel.analyzer.export import emit_verdicts
-
         with reported("judge", flags=flags):
-            sent = emit_verdicts(result.rows, endpoint=otlp_endpoint)
-        say(f"sent {sent:,} gen_ai.evaluation.result events over OTLP", quiet=quiet)
+            sink.raise_emit_error()
+        say(f"sent {sink.sent:,} gen_ai.evaluation.result events over OTLP", quiet=quiet)
     if json_out is not None and write_json(summary_document(result, dry_run), json_out, "judge"):
         say(f"wrote the summary to {json_out}", quiet=quiet)
     if jsonl_out is not None:
-        now = dt.datetime.now(dt.timezone.utc)  # rows without one are stamped when inserted
-        rows = ({**r, "JudgedAt": r.get("JudgedAt") or now} for r in result.rows)
-        count = write_jsonl(rows, jsonl_out, "judge")
-        say(f"wrote {count:,} verdict rows to {jsonl_out}", quiet=quiet)
+        say(f"wrote {sink.written:,} verdict rows to {jsonl_out}", quiet=quiet)
     if result.failure is not None:
         typer.echo(f"ragfunnel judge: failed: {result.failure}", err=True)
         raise typer.Exit(1)
+
+
+class _RowSink:
+    """Where each page of verdict rows goes as the run makes them: ``--jsonl``, ``--emit otlp``.
+
+    ``judge_store`` keeps no rows for the CLI (``keep_rows=False``): its memory stays that of a
+    page at any number of answers. A collector that refuses events stops the sending, not the
+    judging; its error is reported after the run's summary, as the command's failure.
+    """
+
+    def __init__(self, jsonl: Path | None, *, emit: bool, endpoint: str | None) -> None:
+        self.jsonl, self.emit, self.endpoint = jsonl, emit, endpoint
+        self.written = self.sent = 0
+        self._out: IO[str] | None = None
+        self._emit_error: EmitError | None = None
+        self._now = dt.datetime.now(dt.timezone.utc)  # rows are stamped when inserted
+
+    def __enter__(self) -> _RowSink:
+        if self.jsonl is not None:
+            try:
+                self._out = self.jsonl.open("w", encoding="utf-8")
+            except OSError as exc:
+                self._cannot_write(exc)
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        if self._out is not None:
+            self._out.close()
+
+    def __call__(self, rows: list[Mapping[str, Any]]) -> None:
+        if self._out is not None:
+            try:
+                for r in rows:
+                    row = {**r, "JudgedAt": r.get("JudgedAt") or self._now}
+                    self._out.write(json.dumps(jsonable(row), ensure_ascii=False) + "\n")
+            except OSError as exc:
+                self._cannot_write(exc)
+            self.written += len(rows)
+        if self.emit and self._emit_error is None:
+            from ragfunnel.analyzer.export import EmitError, emit_verdicts
+
+            try:
+                self.sent += emit_verdicts(rows, endpoint=self.endpoint)
+            except EmitError as exc:
+                self._emit_error = exc
+
+    def raise_emit_error(self) -> None:
+        """Raise the collector's refusal, if there was one."""
+        if self._emit_error is not None:
+            raise self._emit_error
+
+    def _cannot_write(self, exc: OSError) -> None:
+        from ragfunnel.analyzer.cli.exits import fail
+
+        fail("judge", f"{self.jsonl}: cannot write: {exc.strerror or exc}")
 
 
 def summary_document(result: JudgeRun, dry_run: bool) -> dict[str, object]:
@@ -212,7 +277,7 @@ def summary_document(result: JudgeRun, dry_run: bool) -> dict[str, object]:
         "usage": result.usage,
         "errors": result.errors,
         "warnings": result.warnings,
-        "rows": len(result.rows),
+        "rows": result.row_count,
         "written": not dry_run,
     }
 
@@ -277,6 +342,6 @@ def summary_text(result: JudgeRun, *, dry_run: bool = False) -> str:
     if len(result.errors) > 5:
         lines.append(f"… and {len(result.errors) - 5:,} more not judged")
     lines.append(
-        "dry run: nothing written" if dry_run else f"wrote {len(result.rows):,} verdict rows"
+        "dry run: nothing written" if dry_run else f"wrote {result.row_count:,} verdict rows"
     )
     return "\n".join(lines)

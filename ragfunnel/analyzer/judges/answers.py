@@ -20,20 +20,20 @@ This module only reads ``otel_traces``; it never writes.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import polars as pl
 
 from ragfunnel.analyzer.store.stage_source import stage_source
-from ragfunnel.analyzer.store.tables.stage_spans import generate_answers, ranked_ids
+from ragfunnel.analyzer.store.tables.stage_spans import answer_traces, generate_answers, ranked_ids
 from ragfunnel.analyzer.store.tables.traces import chunk_texts as stored_chunk_texts
 from ragfunnel.instrumentation.contract import TEXT_ID_PREFIX
 
 if TYPE_CHECKING:
     from ragfunnel.analyzer.store import Store
 
-__all__ = ["CHUNK_TEXT_FIX", "read_answers"]
+__all__ = ["CHUNK_TEXT_FIX", "PAGE_TRACES", "AnswerPages", "read_answers"]
 
 CHUNK_TEXT_FIX = (
     "give the chunk texts with `--chunks chunks.jsonl`, or record them: "
@@ -88,8 +88,71 @@ def read_answers(
     chunk ids the trace's ranking spans list is read as a prompt of those ids
     (docs/span-contract.md, "Plain strings: ids or texts").
     """
-    src = stage_source(store)
-    raw = generate_answers(store, src.sql, runs=runs, modes=modes, traces=traces)
+    return _read(
+        store,
+        stage_source(store).sql,
+        runs=runs,
+        modes=modes,
+        chunk_texts=chunk_texts or {},
+        traces=traces,
+    )
+
+
+PAGE_TRACES = 1_000
+"""Traces per page of :class:`AnswerPages` (as many as ``_TRACES_AT_ONCE``: one chunk-text query)."""
+
+
+class AnswerPages:
+    """The answers of :func:`read_answers`, read a page of traces at a time.
+
+    Iterating gives one frame per page of ``traces_at_once`` traces (:func:`read_answers`'
+    columns and order: the pages, one after the other, are its frame); ``total`` is how many
+    pipeline answers the pages hold before a run filter (a progress bar's total), known before
+    the first page is read. Only the trace ids are held between pages.
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        runs: Sequence[str] = (),
+        modes: Sequence[str] = ("pipeline",),
+        chunk_texts: Mapping[str, str] | None = None,
+        traces_at_once: int = PAGE_TRACES,
+    ) -> None:
+        if traces_at_once < 1:
+            raise ValueError(f"traces_at_once must be 1 or more: {traces_at_once}")
+        self._store, self._runs, self._modes = store, tuple(runs), tuple(modes)
+        self._given = chunk_texts or {}
+        self._at_once = traces_at_once
+        self._source = stage_source(store).sql
+        listed = answer_traces(store, self._source, modes=self._modes)
+        self._traces = listed.get_column("TraceId")
+        self.total = int(listed.get_column("Pipeline").sum() or 0)
+
+    def __iter__(self) -> Iterator[pl.DataFrame]:
+        for start in range(0, len(self._traces), self._at_once):
+            traces = self._traces.slice(start, self._at_once).to_list()
+            yield _read(
+                self._store,
+                self._source,
+                runs=self._runs,
+                modes=self._modes,
+                chunk_texts=self._given,
+                traces=traces,
+            )
+
+
+def _read(
+    store: Store,
+    source: str,
+    *,
+    runs: Sequence[str],
+    modes: Sequence[str],
+    chunk_texts: Mapping[str, str],
+    traces: Sequence[str],
+) -> pl.DataFrame:
+    raw = generate_answers(store, source, runs=runs, modes=modes, traces=traces)
     if raw.is_empty():
         return pl.DataFrame(schema=_SCHEMA)
     fields = ["span_id", "run_id", "started", "answer", "has_answer", "model", "logprobs_min",
@@ -110,7 +173,7 @@ def read_answers(
         ],
         how="horizontal",
     ).with_columns(pl.col("has_answer").cast(pl.Boolean))
-    contexts = _contexts(store, src.sql, frame, chunk_texts or {})
+    contexts = _contexts(store, source, frame, chunk_texts)
     return frame.join(contexts, on="span_id", how="left").select(list(_SCHEMA)).cast(_SCHEMA)
 
 

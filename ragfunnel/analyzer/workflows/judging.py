@@ -38,10 +38,15 @@ def judge_from_store(
     write: bool = True,
     chunk_texts: Path | None = None,
     progress: Callable[[str, int, int], None] | None = None,
+    workers: int | None = None,
+    keep_rows: bool = True,
+    on_rows: Callable[[list[Any]], None] | None = None,
 ) -> JudgeRun:
     """Judge every stored pipeline answer of ``runs`` with ``policy`` (``judges.judge_store``).
 
-    ``progress(step, done, total)`` is told how many answers are judged (the CLI's bar).
+    ``progress(step, done, total)`` is told how many answers are judged (the CLI's bar);
+    ``workers``, ``keep_rows`` and ``on_rows`` as ``judge_store`` takes them (the CLI keeps no
+    rows and writes each page's rows as they come).
 
     Raises:
         UnknownRun: a run the store does not hold. JudgeError, StoreError: as ``judge_store``.
@@ -51,7 +56,7 @@ def judge_from_store(
     return judge_store(
         store, policy=policy, runs=chosen_runs(runs), cases=cases, endpoint=endpoint,
         sample_rate=sample_rate, seed=seed, split=split, write=write, chunk_texts=chunk_texts,
-        progress=progress,
+        progress=progress, workers=workers, keep_rows=keep_rows, on_rows=on_rows,
     )  # fmt: skip
 
 

@@ -6,6 +6,10 @@ and signals for all; flagged answers and a seeded random sample to the LLM, see
 ``tiered.py``). With cases, each answer's correctness is judged too: against its facts, else
 its reference (by the LLM when one judged the answer, else offline).
 
+The offline policy reads, judges and writes a page of answers at a time (``pages.py``), so its
+memory is bounded at any number of answers; the others judge the whole run as one page. The
+offline screen is spread over worker processes (``workers.py``) when the run is large enough.
+
 Writing verdicts is what this function is for, so it writes unless ``write=False``; it never
 touches ``otel_traces``.
 """
@@ -19,65 +23,48 @@ from typing import Any
 
 import polars as pl
 
-from ragfunnel.analyzer.cases import Case, CaseSet
-from ragfunnel.analyzer.judges import tables
-from ragfunnel.analyzer.judges.answers import read_answers
+from ragfunnel.analyzer.cases import CaseSet
+from ragfunnel.analyzer.judges.answers import AnswerPages, read_answers
 from ragfunnel.analyzer.judges.cache import StoreCache, VerdictCache
 from ragfunnel.analyzer.judges.chunk_file import load_chunks
-from ragfunnel.analyzer.judges.correctness import (
-    Correctness,
-    facts_correctness,
-    reference_correctness,
-)
 from ragfunnel.analyzer.judges.llm import (
     Breaker,
     Endpoint,
-    JudgeInput,
     LLMCorrectness,
     Usage,
     same_model_warning,
 )
 from ragfunnel.analyzer.judges.offline import OfflineJudge
-from ragfunnel.analyzer.judges.protocol import BatchJudge, Judge, judge_all
+from ragfunnel.analyzer.judges.protocol import BatchJudge, Judge
 from ragfunnel.analyzer.judges.run.outcome import (
     MAX_FAILED_SHARE,
     JudgeRun,
     SameModelWarning,
-    count_textless,
 )
+from ragfunnel.analyzer.judges.run.pages import PROGRESS_SLICE, Page, PageRun, Progress, Screen
 from ragfunnel.analyzer.judges.run.policies import POLICIES, Policy, TieredPolicy, policy_named
-from ragfunnel.analyzer.judges.run.signals import signals
 from ragfunnel.analyzer.judges.run.tiered import DEFAULT_SAMPLE_RATE, Screened, estimates
-from ragfunnel.analyzer.judges.run.verdict_row import verdict_row
+from ragfunnel.analyzer.judges.run.workers import (
+    IN_PROCESS_BELOW,
+    ScreenPool,
+    default_workers,
+    shippable,
+)
 from ragfunnel.analyzer.judges.verdict_types import (
-    AnswerVerdict,
-    Chunk,
     JudgeError,
-    context_hash,
 )
 from ragfunnel.analyzer.store import Store
 from ragfunnel.analyzer.store.opening import StoreArg, takes_store
-from ragfunnel.instrumentation.contract import question_hash
+from ragfunnel.analyzer.store.tables.verdicts import VerdictRow
 
-__all__ = ["MAX_FAILED_SHARE", "POLICIES", "JudgeRun", "SameModelWarning", "judge_store"]
-
-#: How many answers go to the LLM judge between two progress reports: large enough to keep its
-#: concurrency busy, small enough that the count moves.
-PROGRESS_SLICE = 64
-
-Progress = Callable[[str, int, int], None]
-"""``progress(step, done, total)``: called as answers are judged (``cli/progress.py``)."""
-
-
-def _case_of(cases: CaseSet | None, key: str, question: str | None) -> Case | None:
-    if cases is None:
-        return None
-    found = cases.by_id(key)
-    if found is None and question:
-        wanted = question_hash(question)
-        if wanted not in cases.ambiguous_hashes():
-            found = next((c for c in cases if c.question_hash == wanted), None)
-    return found
+__all__ = [
+    "MAX_FAILED_SHARE",
+    "POLICIES",
+    "PROGRESS_SLICE",
+    "JudgeRun",
+    "SameModelWarning",
+    "judge_store",
+]
 
 
 @takes_store("write")
@@ -96,6 +83,9 @@ def judge_store(
     screen: Judge | None = None,
     chunk_texts: Mapping[str, str] | str | Path | None = None,
     progress: Progress | None = None,
+    workers: int | None = None,
+    keep_rows: bool = True,
+    on_rows: Callable[[list[VerdictRow]], None] | None = None,
 ) -> JudgeRun:
     """Judge every stored pipeline answer (of ``runs``) with ``policy``.
 
@@ -118,12 +108,25 @@ def judge_store(
         chunk_texts: chunk texts for prompts whose spans record ids only: a chunk file's path
             (``chunk_file.py``) or a mapping of chunk id → text.
         progress: called with ``(step, done, total)`` as answers are judged: the offline
-            screen counts answers one by one, the LLM judge in slices of
-            :data:`PROGRESS_SLICE` answers as their calls return.
+            screen counts answers as they are judged (slice by slice with workers), the LLM
+            judge in slices of :data:`PROGRESS_SLICE` answers as their calls return.
+        workers: processes the offline screen (offline and tiered policies) is spread over:
+            default :func:`~ragfunnel.analyzer.judges.run.workers.default_workers` (the usable
+            cores); ``1`` judges in process. Used only for :data:`IN_PROCESS_BELOW` answers or
+            more and a ``screen`` that is ``None`` or pickles (``run/workers.py``); the verdicts
+            are the same with any number.
+        keep_rows: keep every verdict row in the result's ``rows`` (default); ``False`` keeps
+            none (``row_count`` and the means still hold), so the offline policy, which reads,
+            judges and writes :data:`~ragfunnel.analyzer.judges.answers.PAGE_TRACES` traces at
+            a time, holds one page in memory at any number of answers.
+        on_rows: called with each page's verdict rows once they are made (and written): one
+            page per :data:`~ragfunnel.analyzer.judges.answers.PAGE_TRACES` traces with the
+            offline policy, one page of all rows with the others.
 
     Raises:
         JudgeError: an unknown policy, a missing endpoint, a bad ``sample_rate``, a bad chunk
             file.
+        ValueError: ``workers`` below 1.
     """
     assert isinstance(store, Store)  # takes_store opened it
     chosen = (
@@ -133,50 +136,48 @@ def judge_store(
     )
     if chosen.needs_endpoint and endpoint is None:
         raise JudgeError(f"the {chosen.name} policy needs a judge endpoint (model, base URL, key)")
+    if workers is not None and workers < 1:
+        raise ValueError(f"workers must be 1 or more: {workers}")
     chosen_runs = (runs,) if isinstance(runs, str) else tuple(runs or ())
     given = load_chunks(chunk_texts) if isinstance(chunk_texts, (str, Path)) else chunk_texts
-    answers, oracle = _read(store, chosen_runs, given)
-    result = JudgeRun(chosen.name, answers=len(answers))
-    count_textless(result, answers)
-    usable = [r for r in answers if r["has_answer"] and r["has_context"]]
-    remote, grader = _connect(
-        store, chosen, endpoint=endpoint, cache=cache, split=split, write=write, usable=usable,
-        result=result,
+    result = JudgeRun(chosen.name)
+    run = PageRun(
+        store, chosen, cases, result=result, progress=progress or (lambda _s, _d, _t: None),
+        write=write, keep_rows=keep_rows, on_rows=on_rows,
     )  # fmt: skip
-    prepared = _prepare(usable, oracle)
-    report = progress or (lambda _step, _done, _total: None)
-    offline: Judge = screen if screen is not None else OfflineJudge()
-    first = _screen(chosen, offline, prepared, report) if chosen.screens else {}
-    screened, escalate = _escalation(chosen, prepared, first, result)
-    second = _ask(
-        remote, prepared, escalate=escalate, screened=screened, report=report, result=result
-    )
-    _rows(
-        chosen, cases, prepared=prepared, first=first, second=second, screened=screened,
-        grader=grader, result=result,
-    )  # fmt: skip
-    _finish(chosen, remote, grader, screened, result)
-    if write and result.rows:
-        tables.ensure_tables(store)
-        tables.insert_verdicts(store, result.rows)
+    processes = workers or default_workers()
+    blob = shippable(screen) if chosen.screens and processes > 1 else None
+    with ScreenPool(blob or b"", processes) as pool:
+        run.screen = Screen(screen if screen is not None else OfflineJudge(), pool, blob)
+        if chosen.needs_endpoint:  # the whole run at once: the LLM's slices, the tiered sample
+            found = read_answers(store, runs=chosen_runs, modes=_MODES, chunk_texts=given)
+            run.total = found.filter(pl.col("mode") == "pipeline").height
+            page = run.start(found)
+            run.remote, run.grader = _connect(
+                store, chosen, endpoint=endpoint, cache=cache, split=split, write=write,
+                usable=page.usable, result=result,
+            )  # fmt: skip
+            run.finish(page)
+        else:  # offline: page by page, the workers judging one while the next is read
+            pages = AnswerPages(store, runs=chosen_runs, modes=_MODES, chunk_texts=given)
+            run.total = pages.total
+            if blob is not None and pages.total >= IN_PROCESS_BELOW:
+                pool.start()  # the workers make their judges while the first page is read
+            held: Page | None = None
+            for found in pages:
+                page = run.start(found)
+                if held is not None:
+                    run.finish(held)
+                held = page
+            if held is not None:
+                run.finish(held)
+    if chosen.screens:
+        run.report(run.total, run.total)
+    _finish(chosen, run.remote, run.grader, run.screened, result)
     return result
 
 
-Prepared = tuple[dict[str, Any], tuple[Chunk, ...], list[str]]
-"""An answer to judge: its row of ``read_answers``, its prompt's chunks, its signals."""
-
-
-def _read(
-    store: Store, runs: tuple[str, ...], given: Mapping[str, str] | None
-) -> tuple[list[dict[str, Any]], dict[tuple[str, str], str]]:
-    """The pipeline answers to judge, and each question's oracle answer (for the signals)."""
-    found = read_answers(store, runs=runs, modes=("pipeline", "oracle"), chunk_texts=given)
-    oracle = {
-        (r["trace_id"], r["question_key"]): r["answer"]
-        for r in found.filter(pl.col("mode") == "oracle").iter_rows(named=True)
-        if r["has_answer"]
-    }
-    return list(found.filter(pl.col("mode") == "pipeline").iter_rows(named=True)), oracle
+_MODES = ("pipeline", "oracle")
 
 
 def _connect(
@@ -198,108 +199,6 @@ def _connect(
     return remote, grader
 
 
-def _prepare(usable: list[dict[str, Any]], oracle: Mapping[tuple[str, str], str]) -> list[Prepared]:
-    """Each answer's prompt chunks and signals."""
-    prepared = []
-    for r in usable:
-        chunks = tuple(
-            Chunk(i, t) for i, t in zip(r["context_ids"], r["context_texts"], strict=True)
-        )
-        found_signals = signals(
-            r["answer"], chunks, low_confidence=r["low_confidence"] or (),
-            logprobs_min=r["logprobs_min"], sample_answers=r["sample_answers"] or (),
-            oracle_answer=oracle.get((r["trace_id"], r["question_key"])),
-        )  # fmt: skip
-        prepared.append((r, chunks, found_signals))
-    return prepared
-
-
-def _screen(
-    chosen: Policy, offline: Judge, prepared: list[Prepared], report: Progress
-) -> dict[int, AnswerVerdict]:
-    """The screening judge's verdict of every answer, counted on the progress bar."""
-    first: dict[int, AnswerVerdict] = {}
-    step = f"judging offline ({chosen.name})"
-    every = max(1, len(prepared) // 200)  # at most a few hundred updates
-    for n, (r, chunks, _) in enumerate(prepared):
-        if n % every == 0:
-            report(step, n, len(prepared))
-        first[n] = offline.judge(r["answer"], chunks)
-    report(step, len(prepared), len(prepared))
-    return first
-
-
-def _escalation(
-    chosen: Policy, prepared: list[Prepared], first: Mapping[int, AnswerVerdict], result: JudgeRun
-) -> tuple[dict[int, Screened], list[int]]:
-    """Which answers the policy sends to the LLM, and why (counted in ``result``)."""
-    screened: dict[int, Screened] = {}
-    escalate: list[int] = []
-    for n, (r, _, found_signals) in enumerate(prepared):
-        key = f"{r['trace_id']}\x1f{r['question_key']}"
-        decision = chosen.escalation(key, first.get(n), found_signals)
-        if n in first:
-            screened[n] = Screened(first[n], None, decision.sampled, bool(decision.reasons))
-        for reason in [*decision.reasons, *(["random sample"] if decision.sampled else [])]:
-            result.sent_to_llm[reason] = result.sent_to_llm.get(reason, 0) + 1
-        if decision.send:
-            escalate.append(n)
-    return screened, escalate
-
-
-def _ask(
-    remote: BatchJudge | None, prepared: list[Prepared], *, escalate: list[int],
-    screened: dict[int, Screened], report: Progress, result: JudgeRun,
-) -> dict[int, AnswerVerdict]:  # fmt: skip
-    """The LLM's verdicts of the escalated answers, in slices for the progress bar."""
-    second: dict[int, AnswerVerdict] = {}
-    if remote is None or not escalate:
-        return second
-    items = [JudgeInput(prepared[n][0]["answer"], prepared[n][1], prepared[n][0]["question"])
-             for n in escalate]  # fmt: skip
-    outcomes: list[AnswerVerdict | JudgeError] = []
-    step = "asking the LLM judge"
-    report(step, 0, len(items))
-    for start in range(0, len(items), PROGRESS_SLICE):
-        outcomes += judge_all(remote, items[start : start + PROGRESS_SLICE])
-        report(step, len(outcomes), len(items))
-    for n, outcome in zip(escalate, outcomes, strict=True):
-        if isinstance(outcome, JudgeError):
-            result.errors.append(f"{prepared[n][0]['trace_id']}: {outcome}")
-        else:
-            second[n] = outcome
-            if n in screened:
-                s = screened[n]
-                screened[n] = Screened(s.offline, outcome, s.sampled, s.flagged)
-    return second
-
-
-def _rows(
-    chosen: Policy, cases: CaseSet | None, *, prepared: list[Prepared],
-    first: Mapping[int, AnswerVerdict], second: Mapping[int, AnswerVerdict],
-    screened: Mapping[int, Screened], grader: LLMCorrectness | None, result: JudgeRun,
-) -> None:  # fmt: skip
-    """One verdict row per answer and judge, with its correctness, into ``result``."""
-    for n, (r, chunks, found_signals) in enumerate(prepared):
-        case = _case_of(cases, r["question_key"], r["question"])
-        digest = context_hash(chunks)
-        sampled = n in screened and screened[n].sampled
-        verdicts = [v for v in (first.get(n), second.get(n)) if v is not None]
-        if not verdicts:
-            continue
-        result.judged += 1
-        result.abstained += int(verdicts[-1].abstained)
-        for verdict in verdicts:
-            graded_by = grader if verdict is second.get(n) else None
-            correctness = _correctness(case, r, graded_by, result.errors)
-            result.rows.append(
-                verdict_row(
-                    r, verdict, policy=chosen.name, context_hash=digest,
-                    correctness=correctness, signals=found_signals, sampled=sampled,
-                )
-            )  # fmt: skip
-
-
 def _finish(
     chosen: Policy, remote: BatchJudge | None, grader: LLMCorrectness | None,
     screened: Mapping[int, Screened], result: JudgeRun,
@@ -314,23 +213,3 @@ def _finish(
         for part in (getattr(remote, "usage", Usage()), grader.usage if grader else Usage()):
             usage.add(**part.as_dict())
         result.usage = usage.as_dict()
-
-
-def _correctness(
-    case: Case | None, answer: dict[str, Any], grader: LLMCorrectness | None, errors: list[str]
-) -> Correctness | None:
-    if case is None or not case.answerable:
-        return None
-    if case.facts:
-        return facts_correctness(answer["answer"], case.facts)
-    if not case.reference:
-        return None
-    if grader is not None:
-        try:
-            return grader.judge(
-                answer["question"] or case.question, answer["answer"], case.reference
-            )
-        except JudgeError as exc:
-            # Recorded, and the deterministic check below still gives a verdict.
-            errors.append(f"{answer['trace_id']}: correctness: {exc}")
-    return reference_correctness(answer["answer"], case.reference)

@@ -37,7 +37,10 @@ class JudgeRun:
             recorded equal to the chunk's id), and the answers whose prompt held one.
         not_judged: per answer not judged for lack of text, what is missing and the fix.
         sent_to_llm: answers the tiered policy escalated (flagged or sampled), and why.
-        rows: the verdict rows written (or that would be, with ``write=False``).
+        rows: the verdict rows written (or that would be, with ``write=False``); empty when
+            ``judge_store`` was asked not to keep them (``keep_rows=False``, the CLI's way to
+            judge any number of answers in bounded memory).
+        row_count: the verdict rows made (written unless ``write=False``), kept or not.
         usage: calls, tokens and cost of the LLM or fact-checking judge.
         estimates: the tiered policy's rates from its random sample.
         errors: answers the endpoint could not judge, with the reason.
@@ -56,10 +59,35 @@ class JudgeRun:
     not_judged: list[str] = field(default_factory=list)
     sent_to_llm: dict[str, int] = field(default_factory=dict)
     rows: list[VerdictRow] = field(default_factory=list)
+    row_count: int = 0
     usage: dict[str, Any] = field(default_factory=dict)
     estimates: dict[str, Estimate] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    _sums: dict[str, list[float]] = field(default_factory=dict, repr=False, compare=False)
+
+    def add_rows(self, rows: list[VerdictRow], *, keep: bool = True) -> None:
+        """Count a page's verdict rows (every row of an answer in one page), keeping them or not.
+
+        The means of :attr:`faithfulness` and :attr:`confidence` are summed page by page, so
+        they hold when the rows are not kept.
+        """
+        self.row_count += len(rows)
+        for row in deciding_rows(rows):
+            for name in ("Faithfulness", "Confidence"):
+                if row[name] is not None:
+                    total = self._sums.setdefault(name, [0.0, 0])
+                    total[0] += row[name]
+                    total[1] += 1
+        if keep:
+            self.rows.extend(rows)
+
+    def _mean(self, name: str) -> float | None:
+        if self.rows or not self.row_count:  # kept (or made by hand): from the rows
+            values = [r[name] for r in deciding_rows(self.rows) if r[name] is not None]
+            return sum(values) / len(values) if values else None
+        total, count = self._sums.get(name, [0.0, 0])
+        return total / count if count else None
 
     @property
     def failure(self) -> str | None:
@@ -82,10 +110,7 @@ class JudgeRun:
     @property
     def faithfulness(self) -> float | None:
         """The mean faithfulness of the rows of the deciding judge (LLM over offline)."""
-        values = [
-            r["Faithfulness"] for r in deciding_rows(self.rows) if r["Faithfulness"] is not None
-        ]
-        return sum(values) / len(values) if values else None
+        return self._mean("Faithfulness")
 
     @property
     def confidence(self) -> float | None:
@@ -93,18 +118,22 @@ class JudgeRun:
 
         docs/judges.md, "Scores to rank answers by": the score to rank answers by.
         """
-        values = [r["Confidence"] for r in deciding_rows(self.rows) if r["Confidence"] is not None]
-        return sum(values) / len(values) if values else None
+        return self._mean("Confidence")
 
 
-def count_textless(result: JudgeRun, answers: list[dict[str, Any]]) -> None:
+def count_textless(
+    result: JudgeRun, answers: list[dict[str, Any]], filled_ids: set[str] | None = None
+) -> None:
     """Count the answers not judged for lack of text, and the chunk texts the file filled in.
 
-    Each answer not judged is listed with what is missing and the fix.
+    Each answer not judged is listed with what is missing and the fix. Called page by page,
+    the counts add up; ``filled_ids`` holds the filled chunk ids seen so far (one set per run).
     """
     filled = [r["filled_texts"] for r in answers if r["filled_texts"]]
-    result.filled_chunks = len({chunk for chunks in filled for chunk in chunks})
-    result.filled_answers = len(filled)
+    seen = set() if filled_ids is None else filled_ids
+    seen.update(chunk for chunks in filled for chunk in chunks)
+    result.filled_chunks = len(seen)
+    result.filled_answers += len(filled)
     for r in answers:
         where = f"{r['trace_id']} ({r['question_key']})"
         if not r["has_answer"]:

@@ -108,7 +108,7 @@ def test_progress_counts_the_answers_as_they_are_judged(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Issue 21: `ragfunnel judge` showed a spinner; its bar must count what is done."""
-    from ragfunnel.analyzer.judges.run import batch as run_module
+    from ragfunnel.analyzer.judges.run import pages as run_module
 
     _record(store)
     offline: list[tuple[str, int, int]] = []

@@ -30,6 +30,7 @@ __all__ = [
     "STAGE_COLUMNS",
     "STAGE_TABLE",
     "VIEW_NAME",
+    "answer_traces",
     "create_stage_spans",
     "generate_answers",
     "question_texts",
@@ -232,6 +233,24 @@ def generate_answers(
     ORDER BY TraceId, QuestionKey, Mode
     """,
         parameters,
+    )
+
+
+def answer_traces(
+    store: Store, source: str, *, modes: Sequence[str] = ("pipeline",)
+) -> pl.DataFrame:
+    """The traces holding a generate answer of ``modes``, in trace order.
+
+    Columns ``TraceId`` and ``Pipeline`` (how many question instances of the trace have a
+    pipeline answer, before any run filter): the pages ``generate_answers(traces=...)`` is read
+    in (``judges/answers.py``).
+    """
+    return store.query_df(
+        f"""SELECT TraceId, toInt64(uniqExactIf(QuestionKey, Mode = 'pipeline')) AS Pipeline
+    FROM {source}
+    WHERE Stage = 'generate' AND StatusCode != 'Error' AND Mode IN {{modes:Array(String)}}
+    GROUP BY TraceId ORDER BY TraceId""",
+        {"modes": list(modes)},
     )
 
 

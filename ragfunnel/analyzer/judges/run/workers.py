@@ -1,0 +1,209 @@
+"""The offline screen spread over worker processes: ``judge_store(..., workers=N)``.
+
+Each worker process holds a judge of its own — a new :class:`OfflineJudge` (so a chunk cache of
+its own), or a copy of the ``screen=`` judge the user gave when that judge pickles — and judges
+contiguous slices of :data:`WORKER_SLICE` answers, and reads their signals (``signals.py``): answers that share chunks tend to sit near
+each other, and a slice long enough keeps each worker's cache working. The verdicts come back in
+input order, and are the ones the judge gives in process (the same input always gives the same
+verdict).
+
+The workers start with ``forkserver`` (``spawn`` where there is none), never ``fork``: the
+parent holds the store's engine threads (chDB), which a forked child would inherit in whatever
+state they were; and they do not import the user's script (``_starting_workers``), so a script that
+calls ``judge_store`` without an ``if __name__ == "__main__":`` guard works as in process. Starting costs each worker its imports and its judge's models, about two CPU
+seconds, so fewer than :data:`IN_PROCESS_BELOW` answers are judged in process, as is every run
+with ``workers=1`` or with a ``screen=`` judge that does not pickle (an :class:`OfflineJudge`
+instance holds caches that do not: pass ``screen=None`` for the default judge in every worker).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import pickle
+import sys
+import types
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from ragfunnel.analyzer.judges.offline import OfflineJudge
+from ragfunnel.analyzer.judges.protocol import Judge
+from ragfunnel.analyzer.judges.run.signals import signals
+from ragfunnel.analyzer.judges.verdict_types import AnswerVerdict, Chunk
+
+__all__ = [
+    "IN_PROCESS_BELOW",
+    "MAX_WORKERS",
+    "WORKER_SLICE",
+    "Pending",
+    "ScreenPool",
+    "default_workers",
+    "shippable",
+]
+
+WORKER_SLICE = 256
+"""Answers per task a worker judges in one go (their verdicts come back together)."""
+
+IN_PROCESS_BELOW = 400
+"""Fewer answers than this are judged in process: starting the workers costs more than they
+save (bench/RESULTS.md, "Issue 35: two cores and bounded memory")."""
+
+MAX_WORKERS = 8
+"""The default never starts more workers than this, whatever the cores."""
+
+Item = tuple[str, tuple[Chunk, ...], dict[str, Any]]
+"""An answer to screen: its text, its prompt's chunks and the other inputs of its signals."""
+
+Judged = tuple[AnswerVerdict, list[str]]
+"""An answer's verdict and its signals."""
+
+
+def default_workers() -> int:
+    """The cores this process may run on (``os.sched_getaffinity``), at most :data:`MAX_WORKERS`."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count() or 1
+    return max(1, min(cores, MAX_WORKERS))
+
+
+def shippable(screen: Judge | None) -> bytes | None:
+    """``screen`` pickled for the workers (``b""`` for the default judge).
+
+    ``None`` when it does not pickle: it is used in process.
+    """
+    if screen is None:
+        return b""
+    try:
+        blob = pickle.dumps(screen)
+    except Exception:  # noqa: BLE001 - any reason not to pickle means "judge in process"
+        return None
+    # The workers do not import the user's script (see _starting_workers): nothing of it may be needed.
+    return None if b"__main__" in blob else blob
+
+
+_judge: Judge | None = None
+
+
+def _start(blob: bytes) -> None:
+    """A worker's judge: the user's, unpickled, else a new :class:`OfflineJudge` (warmed up)."""
+    global _judge  # noqa: PLW0603 - one judge per worker process, made once
+    _judge = pickle.loads(blob) if blob else OfflineJudge()  # noqa: S301 - our own pickle
+    if not blob:  # its models loaded now, while the parent reads the first page
+        _judge.judge("Warm-up at 1 pm.", [Chunk("warm-up", "Warm-up at 1 pm.")])
+
+
+def _judge_slice(items: Sequence[Item]) -> list[Judged]:
+    assert _judge is not None  # _start made it
+    return [(_judge.judge(a, chunks), signals(a, chunks, **inputs)) for a, chunks, inputs in items]
+
+
+ONE_THREAD = {
+    "OMP_NUM_THREADS": "1",
+    "OPENBLAS_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+    "RAYON_NUM_THREADS": "1",
+    "TOKENIZERS_PARALLELISM": "false",
+}
+"""A worker's numeric and tokenizer libraries run one thread each (unless the user set these):
+two workers whose BLAS threads spin for free cores ran slower than one process
+(bench/RESULTS.md, "Issue 35: two cores and bounded memory")."""
+
+
+@contextmanager
+def _starting_workers() -> Iterator[None]:
+    """Workers started here run one thread each and do not run the user's script again.
+
+    ``spawn`` and ``forkserver`` import the parent's ``__main__`` in each child (Python's rule:
+    a script must guard its work with ``if __name__ == "__main__":``); a script calling
+    ``judge_store`` unguarded would run again in every worker. The workers need nothing of it
+    (a ``screen`` from it is judged in process, :func:`shippable`), so while they start,
+    ``__main__`` is an empty module; and :data:`ONE_THREAD` is in the environment they (and
+    the fork server, started with the first of them) inherit.
+    """
+    main = sys.modules["__main__"]
+    added = {name: value for name, value in ONE_THREAD.items() if name not in os.environ}
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    os.environ.update(added)
+    try:
+        yield
+    finally:
+        sys.modules["__main__"] = main
+        for name in added:
+            os.environ.pop(name, None)
+
+
+def _context() -> multiprocessing.context.BaseContext:
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        context = multiprocessing.get_context("forkserver")
+        # Imported once in the server, which forks the workers from it (no thread runs there).
+        context.set_forkserver_preload(["ragfunnel.analyzer.judges.offline"])
+        return context
+    return multiprocessing.get_context("spawn")
+
+
+@dataclass
+class Pending:
+    """Verdicts on their way back from the workers, slice by slice, in input order."""
+
+    futures: list[Future[list[Judged]]]
+    sizes: list[int]
+
+    def results(self, judged: Callable[[int], None]) -> list[Judged]:
+        """Wait for every slice; ``judged(n)`` is told as each slice of ``n`` answers returns."""
+        position = {id(f): n for f, n in zip(self.futures, self.sizes, strict=True)}
+        for future in as_completed(self.futures):
+            judged(position[id(future)])
+        return [v for future in self.futures for v in future.result()]
+
+
+class ScreenPool:
+    """``workers`` processes, each with its judge.
+
+    Started on first use, stopped by :meth:`close` (or the ``with`` block).
+    """
+
+    def __init__(self, blob: bytes, workers: int) -> None:
+        self._blob = blob
+        self.workers = workers
+        self._pool: ProcessPoolExecutor | None = None
+
+    @property
+    def started(self) -> bool:
+        """Whether the workers are started (and so used for any page, however small)."""
+        return self._pool is not None
+
+    def start(self) -> ProcessPoolExecutor:
+        """Start the workers now (they make their judges while the caller reads on)."""
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(
+                self.workers, mp_context=_context(), initializer=_start, initargs=(self._blob,)
+            )
+            with _starting_workers():  # a worker is spawned per submit while none is idle
+                for _ in range(self.workers):
+                    self._pool.submit(int)
+        return self._pool
+
+    def submit(self, items: Sequence[Item]) -> Pending:
+        """Send ``items`` to the workers in contiguous slices; the verdicts come in order."""
+        pool = self.start()
+        size = max(1, min(WORKER_SLICE, -(-len(items) // self.workers)))
+        slices = [items[s : s + size] for s in range(0, len(items), size)]
+        with _starting_workers():  # the workers start in submit, in this thread
+            futures = [pool.submit(_judge_slice, s) for s in slices]
+        return Pending(futures, [len(s) for s in slices])
+
+    def close(self) -> None:
+        """Stop the workers (waiting for the slices under way)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+    def __enter__(self) -> ScreenPool:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
