@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["Recorder"]
+if TYPE_CHECKING:
+    from ragfunnel.analyzer.store import Store
+
+__all__ = ["Recorder", "recording"]
 
 
 class Recorder:
@@ -33,3 +38,14 @@ class Recorder:
         if callable(getattr(self._client, name)) and name != "close":
             raise AssertionError(f"unrecorded client call {name}()")
         return getattr(self._client, name)
+
+
+@contextmanager
+def recording(store: Store) -> Iterator[Recorder]:
+    """Within the block, every statement ``store`` sends is recorded (``.statements``)."""
+    recorder = Recorder(store.client)
+    store.client = recorder
+    try:
+        yield recorder
+    finally:
+        store.client = recorder._client

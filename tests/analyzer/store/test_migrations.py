@@ -6,13 +6,10 @@ import contextlib
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from ragfunnel.analyzer.cli import app
 from ragfunnel.analyzer.ingest import ingest_spans
 from ragfunnel.analyzer.store import Store
 from ragfunnel.analyzer.store.dsn import quote
-from ragfunnel.analyzer.store.inventory import inventory
 from ragfunnel.analyzer.store.migrations import (
     CURRENT_REVISION,
     MARKER_TABLE,
@@ -25,7 +22,7 @@ from ragfunnel.analyzer.store.migrations import (
 from ragfunnel.analyzer.store.part_format import COMPACT_PARTS
 from ragfunnel.analyzer.store.tables.judge_cache import CACHE_TABLE
 from ragfunnel.analyzer.store.tables.stage_spans import STAGE_TABLE, VIEW_NAME, stage_table
-from ragfunnel.analyzer.store.tables.verdicts import LEGACY_VERDICTS_TABLE, VERDICTS_TABLE
+from ragfunnel.analyzer.store.tables.verdicts import VERDICTS_TABLE
 from tests.support.traces import TraceBuilder
 
 
@@ -136,66 +133,3 @@ def test_an_interrupted_revision_runs_again(store: Store) -> None:
     assert applied_revision(store) == 0  # no marker row for an unfinished revision
     assert [r.number for r in migrate(store, revisions=(revision,)).applied] == [1]
     assert calls == [1, 1]
-
-
-def test_inventory_lists_objects_rows_revision_and_leftovers(store: Store) -> None:
-    b = TraceBuilder()
-    spans(b, 2)
-    b.into(store)
-    before = inventory(store)
-    assert before.revision == 0 and not before.view_attached and not before.stage_table_current
-    traces = before.object("otel_traces")
-    assert traces is not None and traces.rows == 4 and traces.engine == "MergeTree"
-    assert not before.object(STAGE_TABLE).exists  # type: ignore[union-attr]
-
-    migrate(store)
-    store.command(  # what an older ragfunnel could have left behind
-        f"CREATE TABLE {quote(store.database, 'ragfunnel_stage_spans_v0')} (a UInt8) "
-        "ENGINE = MergeTree ORDER BY a"
-    )
-    after = inventory(store)
-    assert after.revision == CURRENT_REVISION and after.view_attached and after.stage_table_current
-    assert after.object(STAGE_TABLE).rows == 4  # type: ignore[union-attr]
-    assert after.object(VIEW_NAME).rows is None  # type: ignore[union-attr]
-    leftover = after.object("ragfunnel_stage_spans_v0")
-    assert leftover is not None and "older ragfunnel" in leftover.role
-
-
-def test_store_migrate_and_info_commands(tmp_path: Path) -> None:
-    dsn = f"chdb://{tmp_path / 'st'}"
-    runner = CliRunner()
-    missing = runner.invoke(app, ["store", "info", "--store", dsn])
-    assert missing.exit_code == 1
-    assert missing.stderr.startswith("ragfunnel store info: there is no store at")
-    assert "(--store or RAGFUNNEL_STORE)" in missing.stderr
-
-    with Store.open(dsn, create=True) as opened:
-        b = TraceBuilder()
-        spans(b, 2)
-        b.into(opened)
-    info = runner.invoke(app, ["store", "info", "--store", dsn])
-    assert info.exit_code == 0, info.output
-    assert f"revision 0 of {CURRENT_REVISION} (ragfunnel store migrate)" in info.stdout
-    assert "MergeTree, 4 rows" in info.stdout and "absent" in info.stdout
-
-    first = runner.invoke(app, ["store", "migrate", "--store", dsn])
-    assert first.exit_code == 0, first.output
-    assert f"revision 1: stage-span table {STAGE_TABLE}" in first.stdout
-    assert f"revision 2: judges' verdicts table {LEGACY_VERDICTS_TABLE}" in first.stdout
-    assert (
-        f"revision 3: verdicts table {VERDICTS_TABLE} with each claim's confidence" in first.stdout
-    )
-    assert f"revision 0 → {CURRENT_REVISION}" in first.stdout
-    second = runner.invoke(app, ["store", "migrate", "--store", dsn])
-    assert f"at revision {CURRENT_REVISION}, nothing to do" in second.stdout
-    info = runner.invoke(app, ["store", "info", "--store", dsn])
-    assert "view attached: new spans are parsed as they arrive" in info.stdout
-    assert "absent" not in info.stdout
-
-
-def test_store_subcommands_show_examples() -> None:
-    runner = CliRunner()
-    for name in ("migrate", "info"):
-        result = runner.invoke(app, ["store", name, "--help"], env={"COLUMNS": "120"})
-        assert result.exit_code == 0, result.output
-        assert "Example" in result.output and f"ragfunnel store {name}" in result.output

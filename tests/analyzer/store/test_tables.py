@@ -11,8 +11,7 @@ from __future__ import annotations
 import pkgutil
 import re
 import socket
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 
 import pytest
 
@@ -27,7 +26,7 @@ from ragfunnel.analyzer.store.tables import (
     verdicts,
 )
 from ragfunnel.analyzer.store.tables.ingest_log import FileRecord
-from tests.support.recorder import Recorder
+from tests.support.recorder import recording
 from tests.support.traces import TraceBuilder, spans_to_arrow
 
 ANALYZER_TABLES = {
@@ -45,16 +44,6 @@ _SYSTEM = re.compile(r"\bFROM system\.\w+ WHERE database = \{db:String\}")
 
 def _names(statement: str, name: str) -> bool:
     return re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", statement) is not None
-
-
-@contextmanager
-def recording(store: Store) -> Iterator[Recorder]:
-    recorder = Recorder(store.client)
-    store.client = recorder
-    try:
-        yield recorder
-    finally:
-        store.client = recorder._client
 
 
 def check_only_own(store: Store, module: str, statements: list[str]) -> None:
@@ -183,21 +172,3 @@ def test_the_check_fails_on_a_statement_about_another_table(filled: Store) -> No
 def test_every_table_module_is_exercised() -> None:
     found = {m.name for m in pkgutil.iter_modules(table_modules.__path__)}
     assert found == set(EXERCISES)
-
-
-def test_one_rule_decides_among_an_answers_verdicts() -> None:
-    """Issue 33: the rule was written in SQL, in batch.py and in review.py."""
-    from datetime import datetime
-
-    from ragfunnel.analyzer.store.tables.verdicts import DECIDING_ORDER, deciding_rows
-
-    early, late = datetime(2026, 1, 1), datetime(2026, 1, 2)
-    rows = [
-        {"TraceId": "t", "QuestionKey": "q", "Judge": "llm:a", "JudgedAt": early},
-        {"TraceId": "t", "QuestionKey": "q", "Judge": "offline", "JudgedAt": late},
-        {"TraceId": "t", "QuestionKey": "q", "Judge": "llm:b", "JudgedAt": late},
-        {"TraceId": "u", "QuestionKey": "q", "Judge": "offline", "JudgedAt": None},
-    ]
-    assert [r["Judge"] for r in deciding_rows(rows)] == ["llm:b", "offline"]
-    assert [r["Judge"] for r in deciding_rows(rows[:2])] == ["llm:a"]
-    assert "Judge != 'offline'" in DECIDING_ORDER and "JudgedAt" in DECIDING_ORDER

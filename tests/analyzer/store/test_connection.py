@@ -1,0 +1,116 @@
+"""``store/connection.py``: opening a store (created only when asked, read-only when asked), running statements."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from unittest.mock import MagicMock
+
+import pytest
+
+from ragfunnel.analyzer.cases import CaseSet
+from ragfunnel.analyzer.funnel import analyze
+from ragfunnel.analyzer.store import DEFAULT_DSN, Store, StoreError
+
+
+def test_reopening_keeps_the_data_and_never_recreates(path: Path) -> None:
+    with Store.open(f"chdb://{path}", create=True) as store:
+        store.command(f"INSERT INTO {store.traces_table} (TraceId, SpanId) VALUES ('t', 's')")
+    with Store.open(f"chdb://{path}", create=True) as store:
+        assert store.command(f"SELECT count() FROM {store.traces_table}") == 1
+
+
+def test_database_and_table_names_are_configurable(path: Path) -> None:
+    with Store.open(f"chdb://{path}", database="team_a", table="spans", create=True) as store:
+        assert store.traces_table == "`team_a`.`spans`"
+        assert store.command("EXISTS TABLE team_a.spans") == 1
+
+
+def test_create_false_needs_an_existing_store(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match="there is no store at"):
+        Store.open(f"chdb://{tmp_path / 'nothing'}", create=False)
+    with Store.open(f"chdb://{tmp_path / 's'}", create=True):
+        pass
+    with pytest.raises(StoreError, match=r"no table `other`\.`otel_traces`"):
+        Store.open(f"chdb://{tmp_path / 's'}", database="other", create=False)
+
+
+def test_bad_identifiers_never_reach_sql(path: Path) -> None:
+    with pytest.raises(StoreError, match="not allowed"):
+        Store.open(f"chdb://{path}", table="x`; DROP TABLE y", create=True)
+
+
+def test_relative_and_bare_paths_resolve_against_the_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("RAGFUNNEL_STORE", raising=False)
+    with Store.open(create=True) as store:
+        assert store.dsn_redacted == f"chdb://{tmp_path / '.ragfunnel' / 'store'}"
+    assert DEFAULT_DSN == "chdb://.ragfunnel/store"
+    with Store.open("here/store", create=True) as store:
+        assert store.dsn_redacted == f"chdb://{tmp_path / 'here' / 'store'}"
+    monkeypatch.setenv("RAGFUNNEL_STORE", "chdb://from-env")
+    with Store.open(create=True) as store:
+        assert store.dsn_redacted == f"chdb://{tmp_path / 'from-env'}"
+
+
+def test_opening_never_creates_a_store_unless_asked(tmp_path: Path) -> None:
+    """Issue 21: `Store.open("typo/path")` made an empty store that analysis read as 0 records."""
+    typo = tmp_path / "typo" / "store"
+    with pytest.raises(StoreError, match=r"there is no store at .*run `ragfunnel ingest` first"):
+        Store.open(f"chdb://{typo}")
+    assert not typo.exists() and not typo.parent.exists()
+    with pytest.raises(StoreError, match="there is no store at"):
+        analyze(str(typo), CaseSet([]))  # the documented path-string form as well
+    assert not typo.exists()
+    with Store.open(f"chdb://{tmp_path / 'made'}", create=True) as made:
+        database = made.database
+    with pytest.raises(StoreError, match=re.escape("there is no table `otel_a`.`otel_traces`")):
+        Store.open(f"chdb://{tmp_path / 'made'}", database="otel_a")  # an existing path, no table
+    with Store.open(f"chdb://{tmp_path / 'made'}", database=database) as reopened:
+        assert reopened.embedded and not reopened.read_only
+
+
+def test_query_df_returns_polars(opened: Store) -> None:
+    frame = opened.query_df("SELECT {n:UInt8} AS n, {s:String} AS s", {"n": 3, "s": "x'); DROP"})
+    assert frame.to_dicts() == [{"n": 3, "s": "x'); DROP"}]
+
+
+def test_sql_errors_are_store_errors(opened: Store) -> None:
+    with pytest.raises(StoreError, match="query failed on chdb://"):
+        opened.query_arrow("SELECT no_such_column FROM otel.otel_traces")
+
+
+def test_a_read_only_store_creates_nothing(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match="there is no store at") as raised:
+        Store.open(f"chdb://{tmp_path / 'none'}", read_only=True)
+    assert raised.value.argument == "dsn"
+    assert not (tmp_path / "none").exists()
+    with Store.open(f"chdb://{tmp_path / 'st'}", create=True) as writable:
+        assert not writable.read_only and writable.embedded
+    with Store.open(f"chdb://{tmp_path / 'st'}", read_only=True) as reader:
+        assert reader.read_only and "read_only=True" in repr(reader)
+
+
+def test_analysis_opens_a_server_read_only_and_the_embedded_store_writable(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    opened: list[dict[str, object]] = []
+
+    def record(cls: type[Store], /, dsn: str | None = None, **kw: object) -> MagicMock:
+        opened.append({"dsn": dsn, **kw})
+        return MagicMock()  # stands in for the opened store
+
+    monkeypatch.setattr(Store, "open", classmethod(record))
+    Store.open_for_analysis("http://reader@ch.example:8123/otel")
+    Store.open_for_analysis("chdb:///tmp/mine")
+    Store.open_for_analysis("chdb:///tmp/mine", read_only=True)
+    monkeypatch.setenv("RAGFUNNEL_STORE", "https://ch.example/otel")
+    Store.open_for_analysis()
+    assert [(o["read_only"], o["create"]) for o in opened] == [
+        (True, False),
+        (False, False),
+        (True, False),
+        (True, False),
+    ]
