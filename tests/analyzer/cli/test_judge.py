@@ -137,3 +137,32 @@ def test_review_and_calibrate(tmp_path: Path) -> None:
     assert bad.exit_code == 1 and bad.stderr.startswith("ragfunnel calibrate: no labels file")
     empty = runner.invoke(app, ["review", "--store", dsn])
     assert empty.exit_code == 2 and "give --csv and/or --jsonl" in empty.stderr
+
+
+def test_judge_workers_write_the_same_rows_page_by_page(tmp_path: Path) -> None:
+    """Issue 35: `--workers 2` (400 answers: past the in-process threshold) and `--workers 1`."""
+    from tests.analyzer.judges.run.test_workers import _reply
+
+    def asked() -> None:
+        for n in range(400):
+            ranking = WORKED_RANKING if n % 2 else list(reversed(WORKED_RANKING))
+            ask(f"q{n}", f"Frage {n}?", ranking, _reply(n))
+
+    dsn, _ = stored(tmp_path, [], asked)
+    runner = CliRunner()
+    found = {}
+    for workers in ("1", "2"):
+        out, summary = tmp_path / f"rows-{workers}.jsonl", tmp_path / f"judge-{workers}.json"
+        result = runner.invoke(app, ["judge", "--store", dsn, "--workers", workers, "--dry-run",
+                                     "--jsonl", str(out), "--json", str(summary)])  # fmt: skip
+        assert result.exit_code == 0, result.output
+        assert f"wrote 400 verdict rows to {out}" in result.stdout
+        assert json.loads(summary.read_text(encoding="utf-8"))["rows"] == 400
+        rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+        found[workers] = [{k: v for k, v in r.items() if k != "JudgedAt"} for r in rows]
+    assert found["1"] == found["2"] and len(found["1"]) == 400
+    bad = runner.invoke(app, ["judge", "--store", dsn, "--workers", "0"])
+    assert bad.exit_code == 2 and "--workers" in bad.output
+    unwritable = tmp_path / "missing-folder" / "rows.jsonl"
+    failed = runner.invoke(app, ["judge", "--store", dsn, "--jsonl", str(unwritable)])
+    assert failed.exit_code == 1 and str(unwritable) in failed.output

@@ -1,0 +1,163 @@
+"""Issue 35: the offline screen on worker processes, and the offline policy page by page.
+
+The verdict rows must be the same with any number of workers, any page size, rows kept or
+handed to ``on_rows`` and written: compared on a store of 480 traced answers (more than
+:data:`IN_PROCESS_BELOW`), prompts of three of the worked example's four chunks in other
+orders, answers with changed numbers and times, refusals and disagreeing samples.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import pickle
+from collections.abc import Callable, Iterable, Iterator
+
+import pytest
+
+from ragfunnel.analyzer.ingest import ingest_spans
+from ragfunnel.analyzer.judges import tables
+from ragfunnel.analyzer.judges.answers import AnswerPages
+from ragfunnel.analyzer.judges.offline import OfflineJudge
+from ragfunnel.analyzer.judges.run import batch, workers
+from ragfunnel.analyzer.judges.run.batch import judge_store
+from ragfunnel.analyzer.judges.run.workers import IN_PROCESS_BELOW, ScreenPool, shippable
+from ragfunnel.analyzer.judges.verdict_types import AnswerVerdict, Chunk
+from ragfunnel.analyzer.store import Store
+from ragfunnel.testing import capture_spans
+from tests.support.judge_pipeline import CASES, CHUNKS, REFUSAL, ask
+
+ANSWERS = 480
+
+
+def _reply(n: int) -> str:
+    hotel = (120, 150, 80)[n % 3]
+    taxi = ("ab 22 Uhr", "jederzeit", "ab 20 Uhr", "ab 22:00")[n % 4]
+    if n % 17 == 0:
+        return REFUSAL
+    return f"Die Hotelpauschale beträgt {hotel} Euro; ein Taxi ist {taxi} erlaubt. Frage {n % 40}."
+
+
+def _record(store: Store, count: int) -> None:
+    orders = itertools.cycle(itertools.permutations(CHUNKS, 3))
+    with capture_spans(capture_content=True, run_id="r1") as spans:
+        for n, order in zip(range(count), orders, strict=False):
+            ranking = [(chunk, 0.9 - 0.1 * i) for i, chunk in enumerate(order)]
+            samples = [_reply(n + 1)] if n % 5 == 0 else []
+            ask(f"q{n}", f"Frage {n}?", ranking, _reply(n), samples)
+    ingest_spans(store, spans.spans)
+
+
+def _without_time(rows: Iterable[dict[str, object]]) -> list[dict[str, object]]:
+    return [{k: v for k, v in r.items() if k != "JudgedAt"} for r in rows]
+
+
+def _runs() -> Iterator[str]:
+    """The run ids as a generator: ``runs`` takes any iterable."""
+    yield "r1"
+
+
+def test_workers_and_pages_change_no_verdict_row(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _record(store, ANSWERS)
+    alone = judge_store(store, cases=CASES, write=False, workers=1)
+    assert alone.judged == ANSWERS and len(alone.rows) == ANSWERS == alone.row_count
+    labels = {label for row in alone.rows for label in row["ClaimLabels"]}
+    assert {"supported", "unsupported"} <= labels
+    assert any(row["Signals"] for row in alone.rows)  # the workers read the signals too
+
+    started: list[int] = []
+    start = ScreenPool.start
+
+    def counted(pool: ScreenPool) -> object:
+        started.append(pool.workers)
+        return start(pool)
+
+    monkeypatch.setattr(ScreenPool, "start", counted)
+    two = judge_store(store, cases=CASES, write=False, workers=2, runs=_runs())
+    assert started and set(started) == {2}
+    assert two.rows == alone.rows
+    assert (two.faithfulness, two.confidence) == (alone.faithfulness, alone.confidence)
+
+    # Small pages (the last one short), rows handed on page by page, written, and not kept.
+    monkeypatch.setattr(batch, "AnswerPages", functools.partial(AnswerPages, traces_at_once=100))
+    pages: list[list[dict[str, object]]] = []
+    paged = judge_store(
+        store, cases=CASES, workers=2, runs=iter(["r1"]), keep_rows=False, on_rows=pages.append
+    )
+    assert paged.rows == [] and paged.row_count == ANSWERS
+    assert [len(page) for page in pages] == [100, 100, 100, 100, 80]
+    assert _without_time(r for page in pages for r in page) == _without_time(alone.rows)
+    assert (paged.faithfulness, paged.confidence) == (alone.faithfulness, alone.confidence)
+    assert paged.judged == alone.judged and paged.abstained == alone.abstained
+    stored = tables.read_verdicts(store).sort(["TraceId", "QuestionKey"])
+    expected = sorted(_without_time(alone.rows), key=lambda r: (r["TraceId"], r["QuestionKey"]))
+    assert _without_time(stored.iter_rows(named=True)) == expected
+
+
+class Echo:
+    """A custom screening judge that pickles: the offline judge's verdicts under its own name."""
+
+    name = "echo"
+
+    def judge(self, answer: str, context: Iterable[Chunk]) -> AnswerVerdict:
+        verdict = OfflineJudge(multilingual=False, chunk_cache=0).judge(answer, list(context))
+        return AnswerVerdict(verdict.claims, verdict.refusals, self.name)
+
+
+class Local(Echo):
+    """One that does not pickle (it holds a lambda): judged in process."""
+
+    def __init__(self) -> None:
+        self.seen: Callable[[], int] = lambda: 0
+
+
+def test_a_custom_screen_goes_to_the_workers_when_it_pickles(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _record(store, IN_PROCESS_BELOW)
+    assert shippable(Echo()) and shippable(None) == b"" and shippable(Local()) is None
+    shipped = judge_store(store, write=False, workers=2, screen=Echo())
+    alone = judge_store(store, write=False, workers=1, screen=Echo())
+    assert shipped.rows == alone.rows and {r["Judge"] for r in shipped.rows} == {"echo"}
+
+    def refuse(_pool: ScreenPool) -> None:
+        raise AssertionError("no worker may start")
+
+    monkeypatch.setattr(ScreenPool, "start", refuse)
+    local = judge_store(store, write=False, workers=2, screen=Local())
+    assert local.rows == alone.rows
+
+
+def test_few_answers_are_judged_in_process(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    _record(store, 12)
+
+    def refuse(_pool: ScreenPool) -> None:
+        raise AssertionError("no worker may start below IN_PROCESS_BELOW")
+
+    monkeypatch.setattr(ScreenPool, "start", refuse)
+    seen: list[tuple[str, int, int]] = []
+    result = judge_store(store, write=False, workers=4, progress=lambda *s: seen.append(s))
+    assert result.judged == 12 and seen[-1] == ("judging offline (offline)", 12, 12)
+    with pytest.raises(ValueError, match="workers must be 1 or more"):
+        judge_store(store, write=False, workers=0)
+
+
+def test_a_script_without_a_main_guard_is_not_run_again(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: object
+) -> None:
+    """The workers start with an empty ``__main__``: Python would import the user's script."""
+    import sys
+    import types
+
+    script = types.ModuleType("__main__")
+    script.__file__ = "/nonexistent/user_script.py"  # a worker importing it would fail
+    monkeypatch.setitem(sys.modules, "__main__", script)
+    items = [("Die Hotelpauschale beträgt 120 Euro.", (Chunk("h", CHUNKS["hotel-allowance"]),), {})]
+    with ScreenPool(b"", 1) as pool:
+        ((verdict, found),) = pool.submit(items).results(lambda _n: None)
+    assert verdict.claims and found == []
+    assert sys.modules["__main__"] is script
+    assert pickle.loads(pickle.dumps(verdict)) == verdict
+    assert workers.default_workers() >= 1
