@@ -68,16 +68,16 @@ on the fourth): of 0.01, 0.03, 0.1 and 0.3, 0.01 ranks best on average for both 
 strong penalty keeps any one set's quirks out of the weights). ``PARAPHRASE`` takes 0.03, the
 next best (0.008 lower on average, the best on WiCE dev): at 0.01 the penalty shrinks the
 embedding's weight until the paraphrases it is there for ("Staff who misplace a notebook
-computer …" against "Employees who lose a laptop …", tests/analyzer/judges/
-test_offline_paraphrase.py) are no longer supported."""
+computer …" against "Employees who lose a laptop …", tests/analyzer/judges/offline/
+test_embed.py) are no longer supported."""
 CHOICES = (0.01, 0.03, 0.1, 0.3, 1.0)
 LEFT_OUT = {"PARAPHRASE": ("tokens", "begin-dev")}
 """Features (coefficient 0) and fitting sets a model is fitted without. ``PARAPHRASE`` leaves
 out ``tokens`` (the share of all the claim's tokens in the context) and BEGIN's dialogue
 responses, whose attribution is lexical: fitted with either, the lexical terms outweigh the
 embedding's similarity and a paraphrase in other words ("The physician prescribed
-medication." against "The doctor gave him drugs.", tests/analyzer/judges/
-test_offline_paraphrase.py) scores 0.25 to 0.30, below the supported cut-off, at every C
+medication." against "The doctor gave him drugs.", tests/analyzer/judges/offline/
+test_embed.py) scores 0.25 to 0.30, below the supported cut-off, at every C
 tried: what the extra is for is lost. It stays the issue-18 model (BEGIN measures it)."""
 FIT_SCALE = {"question": 3.0}
 """Features fitted on their value times this (the printed coefficient is for the value): a

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from ragfunnel.analyzer.judges.offline import OfflineJudge, judge_claim
 from ragfunnel.analyzer.judges.offline.align import read_facts
 from ragfunnel.analyzer.judges.offline.index import ContextIndex
 from ragfunnel.analyzer.judges.offline.names import missing_names, swapped_names
@@ -90,3 +91,34 @@ def test_no_swap_when_the_sentence_names_only_what_the_claim_names() -> None:
     index = _index("The Munich and Berlin offices open at 8:00.")
     folded = "the hamburg, munich and berlin offices open at 8:00."
     assert swapped_names(["hamburg"], ["hamburg"], folded, index, [0]) == []
+
+
+def test_an_english_name_missing_from_the_context_is_never_supported() -> None:
+    verdict = judge_claim(
+        "The hotel allowance is 120 EUR per night in Hamburg",
+        ["The hotel allowance is 120 EUR per night."],
+    )
+    assert verdict.label != "supported"
+    assert "hamburg" in verdict.missing
+
+
+@pytest.mark.parametrize(
+    ("claim", "context", "label"),
+    [
+        ("MFA has been required for all remote access since 15 January 2024.",
+         "Multi-factor authentication is mandatory for all remote access since January 15, 2024.",
+         "supported"),
+        ("The SLA guarantees 99.9 % uptime.",
+         "The service level agreement guarantees 99.9 % uptime.", "supported"),
+        # An acronym the context does not spell out is still a missing name.
+        ("The NSA guarantees 99.9 % uptime.",
+         "The service level agreement guarantees 99.9 % uptime.", "uncertain"),
+    ],
+)  # fmt: skip
+def test_an_acronym_the_context_writes_out_is_no_missing_name(
+    claim: str, context: str, label: str
+) -> None:
+    """A user's app (2026-12-04): "MFA" for "Multi-factor authentication" sent a correct
+    answer to a stronger judge."""
+    verdict = OfflineJudge(paraphrase=False).judge(claim, [Chunk("c", context)])
+    assert [c.label for c in verdict.claims] == [label]

@@ -18,8 +18,9 @@ import pytest
 from ragfunnel.analyzer.judges import Chunk
 from ragfunnel.analyzer.judges.offline import OfflineJudge
 from ragfunnel.analyzer.judges.offline.index import ContextIndex
-from ragfunnel.analyzer.judges.offline.prepared import ChunkCache
+from ragfunnel.analyzer.judges.offline.prepared import ChunkCache, chunk_text, prepare
 from ragfunnel.analyzer.judges.verdict_types import AnswerVerdict
+from ragfunnel.analyzer.language.lexicon import fold
 
 CORPUS = [
     Chunk("hotel", "Die Hotelpauschale beträgt 120 EUR pro Nacht. Frühstück ist nicht enthalten."),
@@ -161,3 +162,32 @@ def test_bad_cache_sizes_are_refused(sizes: dict[str, int]) -> None:
         OfflineJudge(paraphrase=False, multilingual=False, **sizes)
     with pytest.raises(ValueError, match="at least one chunk"):
         ChunkCache(0)
+
+
+def test_a_chunk_is_cut_into_sentences_at_ends_and_line_breaks_not_at_a_days_dot() -> None:
+    text = "Die Richtlinie gilt ab dem 1. März 2025. Sie gilt für alle.\nFragen an HR!"
+    chunk = prepare(text, fold(text), german=True)
+    assert chunk.sentences == (
+        "die richtlinie gilt ab dem 1. marz 2025.",
+        "sie gilt fur alle.",
+        "fragen an hr!",
+    )
+    assert chunk.written[0] == "Die Richtlinie gilt ab dem 1. März 2025."
+    assert chunk.numeric == (True, False, False)
+
+
+def test_content_stems_keep_their_sentences_and_positions_stopwords_do_not() -> None:
+    text = "The fee is twelve dollars. Taxis run late, taxis run early."
+    chunk = prepare(text, fold(text), german=False)
+    assert chunk.numeric == (True, False)  # a number word is a fact
+    assert chunk.stems["dollar"] == ((0,), (5,))
+    assert chunk.stems["taxi"] == ((1,), (6, 9))
+    assert "the" not in chunk.stems and "is" not in chunk.stems
+    assert chunk.length == 11  # letter tokens: where the next chunk's positions start
+    assert chunk.word_stems["dollars"] == "dollar"
+
+
+def test_chunk_text_is_the_folded_text_with_or_without_a_cache() -> None:
+    cache = ChunkCache(2)
+    assert chunk_text(None, "Größe") == chunk_text(cache, "Größe") == "grosse"
+    assert len(cache) == 1

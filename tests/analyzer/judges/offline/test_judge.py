@@ -1,13 +1,16 @@
-"""The offline judge on answers written the way generators write them (issue 18's reproductions).
+"""judge.py: the offline judge on whole answers — the worked example, verdicts, shapes users pass.
 
 A correct answer — with a lead-in, a hedge, an attribution, in other words, as a list, in
-German — must never come out ``unsupported``; a contradicted number, date or negation must.
+German — must never come out ``unsupported``; a contradicted number, date or negation must
+(issue 18's reproductions). Each check's own rules are tested beside its module
+(``test_hard.py``, ``test_negation.py``, ``test_exception.py``, ``test_names.py``).
 """
 
 from __future__ import annotations
 
 import pytest
 
+from ragfunnel.analyzer.judges import Chunk
 from ragfunnel.analyzer.judges.offline import OfflineJudge, judge_claim
 from ragfunnel.analyzer.judges.offline.score import SUPPORTED_AT
 from ragfunnel.analyzer.judges.verdict_types import UNCERTAIN
@@ -202,3 +205,125 @@ def test_an_answers_confidence_counts_a_verdict_without_one_and_is_none_when_abs
     assert AnswerVerdict(()).confidence is None
     refusal = OfflineJudge().judge("Dazu liegen mir keine Informationen vor.", RICHTLINIE)
     assert refusal.abstained and refusal.confidence is None
+
+
+HOTEL_TAXI = [
+    Chunk("access-rights", "Zugriffsrechte für das Reiseportal beantragt man im IT-Ticketsystem."),
+    Chunk("hotel-allowance", "Die Hotelpauschale beträgt 120 EUR pro Nacht."),
+    Chunk("taxi", "Ein Taxi ist ab 22:00 Uhr erlaubt; vorher gilt der ÖPNV."),
+]
+
+
+def test_worked_example_both_facts_score_one() -> None:
+    verdict = OfflineJudge().judge(
+        "Die Hotelpauschale beträgt 120 Euro; ein Taxi ist ab 22 Uhr erlaubt.", HOTEL_TAXI
+    )
+    assert verdict.faithfulness == 1.0
+    assert [c.supporting_ids for c in verdict.claims] == [("hotel-allowance",), ("taxi",)]
+
+
+def test_worked_example_any_time_scores_half_and_quotes_the_taxi_claim() -> None:
+    verdict = OfflineJudge().judge(
+        "Die Hotelpauschale beträgt 120 Euro; ein Taxi ist jederzeit erlaubt.", HOTEL_TAXI
+    )
+    assert verdict.faithfulness == 0.5
+    (bad,) = verdict.refuted
+    assert bad.text == "Ein Taxi ist jederzeit erlaubt"
+    assert bad.label == "unsupported"
+    assert bad.missing == "jederzeit"
+
+
+def test_context_order_does_not_matter() -> None:
+    answer = "Die Hotelpauschale beträgt 120 Euro; ein Taxi ist ab 22 Uhr erlaubt."
+    forward = OfflineJudge().judge(answer, HOTEL_TAXI)
+    backward = OfflineJudge().judge(answer, list(reversed(HOTEL_TAXI)))
+    assert [c.label for c in forward.claims] == [c.label for c in backward.claims]
+
+
+def test_missing_key_words_lower_the_score_and_there_is_no_partial() -> None:
+    # The old judge called this "partial"; the calibrated judge has three outcomes, and a claim
+    # with words the context lacks scores lower than one fully found.
+    context = ["Die Hotelpauschale beträgt 120 EUR pro Nacht."]
+    full = judge_claim("Die Hotelpauschale beträgt 120 Euro pro Nacht", context)
+    extra = judge_claim("Die Hotelpauschale beträgt 120 Euro pro Nacht im Stadtzentrum", context)
+    assert full.label == "supported"
+    assert extra.label in ("supported", "uncertain")
+    assert (extra.confidence or 0) < (full.confidence or 0)
+    mostly_new = judge_claim("Die Hotelpauschale deckt Frühstück, Parkplatz und Minibar", context)
+    assert mostly_new.label != "supported"
+    assert "fruhstuck" in mostly_new.missing
+    unrelated = judge_claim("Profits rose sharply in Asia.", context)
+    assert unrelated.label == "unsupported"
+
+
+def test_refusal_is_an_abstention_not_a_score() -> None:
+    verdict = OfflineJudge().judge("Dazu habe ich keine Informationen.", HOTEL_TAXI)
+    assert verdict.abstained
+    assert verdict.faithfulness is None
+    assert verdict.claims == ()
+
+
+def test_context_shapes_users_pass() -> None:
+    answer = "The allowance is 120 EUR."
+    as_pairs = OfflineJudge().judge(answer, iter([("a", "The allowance is 120 EUR.")]))
+    as_texts = OfflineJudge().judge(answer, (t for t in ["The allowance is 120 EUR."]))
+    assert as_pairs.claims[0].supporting_ids == ("a",)
+    assert as_texts.claims[0].supporting_ids == ("1",)
+
+
+def test_deterministic() -> None:
+    answer = "Die Hotelpauschale beträgt 120 Euro; ein Taxi ist jederzeit erlaubt."
+    assert OfflineJudge().judge(answer, HOTEL_TAXI) == OfflineJudge().judge(answer, HOTEL_TAXI)
+
+
+@pytest.mark.parametrize(
+    ("claim", "context"),
+    [
+        # A number word is a fact: none of its letters is left over as a key word.
+        (
+            "The update is rolled out in rings over four weeks.",
+            "Firmware 4.2 adds TLS 1.3. The update is rolled out in rings over four weeks.",
+        ),
+        (
+            "Die erste Klasse ist bei Fahrten über vier Stunden erlaubt.",
+            "Die erste Klasse ist bei Fahrten über vier Stunden erlaubt.",
+        ),
+        # Words in code spans count: `gw logs --purge` holds "purge".
+        (
+            "Delete old log archives with `gw logs --purge` and run a soft reset.",
+            "FW-E2210 means the partition is full: delete old log archives with "
+            "`gw logs --purge` and run a soft reset.",
+        ),
+        # A negation's scope ends at the colon: the negated part is found as a sentence.
+        (
+            "Do not run a factory reset: reflash the firmware image over USB with the stick.",
+            "FW-E1742 means a checksum mismatch. Do not run a factory reset: reflash the "
+            "firmware image over USB with the stick.",
+        ),
+        # "and the last error code" continues a noun phrase: no claim of its own.
+        (
+            "If it does not, open a ticket with the serial number and the last error code.",
+            "Check the dashboard; if it does not, open a ticket with the serial number and the "
+            "last error code.",
+        ),
+    ],
+)
+def test_verbatim_quotes_are_supported(claim: str, context: str) -> None:
+    verdict = OfflineJudge().judge(claim, [("c", context)])
+    assert verdict.faithfulness == 1.0, verdict.claims
+
+
+def test_refuted_and_doubted_name_what_they_hold_and_unsupported_is_deprecated() -> None:
+    """Issue 33: ``unsupported`` returned every claim below supported, doubts included."""
+    from ragfunnel.analyzer.judges import AnswerVerdict, ClaimVerdict
+
+    claims = (
+        ClaimVerdict("a", "unsupported"),
+        ClaimVerdict("b", "uncertain"),
+        ClaimVerdict("c", "supported"),
+    )
+    verdict = AnswerVerdict(claims)
+    assert [c.text for c in verdict.refuted] == ["a"]
+    assert [c.text for c in verdict.doubted] == ["a", "b"]
+    with pytest.warns(DeprecationWarning, match=r"use \.doubted .* or \.refuted"):
+        assert verdict.unsupported == verdict.doubted
