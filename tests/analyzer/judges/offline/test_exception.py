@@ -9,11 +9,16 @@ from __future__ import annotations
 import pytest
 
 from ragfunnel.analyzer.judges import Chunk
-from ragfunnel.analyzer.judges.offline import judge_claim
 from ragfunnel.analyzer.judges.offline.exception import exception_finding
 from ragfunnel.analyzer.judges.offline.index import ContextIndex
 from ragfunnel.analyzer.language.lexicon import fold
-from tests.support.planted_texts import POLICY_DE, POLICY_EN, VARIANTS
+from tests.support.planted_texts import (
+    POLICY_DE,
+    POLICY_EN,
+    VARIANTS,
+    assert_copy_supported,
+    assert_planted_error_found,
+)
 
 RENEW_EN = [
     Chunk(
@@ -46,10 +51,7 @@ RENEW_DE = [
 def test_a_planted_exception_or_turned_condition_is_unsupported(
     claim: str, context: list[Chunk], reason: str, paraphrase: bool
 ) -> None:
-    verdict = judge_claim(claim, context, paraphrase)
-    assert verdict.label == "unsupported", verdict
-    assert reason in verdict.missing
-    assert verdict.confidence is not None and verdict.confidence <= 0.2
+    assert_planted_error_found(claim, context, reason, paraphrase)
 
 
 @pytest.mark.parametrize("paraphrase", VARIANTS)
@@ -68,8 +70,7 @@ def test_a_planted_exception_or_turned_condition_is_unsupported(
 def test_an_exception_or_condition_the_context_states_is_supported(
     claim: str, context: list[Chunk], paraphrase: bool
 ) -> None:
-    verdict = judge_claim(claim, context, paraphrase)
-    assert verdict.label == "supported", verdict
+    assert_copy_supported(claim, context, paraphrase)
 
 
 def _finding(claim: str, *context: str) -> str:

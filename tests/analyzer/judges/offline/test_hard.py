@@ -21,7 +21,13 @@ from ragfunnel.analyzer.judges.offline.hard import (
 )
 from ragfunnel.analyzer.judges.offline.index import ContextIndex
 from ragfunnel.analyzer.language.terms import qualifiers
-from tests.support.planted_texts import ABSTRACT_DE, ABSTRACT_EN, VARIANTS
+from tests.support.planted_texts import (
+    ABSTRACT_DE,
+    ABSTRACT_EN,
+    VARIANTS,
+    assert_copy_supported,
+    assert_planted_error_found,
+)
 
 POLICY_DATE_DE = [Chunk("policy", "Die neue Reiserichtlinie gilt ab dem 1. März 2025.")]
 POLICY_DATE_EN = [Chunk("policy", "The new travel policy applies from 1 March 2025.")]
@@ -291,10 +297,7 @@ def test_a_number_or_date_planted_in_a_copied_sentence_is_unsupported(
     claim: str, context: list[Chunk], reason: str, paraphrase: bool
 ) -> None:
     """Issue 34, reproduction 6: one changed value in a copied sentence is a contradiction."""
-    verdict = judge_claim(claim, context, paraphrase)
-    assert verdict.label == "unsupported", verdict
-    assert reason in verdict.missing
-    assert verdict.confidence is not None and verdict.confidence <= 0.2
+    assert_planted_error_found(claim, context, reason, paraphrase)
 
 
 @pytest.mark.parametrize("paraphrase", VARIANTS)
@@ -311,8 +314,7 @@ def test_a_number_or_date_planted_in_a_copied_sentence_is_unsupported(
 def test_the_copied_sentence_with_its_own_values_is_supported(
     claim: str, context: list[Chunk], paraphrase: bool
 ) -> None:
-    verdict = judge_claim(claim, context, paraphrase)
-    assert verdict.label == "supported", verdict
+    assert_copy_supported(claim, context, paraphrase)
 
 
 def test_a_number_in_another_place_is_not_contradicted_in_place() -> None:

@@ -16,7 +16,15 @@ from ragfunnel.analyzer.judges.offline.negation import negation_finding
 from ragfunnel.analyzer.judges.offline.words import stem
 from ragfunnel.analyzer.language.lexicon import fold
 from ragfunnel.analyzer.language.terms import key_words
-from tests.support.planted_texts import ABSTRACT_DE, ABSTRACT_EN, POLICY_DE, POLICY_EN, VARIANTS
+from tests.support.planted_texts import (
+    ABSTRACT_DE,
+    ABSTRACT_EN,
+    POLICY_DE,
+    POLICY_EN,
+    VARIANTS,
+    assert_copy_supported,
+    assert_planted_error_found,
+)
 
 
 def test_negations_must_agree() -> None:
@@ -93,10 +101,7 @@ def test_a_negation_planted_in_a_copied_sentence_is_unsupported(
     claim: str, context: list[Chunk], reason: str, paraphrase: bool
 ) -> None:
     """Issue 34, reproduction 6: an inserted negation is a contradiction, not a doubt."""
-    verdict = judge_claim(claim, context, paraphrase)
-    assert verdict.label == "unsupported", verdict
-    assert reason in verdict.missing
-    assert verdict.confidence is not None and verdict.confidence <= 0.2
+    assert_planted_error_found(claim, context, reason, paraphrase)
 
 
 @pytest.mark.parametrize("paraphrase", VARIANTS)
@@ -107,8 +112,7 @@ def test_a_negation_planted_in_a_copied_sentence_is_unsupported(
 def test_a_negation_the_context_states_is_supported(
     claim: str, context: list[Chunk], paraphrase: bool
 ) -> None:
-    verdict = judge_claim(claim, context, paraphrase)
-    assert verdict.label == "supported", verdict
+    assert_copy_supported(claim, context, paraphrase)
 
 
 def test_a_negation_the_context_shares_is_no_insertion() -> None:
