@@ -22,7 +22,8 @@ reads the pairs and scores each claim by the naive word overlap of bench/judge.p
 
 ``--tree NAME=DIR`` (repeatable) runs the judge from a source tree (a ``git archive`` of another
 commit: ``PYTHONPATH=DIR``), alternating the trees within each run, and checks that every tree
-wrote the same verdict rows (judged-at times left out).
+wrote the same verdict rows (judged-at times left out). Beside the child's own peak RSS and
+CPU, the whole process tree's (the judge's workers, ``--workers``, are grandchildren), polled.
 
     python bench/judge_speed.py --answers 3000 --runs 3 \
         --tree before=/tmp/before --tree after=/tmp/after
@@ -175,12 +176,71 @@ def _judge_argv(tree: Path | None, store: Path, jsonl: Path | None) -> list[str]
     return [*argv, "--jsonl", str(jsonl)] if jsonl else argv
 
 
+def _tree(root: int) -> list[int]:
+    """``root`` and every process below it (the judge's fork server and its workers)."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as stat:
+                    parent = int(stat.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(parent, []).append(int(entry))
+    found, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        found.append(pid)
+        todo.extend(children.get(pid, []))
+    return found
+
+
+def _usage(pid: int) -> tuple[int, float]:
+    """A process's resident KiB and CPU seconds (user + system), or zeros once it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        with open(f"/proc/{pid}/status") as status:
+            rss = next(int(line.split()[1]) for line in status if line.startswith("VmRSS:"))
+    except (OSError, StopIteration):
+        return 0, 0.0
+    return rss, (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def timed(argv: list[str]) -> dict[str, Any]:
-    """``run_child``'s wall seconds and peak RSS, and the child's CPU seconds (user + system)."""
+    """``run_child``'s wall seconds and peak RSS, and the child's CPU seconds (user + system).
+
+    Beside them, the whole process tree's (the child, its fork server and workers; polled every
+    50 ms): ``tree_rss``, the peak of the summed resident memory, and ``tree_cpu``, each
+    process's CPU seconds as last seen (a worker's last 50 ms may be missed). The workers of
+    ``--workers`` are the fork server's children, so ``RUSAGE_CHILDREN`` may not count them.
+    """
+    import threading
+
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    peak, cpu, done = [0], {}, threading.Event()
+    baseline = set(_tree(os.getpid()))
+
+    def watch() -> None:
+        while not done.is_set():
+            total = 0
+            for pid in set(_tree(os.getpid())) - baseline:
+                rss, seconds = _usage(pid)
+                total += rss
+                if seconds:
+                    cpu[pid] = seconds
+            peak[0] = max(peak[0], total)
+            done.wait(0.05)
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
     result = run_child(argv)
+    done.set()
+    watcher.join()
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     result["cpu"] = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    result["tree_rss"] = peak[0] * 1024
+    result["tree_cpu"] = sum(cpu.values())
     return result
 
 
@@ -210,8 +270,10 @@ def measure(args: argparse.Namespace, work: Path) -> list[dict[str, Any]]:
                     if jsonl is not None:
                         rows[name] = _rows(jsonl)
                     print(f"  {shape} {n:,}, run {run + 1}: {name} {result['seconds']:.1f} s, "
-                          f"{n / result['seconds']:,.0f} answers/s, CPU {result['cpu']:.1f} s, "
-                          f"{result['rss'] / 2**20:,.0f} MiB", file=sys.stderr)  # fmt: skip
+                          f"{n / result['seconds']:,.0f} answers/s, CPU {result['cpu']:.1f} s "
+                          f"(tree {result['tree_cpu']:.1f} s), {result['rss'] / 2**20:,.0f} MiB "
+                          f"(tree {result['tree_rss'] / 2**20:,.0f} MiB), load "
+                          f"{os.getloadavg()[0]:.2f}", file=sys.stderr)  # fmt: skip
                 base = timed([sys.executable, str(Path(__file__).resolve()),
                                   "--baseline-child", str(pairs)])  # fmt: skip
                 steps.setdefault("word overlap", []).append(base)
@@ -225,19 +287,23 @@ def measure(args: argparse.Namespace, work: Path) -> list[dict[str, Any]]:
                 name: {"median_s": statistics.median(r["seconds"] for r in found),
                        "runs_s": [round(r["seconds"], 2) for r in found],
                        "median_cpu_s": statistics.median(r["cpu"] for r in found),
-                       "peak_rss_mib": max(r["rss"] for r in found) / 2**20}
+                       "median_tree_cpu_s": statistics.median(r["tree_cpu"] for r in found),
+                       "peak_rss_mib": max(r["rss"] for r in found) / 2**20,
+                       "peak_tree_rss_mib": max(r["tree_rss"] for r in found) / 2**20}
                 for name, found in steps.items()}})  # fmt: skip
     return results
 
 
 def print_table(results: list[dict[str, Any]]) -> None:
     names = list(results[0]["steps"])
-    print("| shape | answers | " + " | ".join(f"{n} answers/s: wall, CPU (peak MiB)" for n in names)
+    print("| shape | answers | " + " | ".join(f"{n} answers/s: wall, tree CPU (peak MiB: "
+                                             "process, tree)" for n in names)
           + " | same verdict rows |")  # fmt: skip
     print("|---|---|" + "---|" * len(names) + "---|")
     for r in results:
-        cells = [f"{r['answers'] / s['median_s']:,.0f}, {r['answers'] / s['median_cpu_s']:,.0f} "
-             f"({s['peak_rss_mib']:,.0f})"
+        cells = [f"{r['answers'] / s['median_s']:,.0f}, "
+                 f"{r['answers'] / max(s['median_tree_cpu_s'], s['median_cpu_s']):,.0f} "
+                 f"({s['peak_rss_mib']:,.0f}, {s['peak_tree_rss_mib']:,.0f})"
                  for s in r["steps"].values()]  # fmt: skip
         same = "-" if r["same_rows"] is None else ("yes" if r["same_rows"] else "**no**")
         print(f"| {r['shape']} | {r['answers']:,} | " + " | ".join(cells) + f" | {same} |")
