@@ -50,3 +50,21 @@ def test_a_second_process_on_the_same_store_is_told_so_in_plain_words(tmp_path: 
         )
     assert f"the store chdb://{path} is in use by another process (pid " in found.stdout
     assert "EmbeddedServer" not in found.stdout and "BAD_ARGUMENTS" not in found.stdout
+
+
+def test_the_engine_is_freed_only_when_the_last_store_on_its_path_closes(tmp_path: Path) -> None:
+    first = Store.open(f"chdb://{tmp_path / 'a'}", create=True)
+    second = Store.open(f"chdb://{tmp_path / 'a'}", database="other", create=True)
+    first.close()
+    with pytest.raises(StoreError, match=rf"bound to chdb://{tmp_path / 'a'} until every store"):
+        Store.open(f"chdb://{tmp_path / 'b'}", create=True)  # the second still holds it
+    second.close()
+    with Store.open(f"chdb://{tmp_path / 'b'}", create=True) as elsewhere:
+        assert elsewhere.command("SELECT 1") == 1
+
+
+def test_a_refused_open_creates_no_folder(tmp_path: Path) -> None:
+    with Store.open(f"chdb://{tmp_path / 'a'}", create=True):
+        with pytest.raises(StoreError, match="one store path per process"):
+            Store.open(f"chdb://{tmp_path / 'b'}", create=True)
+    assert not (tmp_path / "b").exists()
