@@ -135,11 +135,11 @@ def redact_dsn(dsn: str) -> str:
     scheme, sep, rest = dsn.partition("://")
     if not sep:
         return dsn
-    authority, slash, tail = rest.partition("/")
-    userinfo, at, hostport = authority.rpartition("@")
-    if at and ":" in userinfo:
-        userinfo = userinfo.split(":", 1)[0] + ":***"
-    return f"{scheme}://{userinfo}{at}{hostport}{slash}{tail}"
+    # The user information ends at the last '@': a password may hold an unencoded '/' or '@'.
+    userinfo, at, after = rest.rpartition("@")
+    if not at or ":" not in userinfo:
+        return dsn
+    return f"{scheme}://{userinfo.split(':', 1)[0]}:***@{after}"
 
 
 def check_identifier(kind: str, name: str) -> str:

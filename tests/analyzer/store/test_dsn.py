@@ -81,15 +81,15 @@ def test_a_bad_dsn_is_named_with_what_is_wrong_and_never_its_password(
     assert caught.value.argument == "dsn"  # the CLI names --store
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: a password holding an unencoded '/' reaches the error message (redact_dsn "
-    "splits the authority at the first '/'); reported, not fixed here (tests only)",
-)
 def test_a_password_with_a_slash_never_reaches_the_message() -> None:
     with pytest.raises(StoreError) as caught:
         parse_dsn("http://bob:pa/ss@host/db")
     assert "pa/ss" not in str(caught.value)
+
+
+@pytest.mark.parametrize("password", ["pa/ss", "p@ss/w:rd", "pa:ss"])
+def test_redact_dsn_hides_a_password_holding_slashes_at_signs_and_colons(password: str) -> None:
+    assert redact_dsn(f"http://bob:{password}@host:8123/db") == "http://bob:***@host:8123/db"
 
 
 def test_bare_paths_and_chdb_paths_are_embedded_and_absolute(
