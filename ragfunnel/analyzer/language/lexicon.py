@@ -1,11 +1,13 @@
 """Word lists of the offline judge, English and German: stopwords, negations, qualifiers, units.
 
-Data only (frozensets, dicts and tuples), so that every rule in docs/judges.md can point at one
-list. Every word is stored folded (case-folded, umlauts and accents stripped, ``ß`` → ``ss``),
-the form :func:`fold` gives.
+Data only (frozensets, dicts and tuples, and the two token patterns the readers share), so that
+every rule in docs/judges.md can point at one list. Every word is stored folded (case-folded,
+umlauts and accents stripped, ``ß`` → ``ss``), the form :func:`fold` gives.
 """
 
 from __future__ import annotations
+
+import re
 
 __all__ = [
     "ABBREVIATIONS",
@@ -14,6 +16,7 @@ __all__ = [
     "EVEN_IF",
     "EXCEPTIONS",
     "GERMAN_MARKERS",
+    "LETTERS",
     "META_WORDS",
     "MONTHS",
     "NEGATIONS",
@@ -26,6 +29,7 @@ __all__ = [
     "REFUSAL_TURNS",
     "SPEAKER_WORDS",
     "STOPWORDS",
+    "TOKEN",
     "UNITS",
     "UNLESS",
     "WEEKDAYS",
@@ -37,6 +41,11 @@ _FOLD = (
     ("à", "a"), ("â", "a"), ("ó", "o"), ("ô", "o"), ("í", "i"), ("ú", "u"), ("ç", "c"),
     ("ñ", "n"), ("’", "'"), ("‘", "'"), ("\u00a0", " "), ("\u202f", " "), ("–", "-"), ("—", "-"),
 )  # fmt: skip
+
+TOKEN = re.compile(r"[^\W_]+")
+"""A token: a run of letters or digits, no underscore ("22", "uhr", "pol", "2024")."""
+LETTERS = re.compile(r"[^\W\d_]+")
+"""A word of letters only: no digits, no underscore."""
 
 
 def _words(text: str) -> list[str]:

@@ -25,7 +25,9 @@ def _strings(value: Any) -> Iterator[str]:
             yield from _strings(item)
 
 
-LISTS = sorted(n for n in lexicon.__all__ if n.isupper() and n not in MATCHED_AS_WRITTEN)
+PATTERNS = {"TOKEN", "LETTERS"}
+"""The token patterns the readers share: no word list."""
+LISTS = sorted(n for n in lexicon.__all__ if n.isupper() and n not in MATCHED_AS_WRITTEN | PATTERNS)
 
 
 @pytest.mark.parametrize("name", LISTS)
@@ -72,3 +74,13 @@ def test_exception_phrases_are_longest_first_so_the_longer_one_is_found() -> Non
     for i, phrase in enumerate(phrases):
         for later in phrases[i + 1 :]:
             assert phrase not in later or len(later) <= len(phrase), (phrase, later)
+
+
+def test_the_shared_token_patterns_split_folded_text_into_tokens_and_words() -> None:
+    text = fold("Die Gebühr für POL-2024 beträgt 120 €, snake_case")
+    assert lexicon.TOKEN.findall(text) == [
+        "die", "gebuhr", "fur", "pol", "2024", "betragt", "120", "snake", "case",
+    ]  # fmt: skip
+    assert lexicon.LETTERS.findall(text) == [
+        "die", "gebuhr", "fur", "pol", "betragt", "snake", "case",
+    ]  # fmt: skip

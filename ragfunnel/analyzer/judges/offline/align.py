@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import re
 from dataclasses import dataclass, field
 
 from ragfunnel.analyzer.judges.offline.checks import AlignedClaim, Findings, run_checks
@@ -24,7 +23,7 @@ from ragfunnel.analyzer.judges.offline.hard import ClaimFacts, FactCheck, neighb
 from ragfunnel.analyzer.judges.offline.index import ContextIndex
 from ragfunnel.analyzer.judges.offline.names import missing_names
 from ragfunnel.analyzer.judges.offline.words import lead_in_end, stem
-from ragfunnel.analyzer.language.lexicon import META_WORDS, STOPWORDS, fold
+from ragfunnel.analyzer.language.lexicon import META_WORDS, STOPWORDS, TOKEN, fold
 from ragfunnel.analyzer.language.terms import Fact, facts, key_words
 
 __all__ = ["FEATURES", "FOUND_AT", "PARAPHRASE_FEATURES", "Evidence", "align", "read_facts"]
@@ -52,7 +51,6 @@ _SOFT_FLOOR = 0.2
 """A cosine of the window's lacking words with the window below this adds nothing to
 ``soft_window``; above, ``(cosine - floor) / (1 - floor)`` of their weight."""
 
-_TOKEN = re.compile(r"[^\W_]+")
 _NEAR = 4
 _TOP = 3
 _MAX_POSITIONS = 64
@@ -192,7 +190,7 @@ def align(claim: str, index: ContextIndex) -> Evidence:
 
     names = missing_names(content, claim_facts, german, index)
     claim_read = AlignedClaim(
-        content, folded, claim_facts, frozenset(_TOKEN.findall(folded)), roots, missing, names,
+        content, folded, claim_facts, frozenset(TOKEN.findall(folded)), roots, missing, names,
         window, in_window >= COPIED, coverage, index,
     )  # fmt: skip
     findings = run_checks(claim_read)
@@ -261,7 +259,7 @@ def _token_share(folded: str, index: ContextIndex) -> float:
     knowledge sentence keeps them from it, one that adds an opinion brings its own (on BEGIN's
     dialogue responses this ranks 0.01 above the content-word share).
     """
-    mine = _TOKEN.findall(folded)
+    mine = TOKEN.findall(folded)
     if not mine:
         return 1.0
     seen = index.tokens
@@ -281,7 +279,7 @@ def _overlap(folded: str, spans: list[tuple[Fact, int, int]], absent: int,
             last = max(last, end)
         pieces.append(folded[last:])
         folded = " ".join(pieces)
-    mine = [t for t in _TOKEN.findall(folded) if t not in STOPWORDS]
+    mine = [t for t in TOKEN.findall(folded) if t not in STOPWORDS]
     total = len(mine) + len(spans)
     if not total:
         return 1.0

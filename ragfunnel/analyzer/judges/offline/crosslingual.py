@@ -19,7 +19,6 @@ vector is kept for the judge's lifetime (the same chunks come back answer after 
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -29,7 +28,7 @@ from ragfunnel.analyzer.judges.offline.hard import FactCheck, check_facts
 from ragfunnel.analyzer.judges.offline.index import ContextIndex
 from ragfunnel.analyzer.judges.offline.names import missing_names
 from ragfunnel.analyzer.judges.offline.words import is_german, lead_in_end, tokens
-from ragfunnel.analyzer.language.lexicon import GERMAN_MARKERS, fold
+from ragfunnel.analyzer.language.lexicon import GERMAN_MARKERS, TOKEN, fold
 
 __all__ = [
     "MODEL", "SUPPORTED_AT", "UNSUPPORTED_BELOW", "CrossEvidence", "Encoder", "load", "measure",
@@ -56,7 +55,6 @@ _SAMPLE = 400
 """A claim is compared with this many context sentences at most."""
 _CACHE = 1 << 14
 """Vectors kept per encoder before the cache starts over."""
-_TOKEN = re.compile(r"[^\W_]+")
 _ENGLISH = frozenset(
     [
         "a",
@@ -214,7 +212,7 @@ def measure(claim: str, index: ContextIndex, encoder: Encoder) -> CrossEvidence:
         similarity = max(scored)
         sentence = scored.index(similarity)
     aligned = [sentence] if sentence >= 0 else []
-    checked = check_facts(claim_facts, index, aligned, False, frozenset(_TOKEN.findall(folded)))
+    checked = check_facts(claim_facts, index, aligned, False, frozenset(TOKEN.findall(folded)))
     names = missing_names(content, claim_facts, not index.german, index)
     return CrossEvidence(sentence, similarity, checked, names)
 

@@ -23,17 +23,15 @@ words.
 from __future__ import annotations
 
 import math
-import re
 
 from ragfunnel.analyzer.judges.offline.index import ContextIndex
-from ragfunnel.analyzer.language.lexicon import SPEAKER_WORDS, fold
+from ragfunnel.analyzer.language.lexicon import SPEAKER_WORDS, TOKEN, fold
 
 __all__ = ["DIALOGUE_FEATURES", "dialogue_features"]
 
 DIALOGUE_FEATURES = ("chat", "question")
 """The features this module measures, in order (appended to ``align.FEATURES``)."""
 
-_TOKEN = re.compile(r"[^\W_]+")
 _APOSTROPHES = str.maketrans("", "", "'’")
 _FIRST_PERSON = frozenset(["I", "Im", "Ive", "Id", "Ill"])
 _AMBIGUOUS = frozenset(["id", "ill"])
@@ -61,7 +59,7 @@ def _speaker(written: list[str], n: int) -> bool:
 
 def dialogue_features(content: str, index: ContextIndex) -> tuple[float, float]:
     """``chat`` and ``question`` of a claim's content (after its lead-in) in this context."""
-    written = _TOKEN.findall(content.translate(_APOSTROPHES))
+    written = TOKEN.findall(content.translate(_APOSTROPHES))
     seen = index.tokens
     chat = sum(_speaker(written, n) and fold(word) not in seen for n, word in enumerate(written))
     return math.log1p(chat), float("?" in content)

@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass, field
 
 from ragfunnel.analyzer.judges.offline.index import ContextIndex
-from ragfunnel.analyzer.language.lexicon import NUMBER_WORDS, fold
+from ragfunnel.analyzer.language.lexicon import NUMBER_WORDS, TOKEN, fold
 from ragfunnel.analyzer.language.terms import MEASURED, Fact, qualifier_pattern, unit_of
 
 __all__ = [
@@ -195,7 +195,7 @@ def _shared(words: frozenset[str], sentence: str, found: list[Fact], n: int) -> 
     """How many of ``words`` stand between the facts around ``found[n]`` in ``sentence``."""
     begin = found[n - 1].start + len(found[n - 1].text) if n else 0
     end = found[n + 1].start if n + 1 < len(found) else len(sentence)
-    return len(words.intersection(_PIECE.findall(sentence[begin:end])))
+    return len(words.intersection(TOKEN.findall(sentence[begin:end])))
 
 
 def _written(fact: Fact, written: str, index: ContextIndex, sids: list[int]) -> int | None:
@@ -217,7 +217,6 @@ def _written(fact: Fact, written: str, index: ContextIndex, sids: list[int]) -> 
 
 _AROUND = 2
 """Neighbour tokens compared on each side of a fact for :func:`_in_place`."""
-_PIECE = re.compile(r"[^\W_]+")
 
 
 def neighbours(folded: str, start: int, end: int) -> tuple[str, ...]:
@@ -225,8 +224,8 @@ def neighbours(folded: str, start: int, end: int) -> tuple[str, ...]:
 
     Missing ones are ``""``: ``("the", "were", "(", ...)`` is never produced, only tokens.
     """
-    before = _PIECE.findall(folded[max(0, start - 60) : start])[-_AROUND:]
-    after = _PIECE.findall(folded[end : end + 60])[:_AROUND]
+    before = TOKEN.findall(folded[max(0, start - 60) : start])[-_AROUND:]
+    after = TOKEN.findall(folded[end : end + 60])[:_AROUND]
     return (*[""] * (_AROUND - len(before)), *before, *after, *[""] * (_AROUND - len(after)))
 
 

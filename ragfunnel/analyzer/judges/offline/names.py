@@ -16,6 +16,7 @@ from ragfunnel.analyzer.judges.offline.hard import ClaimFacts
 from ragfunnel.analyzer.judges.offline.index import ContextIndex
 from ragfunnel.analyzer.judges.offline.words import stem
 from ragfunnel.analyzer.language.lexicon import (
+    LETTERS,
     META_WORDS,
     MONTHS,
     NEGATIONS,
@@ -27,7 +28,6 @@ from ragfunnel.analyzer.language.lexicon import (
 __all__ = ["missing_names", "swapped_names"]
 
 _NAME = re.compile(r"(?<![\w-])(?:[A-ZÄÖÜ]{2,}[a-zäöü]?|[A-ZÄÖÜ][\w'-]+)")
-_LETTERS = re.compile(r"[^\W\d_]+")
 
 
 def _names(claim: str, german: bool) -> list[list[str]]:
@@ -89,7 +89,7 @@ def _spelt_out(name: str, index: ContextIndex) -> bool:
     if not 3 <= len(name) <= 6 or not name.isalpha():
         return False
     for sentence in index.sentences:  # folded already
-        initials = "".join(w[0] for w in _LETTERS.findall(sentence))
+        initials = "".join(w[0] for w in LETTERS.findall(sentence))
         if name in initials:
             return True
     return False

@@ -11,14 +11,13 @@ import re
 
 from ragfunnel.analyzer.judges.offline.index import ContextIndex
 from ragfunnel.analyzer.judges.offline.words import stem
-from ragfunnel.analyzer.language.lexicon import NEGATIONS
+from ragfunnel.analyzer.language.lexicon import NEGATIONS, TOKEN
 from ragfunnel.analyzer.language.terms import negated
 
 __all__ = ["NEAR", "negation_finding"]
 
 NEAR = 4
 """A negation negates the words this many words after it (German: either side of it)."""
-_TOKEN = re.compile(r"[^\W_]+")
 _STRONG_WINDOW = 0.75
 """A negation is a contradiction only where the context holds this share of the claim's words."""
 _CLAUSE = re.compile(
@@ -56,7 +55,7 @@ def _clauses(folded: str, roots: list[str], index: ContextIndex, window: list[in
         mine = _negation_word(part)
         if mine:
             # The negated clause's own words must be stated, negated, in the context.
-            wanted = {stem(w, index.german) for w in _TOKEN.findall(part)} & set(roots)
+            wanted = {stem(w, index.german) for w in TOKEN.findall(part)} & set(roots)
             break
     if len(wanted) < 2:
         return ""
@@ -65,7 +64,7 @@ def _clauses(folded: str, roots: list[str], index: ContextIndex, window: list[in
     best, best_held, theirs, negated_near = 0.0, set[str](), "", ""
     for sid in window:
         for clause in _CLAUSE.split(index.sentences[sid]):
-            held = {stem(w, german) for w in _TOKEN.findall(clause)} & wanted
+            held = {stem(w, german) for w in TOKEN.findall(clause)} & wanted
             share = len(held) / len(wanted)
             found = _negation_word(clause)
             if found and (share >= _NEAR_SHARE or scope & _negated_stems(clause, german)):
@@ -86,7 +85,7 @@ def _clauses(folded: str, roots: list[str], index: ContextIndex, window: list[in
 
 
 def _plain_tokens(folded: str) -> list[str]:
-    return _TOKEN.findall(_NOT_NEGATION.sub(" ", _CONTRACTED.sub(" not", folded)))
+    return TOKEN.findall(_NOT_NEGATION.sub(" ", _CONTRACTED.sub(" not", folded)))
 
 
 def _negates(token: str) -> bool:
@@ -153,7 +152,7 @@ def _negated_stems(folded: str, german: bool) -> set[str]:
     not "wednesday night". German also negates a verb before it ("Alkohol erstatten wir
     nicht"): :data:`NEAR` words either side.
     """
-    tokens = _TOKEN.findall(_NOT_NEGATION.sub(" ", _CONTRACTED.sub(" not", folded)))
+    tokens = TOKEN.findall(_NOT_NEGATION.sub(" ", _CONTRACTED.sub(" not", folded)))
     before = NEAR if german else 1
     out: set[str] = set()
     for i, token in enumerate(tokens):
@@ -173,8 +172,6 @@ def _negation_word(folded: str) -> str:
     folded = _NOT_NEGATION.sub(" ", folded)
     found = negated(folded)
     if found in ("without", "ohne"):
-        rest = [
-            w for w in _TOKEN.findall(folded) if w in NEGATIONS and w not in ("without", "ohne")
-        ]
+        rest = [w for w in TOKEN.findall(folded) if w in NEGATIONS and w not in ("without", "ohne")]
         return rest[0] if rest else ""
     return found

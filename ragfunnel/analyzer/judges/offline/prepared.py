@@ -22,11 +22,13 @@ from typing import Any
 
 from ragfunnel.analyzer.judges.offline.words import stem
 from ragfunnel.analyzer.language.lexicon import (
+    LETTERS,
     META_WORDS,
     MONTHS,
     NEGATIONS,
     NUMBER_WORDS,
     STOPWORDS,
+    TOKEN,
     fold,
 )
 from ragfunnel.analyzer.language.terms import Fact, may_hold_facts
@@ -39,20 +41,17 @@ prepared, more with its facts and paraphrase vectors (a judge's peak memory grew
 on bench/judge_speed.py)."""
 
 _SENTENCE = re.compile(r"(?<=[.!?;])[\"'”’)\]]*\s+|\s*\n\s*")
-_PLAIN = re.compile(r"[^\W_]+")
-_ALPHA = re.compile(r"[^\W\d_]+")
 _HYPHENATED = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)+")
 _NUMBER_WORDS = frozenset(NUMBER_WORDS)
 _SKIP = STOPWORDS | META_WORDS | NEGATIONS
 _DAY = re.compile(r"(?<![\d.])\d{1,2}\.$")
-_NEXT_WORD = re.compile(r"[^\W\d_]+")
 
 
 def _date_dot(text: str, end: int, after: int) -> bool:
     """A German day's dot before its month ("1. März 2025"): no sentence end."""
     if not _DAY.search(text, max(0, end - 4), end):
         return False
-    word = _NEXT_WORD.match(text, after)
+    word = LETTERS.match(text, after)
     return word is not None and fold(word.group(0)) in MONTHS
 
 
@@ -120,8 +119,8 @@ def prepare(text: str, folded: str, german: bool) -> PreparedChunk:
         sid = len(sentences)
         sentences.append(sentence)
         written_out.append(written)
-        seen.update(_PLAIN.findall(sentence))
-        words = _ALPHA.findall(sentence)
+        seen.update(TOKEN.findall(sentence))
+        words = LETTERS.findall(sentence)
         # "15st 4lbs" holds two facts though none of its tokens is all digits.
         numeric.append(may_hold_facts(sentence) or not numbers.isdisjoint(words))
         if "-" in sentence:
