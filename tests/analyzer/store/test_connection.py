@@ -174,13 +174,6 @@ def test_a_failed_insert_names_its_table(store: Store) -> None:
         store.insert_arrow("a b", pa.table({"k": ["a"]}))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=KeyError,
-    reason="bug: the embedded insert_traces raises a bare KeyError for a column otel_traces "
-    "lacks (traces.insert_from_files looks its type up in TRACES_COLUMNS), where a server "
-    "gives a StoreError naming the table; reported, not fixed here (tests only)",
-)
 def test_an_insert_of_an_unknown_column_names_the_traces_table(store: Store) -> None:
     with pytest.raises(StoreError, match=rf"insert into {re.escape(store.traces_table)} failed"):
         store.insert_traces(pa.table({"NoSuchColumn": ["a"]}))

@@ -155,6 +155,12 @@ def insert_from_files(store: Store, pattern: str, columns: Sequence[str], stream
     ``streams``), and feeds it through the materialized views. Sent on the client itself:
     ``Store.insert_traces`` holds the store's lock and names the table in its error.
     """
+    unknown = [name for name in columns if name not in TRACES_COLUMNS]
+    if unknown:  # as a server refuses them, not a KeyError from the structure below
+        raise StoreError(
+            f"insert into {store.traces_table} failed: otel_traces has no column "
+            + ", ".join(map(repr, unknown))
+        )
     names = ", ".join(quote(name) for name in columns)
     store.client.command(
         f"INSERT INTO {store.traces_table} ({names}) SELECT {names} "
