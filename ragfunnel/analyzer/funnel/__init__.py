@@ -21,7 +21,7 @@ The package reads, then builds, then sums up, each layer importing only the ones
   check and the index truth;
 - ``records/``: the per-question records, built batch by batch as an ordered list of named
   steps (``records.pipeline.STEPS``), from pure polars transformations;
-- ``summary`` (per-run counts and metrics with intervals), then ``analysis`` (:func:`analyze`)
+- ``run_summaries`` (per-run counts and metrics with intervals), then ``analysis`` (:func:`analyze`)
   and ``shapes`` (:func:`shapes`) on top.
 
 Store functions are not re-exported here: the views are ``ragfunnel.analyzer.store.migrate``'s.

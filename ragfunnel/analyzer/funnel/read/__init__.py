@@ -3,6 +3,6 @@
 ``source`` (the stage table or ``otel_traces`` parsed at read time), ``session`` (one
 analysis's temporary tables and queries), ``sql/`` (the statements, by job), ``verdicts`` (the
 judges' deciding verdicts), ``runs`` (is a run in the store) and ``index_truth`` (what was
-indexed). ``columns`` names the columns the SQL returns and the records read. Nothing here
+indexed). ``wide_layout`` names the columns the SQL returns and the records read. Nothing here
 builds a record: ``records/`` does, from what these return.
 """

@@ -112,11 +112,12 @@ class IndexTruth:
         ``found`` has ``version`` and ``id`` (and ``document``, to tell stale case labels);
         ``documents`` the chunk ids of those documents per version (see the attribute).
         """
-        if not versions:
+        chosen = tuple(sorted(versions))  # an iterator is read once, and is never empty-false
+        if not chosen:
             return cls.none()
         owners = found if "document" in found.columns else None
         return cls(
-            "ingest", found.select("version", "id").unique(), tuple(sorted(versions)),
+            "ingest", found.select("version", "id").unique(), chosen,
             owners, documents,
         )  # fmt: skip
 

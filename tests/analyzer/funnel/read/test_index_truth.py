@@ -77,6 +77,8 @@ def test_the_version_a_question_searched() -> None:
     one = _ingest_truth("v1")
     assert one.version_of("") == "v1"  # no version named: the only one ingested
     assert IndexTruth.from_ingest(pl.DataFrame({"version": [], "id": []}), ()).kind == "none"
+    # An empty iterator is no version either (it is truthy, as any iterator).
+    assert IndexTruth.from_ingest(pl.DataFrame({"version": [], "id": []}), iter(())).kind == "none"
 
 
 def test_describe_names_the_source() -> None:
