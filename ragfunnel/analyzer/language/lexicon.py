@@ -12,7 +12,9 @@ import re
 __all__ = [
     "ABBREVIATIONS",
     "BOUNDS",
+    "CLAUSE_WORDS",
     "CURRENCIES",
+    "ENGLISH_MARKERS",
     "EVEN_IF",
     "EXCEPTIONS",
     "GERMAN_MARKERS",
@@ -107,6 +109,17 @@ GERMAN_MARKERS = frozenset(
     )
 )
 
+ENGLISH_MARKERS = frozenset(
+    _words(
+        """
+     a the is are were be been has have had of and or to for with from at by on this that these
+     those only between which who can may must it its their
+        """
+    )
+)
+"""English function words (none a German word), to tell an English claim from a German one
+(the offline judge's cross-language path, ``judges/offline/crosslingual.py``)."""
+
 NEGATIONS = frozenset(
     _words(
         """
@@ -116,6 +129,13 @@ NEGATIONS = frozenset(
     )
 )
 """Words that negate a statement; ``n't`` contractions count too."""
+
+CLAUSE_WORDS: tuple[str, ...] = (
+    "and", "but", "however", "while", "whereas", "although", "because", "who", "which", "that",
+    "und", "aber", "jedoch", "wahrend", "obwohl", "weil", "dass",
+)  # fmt: skip
+"""Words that open a new clause: a negation is compared clause by clause, so that "…, but it
+is not clear why" negates nothing the claim says (``judges/offline/negation.py``)."""
 
 META_WORDS = frozenset(
     _words(

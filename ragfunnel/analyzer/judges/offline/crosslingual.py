@@ -28,7 +28,7 @@ from ragfunnel.analyzer.judges.offline.hard import FactCheck, check_facts
 from ragfunnel.analyzer.judges.offline.index import ContextIndex
 from ragfunnel.analyzer.judges.offline.names import missing_names
 from ragfunnel.analyzer.judges.offline.words import is_german, lead_in_end, tokens
-from ragfunnel.analyzer.language.lexicon import GERMAN_MARKERS, TOKEN, fold
+from ragfunnel.analyzer.language.lexicon import ENGLISH_MARKERS, GERMAN_MARKERS, TOKEN, fold
 
 __all__ = [
     "MODEL", "SUPPORTED_AT", "UNSUPPORTED_BELOW", "CrossEvidence", "Encoder", "load", "measure",
@@ -50,50 +50,11 @@ INTERCEPT, SLOPE = -49.091, 58.468
 """The logistic calibration of the cosine, P(supported) = 1 / (1 + exp(-(INTERCEPT + SLOPE * cosine))), same fit."""
 
 _SCAN = 200
+"""A claim is compared with this many context sentences at most."""
 _SAMPLE = 400
 """The context's first tokens its language is read from (as ``index.py`` reads it)."""
-"""A claim is compared with this many context sentences at most."""
 _CACHE = 1 << 14
 """Vectors kept per encoder before the cache starts over."""
-_ENGLISH = frozenset(
-    [
-        "a",
-        "the",
-        "is",
-        "are",
-        "were",
-        "be",
-        "been",
-        "has",
-        "have",
-        "had",
-        "of",
-        "and",
-        "or",
-        "to",
-        "for",
-        "with",
-        "from",
-        "at",
-        "by",
-        "on",
-        "this",
-        "that",
-        "these",
-        "those",
-        "only",
-        "between",
-        "which",
-        "who",
-        "can",
-        "may",
-        "must",
-        "it",
-        "its",
-        "their",
-    ]
-)
-"""English function words (none a German word), to tell an English claim from a German one."""
 
 
 @dataclass
@@ -164,7 +125,7 @@ def other_language(claim: str, index: ContextIndex) -> bool:
 
     German as the context's language is decided (``words.is_german``: German function words),
     and only when the claim's function words of that language outnumber those of the
-    context's (:data:`_ENGLISH`): an English claim with a "die" in it, or a German one of
+    context's (``ENGLISH_MARKERS`` in ``language/lexicon.py``): an English claim with a "die" in it, or a German one of
     nouns and numbers only, is judged as a claim of its context's language, as without the
     extra. A context read as German must hold more German function words than English ones in
     the sample its language was read from: an English web page naming "Bruno von Egisheim und
@@ -172,7 +133,7 @@ def other_language(claim: str, index: ContextIndex) -> bool:
     """
     words = tokens(fold(claim))
     german = sum(w in GERMAN_MARKERS for w in words)
-    english = sum(w in _ENGLISH for w in words)
+    english = sum(w in ENGLISH_MARKERS for w in words)
     if index.german:
         return english >= 2 and english > german and _reads_german(index)
     return is_german(words) and german > english
@@ -180,7 +141,7 @@ def other_language(claim: str, index: ContextIndex) -> bool:
 
 def _reads_german(index: ContextIndex) -> bool:
     sample = tokens(" ".join(index.chunk_text)[: _SAMPLE * 8])[:_SAMPLE]
-    return sum(w in GERMAN_MARKERS for w in sample) > sum(w in _ENGLISH for w in sample)
+    return sum(w in GERMAN_MARKERS for w in sample) > sum(w in ENGLISH_MARKERS for w in sample)
 
 
 @dataclass

@@ -11,7 +11,7 @@ import re
 
 from ragfunnel.analyzer.judges.offline.index import ContextIndex
 from ragfunnel.analyzer.judges.offline.words import stem
-from ragfunnel.analyzer.language.lexicon import NEGATIONS, TOKEN
+from ragfunnel.analyzer.language.lexicon import CLAUSE_WORDS, NEGATIONS, TOKEN
 from ragfunnel.analyzer.language.terms import negated
 
 __all__ = ["NEAR", "negation_finding"]
@@ -20,10 +20,7 @@ NEAR = 4
 """A negation negates the words this many words after it (German: either side of it)."""
 _STRONG_WINDOW = 0.75
 """A negation is a contradiction only where the context holds this share of the claim's words."""
-_CLAUSE = re.compile(
-    r"[,;:()]|\s-+\s|--|\s(?:and|but|however|while|whereas|although|because|who|which|that|"
-    r"und|aber|jedoch|wahrend|obwohl|weil|dass)\s"
-)
+_CLAUSE = re.compile(r"[,;:()]|\s-+\s|--|\s(?:" + "|".join(CLAUSE_WORDS) + r")\s")
 _NOT_NEGATION = re.compile(r"\bno\.?\s*(?=\d)|\bno-")
 _CLAUSE_SHARE = 0.6
 """...and one clause of the aligned window holds this share."""
