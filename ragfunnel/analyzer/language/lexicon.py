@@ -21,6 +21,7 @@ __all__ = [
     "LETTERS",
     "META_WORDS",
     "MONTHS",
+    "NEGATING_NOTHING",
     "NEGATIONS",
     "NUMBER_WORDS",
     "PERIODS",
@@ -129,6 +130,10 @@ NEGATIONS = frozenset(
     )
 )
 """Words that negate a statement; ``n't`` contractions count too."""
+
+NEGATING_NOTHING = frozenset(("without", "ohne"))
+"""Words of :data:`NEGATIONS` that negate no statement ("without a receipt", "ohne Beleg"):
+the offline judge's negation check passes over them (``judges/offline/negation.py``)."""
 
 CLAUSE_WORDS: tuple[str, ...] = (
     "and", "but", "however", "while", "whereas", "although", "because", "who", "which", "that",

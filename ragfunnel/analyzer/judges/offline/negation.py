@@ -11,7 +11,7 @@ import re
 
 from ragfunnel.analyzer.judges.offline.index import ContextIndex
 from ragfunnel.analyzer.judges.offline.words import stem
-from ragfunnel.analyzer.language.lexicon import CLAUSE_WORDS, NEGATIONS, TOKEN
+from ragfunnel.analyzer.language.lexicon import CLAUSE_WORDS, NEGATING_NOTHING, NEGATIONS, TOKEN
 from ragfunnel.analyzer.language.terms import negated
 
 __all__ = ["NEAR", "negation_finding"]
@@ -86,7 +86,7 @@ def _plain_tokens(folded: str) -> list[str]:
 
 
 def _negates(token: str) -> bool:
-    return token in NEGATIONS and token not in ("without", "ohne")
+    return token in NEGATIONS and token not in NEGATING_NOTHING
 
 
 def _inserted(folded: str, index: ContextIndex, window: list[int]) -> str:
@@ -153,7 +153,7 @@ def _negated_stems(folded: str, german: bool) -> set[str]:
     before = NEAR if german else 1
     out: set[str] = set()
     for i, token in enumerate(tokens):
-        if token in NEGATIONS and token not in ("without", "ohne"):
+        if token in NEGATIONS and token not in NEGATING_NOTHING:
             out.update(
                 stem(t, german) for t in tokens[max(0, i - before) : i + NEAR + 1]
                 if t not in NEGATIONS
@@ -168,7 +168,7 @@ def _negation_word(folded: str) -> str:
     """
     folded = _NOT_NEGATION.sub(" ", folded)
     found = negated(folded)
-    if found in ("without", "ohne"):
-        rest = [w for w in TOKEN.findall(folded) if w in NEGATIONS and w not in ("without", "ohne")]
+    if found in NEGATING_NOTHING:
+        rest = [w for w in TOKEN.findall(folded) if w in NEGATIONS and w not in NEGATING_NOTHING]
         return rest[0] if rest else ""
     return found
