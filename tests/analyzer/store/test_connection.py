@@ -12,10 +12,11 @@ import pytest
 
 from ragfunnel.analyzer.cases import CaseSet
 from ragfunnel.analyzer.funnel import analyze
+from ragfunnel.analyzer.ingest import spans_to_arrow
 from ragfunnel.analyzer.store import DEFAULT_DSN, Store, StoreError
 from ragfunnel.analyzer.store.dsn import quote
 from tests.support.recorder import recording
-from tests.support.traces import TraceBuilder, spans_to_arrow
+from tests.support.traces import TraceBuilder
 
 
 def test_reopening_keeps_the_data_and_never_recreates(path: Path) -> None:

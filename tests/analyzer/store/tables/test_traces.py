@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from ragfunnel.analyzer.ingest import spans_to_arrow
 from ragfunnel.analyzer.store import TRACES_COLUMNS, Store, StoreError
 from ragfunnel.analyzer.store.tables import traces
-from tests.support.traces import TraceBuilder, spans_to_arrow
+from tests.support.traces import TraceBuilder
 
 
 def test_open_creates_the_exporter_schema(opened: Store) -> None:

@@ -43,7 +43,9 @@ def staged(store: Store) -> Store:
 
 
 def _count(store: Store) -> int:
-    return int(store.command(f"SELECT count() FROM {stage_table(store)}"))  # type: ignore[arg-type]
+    found = store.command(f"SELECT count() FROM {stage_table(store)}")
+    assert isinstance(found, int)
+    return found
 
 
 def test_the_statements_name_the_table_its_view_and_the_traces_they_read() -> None:
