@@ -240,6 +240,13 @@ class TraceBuilder:
         self.exporter.clear()
 
 
+def few_questions(b: TraceBuilder, n: int, first: int = 0) -> None:
+    """``n`` questions ``q-first`` … of run-1, each with one retrieve span: two stage spans each."""
+    for i in range(first, first + n):
+        with b.question(f"q-{i}", f"question {i}") as q:
+            q.retrieve([f"c{i}", "x"], top_k=2)
+
+
 # ---------------------------------------------------------------------------------------------
 # The typed view
 

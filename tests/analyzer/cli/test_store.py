@@ -11,13 +11,7 @@ from ragfunnel.analyzer.store import Store
 from ragfunnel.analyzer.store.migrations import CURRENT_REVISION
 from ragfunnel.analyzer.store.tables.stage_spans import STAGE_TABLE
 from ragfunnel.analyzer.store.tables.verdicts import LEGACY_VERDICTS_TABLE, VERDICTS_TABLE
-from tests.support.traces import TraceBuilder
-
-
-def spans(b: TraceBuilder, n: int) -> None:
-    for i in range(n):
-        with b.question(f"q-{i}", f"question {i}") as q:
-            q.retrieve([f"c{i}", "x"], top_k=2)
+from tests.support.traces import TraceBuilder, few_questions
 
 
 def test_store_migrate_and_info_commands(tmp_path: Path) -> None:
@@ -30,7 +24,7 @@ def test_store_migrate_and_info_commands(tmp_path: Path) -> None:
 
     with Store.open(dsn, create=True) as opened:
         b = TraceBuilder()
-        spans(b, 2)
+        few_questions(b, 2)
         b.as_collector_into(opened)
     info = runner.invoke(app, ["store", "info", "--store", dsn])
     assert info.exit_code == 0, info.output

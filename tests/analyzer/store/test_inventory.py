@@ -15,18 +15,12 @@ from ragfunnel.analyzer.store.tables.markers import MARKER_TABLE
 from ragfunnel.analyzer.store.tables.stage_spans import STAGE_TABLE, VIEW_NAME
 from ragfunnel.analyzer.store.tables.verdicts import LEGACY_VERDICTS_TABLE, VERDICTS_TABLE
 from tests.support.recorder import recording
-from tests.support.traces import TraceBuilder
-
-
-def spans(b: TraceBuilder, n: int) -> None:
-    for i in range(n):
-        with b.question(f"q-{i}", f"question {i}") as q:
-            q.retrieve([f"c{i}", "x"], top_k=2)
+from tests.support.traces import TraceBuilder, few_questions
 
 
 def test_inventory_lists_objects_rows_revision_and_leftovers(store: Store) -> None:
     b = TraceBuilder()
-    spans(b, 2)
+    few_questions(b, 2)
     b.as_collector_into(store)
     before = inventory(store)
     assert before.revision == 0 and not before.view_attached and not before.stage_table_current
@@ -85,7 +79,7 @@ def test_a_view_is_attached_only_when_the_stage_table_is_current(store: Store) -
 
 def test_inventory_only_reads(store: Store) -> None:
     b = TraceBuilder()
-    spans(b, 1)
+    few_questions(b, 1)
     b.as_collector_into(store)
     with recording(store) as recorder:
         inventory(store)

@@ -23,7 +23,7 @@ from ragfunnel.analyzer.store.part_format import COMPACT_PARTS
 from ragfunnel.analyzer.store.tables.judge_cache import CACHE_TABLE
 from ragfunnel.analyzer.store.tables.stage_spans import STAGE_TABLE, VIEW_NAME, stage_table
 from ragfunnel.analyzer.store.tables.verdicts import VERDICTS_TABLE
-from tests.support.traces import TraceBuilder
+from tests.support.traces import TraceBuilder, few_questions
 
 
 def tables(store: Store) -> dict[str, str]:
@@ -40,15 +40,9 @@ def collector_filled(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(TraceBuilder, "into", TraceBuilder.as_collector_into)
 
 
-def spans(b: TraceBuilder, n: int) -> None:
-    for i in range(n):
-        with b.question(f"q-{i}", f"question {i}") as q:
-            q.retrieve([f"c{i}", "x"], top_k=2)
-
-
 def test_migrate_creates_every_object_once_and_backfills(store: Store) -> None:
     b = TraceBuilder()
-    spans(b, 3)
+    few_questions(b, 3)
     b.into(store)
     assert applied_revision(store) == 0 and not stage_table_ready(store)
     assert set(tables(store)) == {"otel_traces"}
@@ -66,7 +60,7 @@ def test_migrate_creates_every_object_once_and_backfills(store: Store) -> None:
 
     again = migrate(store)
     assert again.applied == () and again.after == CURRENT_REVISION
-    spans(b, 1)
+    few_questions(b, 1)
     b.into(store)  # the view feeds the table from now on
     assert store.command(count) == 8
 
@@ -75,7 +69,7 @@ def test_ingest_migrates_the_embedded_store_before_it_inserts(tmp_path: Path) ->
     # The embedded store is the user's: its view parses spans as they arrive, so the first
     # analysis finds the stage table current instead of backfilling it from every span.
     b = TraceBuilder()
-    spans(b, 3)
+    few_questions(b, 3)
     with Store.open(f"chdb://{tmp_path / 'own'}", create=True) as opened:
         ingest_spans(opened, b.spans)
         assert applied_revision(opened) == 1 and stage_table_ready(opened)

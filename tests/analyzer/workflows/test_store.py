@@ -8,14 +8,12 @@ from ragfunnel.analyzer.store.migrations import CURRENT_REVISION, REVISIONS
 from ragfunnel.analyzer.store.tables.stage_spans import STAGE_TABLE, stage_table
 from ragfunnel.analyzer.workflows import StageCheck, migrate_store, store_info
 from tests.support.recorder import recording
-from tests.support.traces import TraceBuilder
+from tests.support.traces import TraceBuilder, few_questions
 
 
 def _collected(store: Store) -> None:
     b = TraceBuilder()
-    for i in range(2):
-        with b.question(f"q-{i}", f"question {i}") as q:
-            q.retrieve([f"c{i}"], top_k=1)
+    few_questions(b, 2)
     b.as_collector_into(store)
 
 

@@ -20,13 +20,7 @@ from ragfunnel.analyzer.store.tables.stage_spans.repair import (
     repair_stage,
 )
 from tests.support.recorder import recording
-from tests.support.traces import TraceBuilder
-
-
-def _questions(b: TraceBuilder, first: int, n: int) -> None:
-    for i in range(first, first + n):
-        with b.question(f"q-{i}", f"question {i}") as q:
-            q.retrieve([f"c{i}"], top_k=1)
+from tests.support.traces import TraceBuilder, few_questions
 
 
 @pytest.fixture
@@ -34,7 +28,7 @@ def prepared(store: Store) -> Store:
     """A migrated store whose view parsed three questions: six stage spans, in step."""
     migrate(store)
     b = TraceBuilder()
-    _questions(b, 0, 3)
+    few_questions(b, 3)
     b.as_collector_into(store)
     return store
 
