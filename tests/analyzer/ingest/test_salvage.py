@@ -7,32 +7,9 @@ is named with its place; a value that is not a trace document is named for what 
 from __future__ import annotations
 
 from ragfunnel.analyzer.ingest.depth import MAX_DEPTH
-from ragfunnel.analyzer.ingest.otlp_structs import ResourceSpans
 from ragfunnel.analyzer.ingest.salvage import dispatch, salvage
 from tests.support.otlp_json import line, span
-
-
-class Collected:
-    """A sink that keeps what it is given."""
-
-    def __init__(self) -> None:
-        self.span_ids: list[str] = []
-        self.skipped: list[tuple[str, int, str]] = []
-        self.notes: list[tuple[str, int, str]] = []
-
-    def take_line(self, line: bytes, source: str, number: int) -> bool:
-        return False
-
-    def add(self, resource_spans: list[ResourceSpans], source: str, line: int) -> None:
-        self.span_ids += [
-            s.spanId for rs in resource_spans for ss in rs.scopeSpans for s in ss.spans
-        ]
-
-    def skip(self, source: str, line: int, reason: str) -> None:
-        self.skipped.append((source, line, reason))
-
-    def note(self, source: str, line: int, reason: str) -> None:
-        self.notes.append((source, line, reason))
+from tests.support.sink import Collected
 
 
 def salvaged(data: bytes | str, *, unterminated: bool = False) -> Collected:
