@@ -105,7 +105,9 @@ GERMAN_MARKERS = frozenset(
     _words(
         """
      der die das und ist nicht ein eine fur mit auf von zu den im sind wird werden bei ab bis sie
-     es auch nach dem kein keine darf durfen ihre wir
+     es auch nach dem kein keine darf durfen ihre wir des oder wie noch nur wenn dass sich kann
+     muss einer einem einen eines durch gegen ohne seit uber haben wurde vom zum zur beim dieser
+     diese dieses als
         """
     )
 )

@@ -145,7 +145,11 @@ def read_facts(content: str) -> tuple[str, list[tuple[Fact, int, int]], ClaimFac
     spans = facts(folded)
     same = len(folded) == len(content)
     claim_facts: ClaimFacts = [
-        (f, (content if same else folded)[f.start : end], neighbours(folded, start, end))
+        (
+            f,
+            (content if same else folded)[f.start : end],
+            neighbours(folded, min(start, f.start), end),
+        )
         for f, start, end in spans
     ]
     return folded, spans, claim_facts

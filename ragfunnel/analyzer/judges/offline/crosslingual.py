@@ -135,8 +135,13 @@ def other_language(claim: str, index: ContextIndex) -> bool:
     german = sum(w in GERMAN_MARKERS for w in words)
     english = sum(w in ENGLISH_MARKERS for w in words)
     if index.german:
-        return english >= 2 and english > german and _reads_german(index)
-    return is_german(words) and german > english
+        other = english >= 2 and english > german and _reads_german(index)
+    else:
+        other = is_german(words) and german > english
+    # A bilingual app's prompt may hold chunks of both languages: a claim is judged by meaning
+    # only when none is in its language ("Resturlaub verfällt nicht" against a German chunk
+    # beside English ones is a negation to find, not a paraphrase across languages).
+    return other and (not index.german) not in index.chunk_languages
 
 
 def _reads_german(index: ContextIndex) -> bool:

@@ -118,6 +118,20 @@ def _within(claim: Fact, fact: Fact) -> bool:
     return bool(test(float(fact.numbers[0]), float(claim.numbers[0])))
 
 
+def _inside(claim: Fact, fact: Fact) -> bool:
+    """A plain number inside the claim's strict limit: "more than 100 bodies" for "116 bodies".
+
+    What :func:`_within` is for amounts and quantities, for the plain numbers the in-place
+    check compares: a limit states no value, so a value it holds contradicts nothing.
+    """
+    test = _STRICT_LIMITS.get(claim.bound)
+    if test is None or fact.bound or fact.kind != claim.kind or claim.kind != "number":
+        return _within(claim, fact)
+    if not claim.numbers or not fact.numbers:
+        return False
+    return bool(test(float(fact.numbers[0]), float(claim.numbers[0])))
+
+
 def _match(claim: Fact, fact: Fact) -> bool:
     keys = claim.keys
     if claim.kind == "number":
@@ -188,7 +202,7 @@ def _placed(claim: Fact, around: tuple[str, ...], index: ContextIndex, sid: int,
     fact, start, end = index.fact_spans(sid)[n]
     if not around or (claim.bound and _bound(claim) == _bound(fact)):
         return True
-    return _same_place(around, neighbours(index.sentences[sid], start, end))
+    return _same_place(around, neighbours(index.sentences[sid], min(start, fact.start), end))
 
 
 def _shared(words: frozenset[str], sentence: str, found: list[Fact], n: int) -> int:
@@ -221,6 +235,9 @@ _AROUND = 2
 
 def neighbours(folded: str, start: int, end: int) -> tuple[str, ...]:
     """The :data:`_AROUND` tokens before a fact (nearest last) and after it (nearest first).
+
+    Callers start a fact at its bound phrase (``Fact.start``): "up to" and "at most" are one
+    bound in other words, not the neighbours that place the fact.
 
     Missing ones are ``""``: ``("the", "were", "(", ...)`` is never produced, only tokens.
     """
@@ -256,10 +273,10 @@ def _in_place(claim: Fact, around: tuple[str, ...], index: ContextIndex,
             continue
         sentence, written = index.sentences[sid], index.written[sid]
         for fact, start, end in index.fact_spans(sid):
-            place = neighbours(sentence, start, end)
+            place = neighbours(sentence, min(start, fact.start), end)
             if fact.kind not in _NUMERIC or not fact.numbers or not _same_place(around, place):
                 continue
-            if _states(claim, fact):
+            if _states(claim, fact) or _inside(claim, fact):
                 return ""
             other = other or (written if len(written) == len(sentence) else sentence)[start:end]
     if not other:
@@ -269,7 +286,8 @@ def _in_place(claim: Fact, around: tuple[str, ...], index: ContextIndex,
         if index.numeric[sid] and sid not in aligned:
             sentence = index.sentences[sid]
             for fact, start, end in index.fact_spans(sid):
-                if _states(claim, fact) and _same_place(around, neighbours(sentence, start, end)):
+                place = neighbours(sentence, min(start, fact.start), end)
+                if _states(claim, fact) and _same_place(around, place):
                     return ""
     return other
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from ragfunnel.analyzer.judges.offline.prepared import ChunkCache, PreparedChunk, prepare
@@ -145,6 +146,17 @@ class ContextIndex:
             parts = [cache.prepared(c.text, german) for c in listed]
         index._assemble(parts)
         return index
+
+    @cached_property
+    def chunk_languages(self) -> frozenset[bool]:
+        """Whether each chunk reads as German (``words.is_german``), as a set.
+
+        ``{False, True}`` for a prompt holding chunks of both languages.
+        """
+        return frozenset(
+            is_german(tokens(text[: _LANGUAGE_SAMPLE * 8])[:_LANGUAGE_SAMPLE])
+            for text in self.chunk_text
+        )
 
     def _assemble(self, parts: list[PreparedChunk]) -> None:
         """The index of the prepared chunks, sentence ids and positions offset chunk by chunk."""

@@ -188,3 +188,26 @@ def test_without_the_extra_a_cross_language_claim_is_judged_as_before_and_asking
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
     assert "judged without the extra" in done.stdout
+
+
+MIXED = [  # a bilingual app's prompt: the German chunk ranked first, two English ones beside it
+    Chunk("de#urlaub", "Mitarbeitende haben Anspruch auf 30 Urlaubstage pro Kalenderjahr. "
+          "Resturlaub verfällt am 31. März des Folgejahres."),
+    Chunk("en#vpn", "Employees must connect through the company VPN when working remotely."),
+    Chunk("en#pw", "Passwords must be changed every 90 days and must have at least 12 characters."),
+]  # fmt: skip
+
+
+def test_a_claim_with_a_chunk_of_its_language_in_a_mixed_prompt_is_judged_by_its_words() -> None:
+    """A user's HR app: "Resturlaub verfällt nicht." was judged by meaning across languages
+    against the English chunks' language, and its inserted negation read as supported."""
+    index = ContextIndex.of(MIXED, paraphrase=False)
+    assert index.chunk_languages == {False, True}
+    assert not crosslingual.other_language("Resturlaub verfällt nicht.", index)
+    verdict = judge_claim("Resturlaub verfällt nicht.", MIXED, paraphrase=False)
+    assert verdict.label == "unsupported" and "nicht" in verdict.missing
+    assert judge_claim("Resturlaub verfällt am 31. März.", MIXED, paraphrase=False).label == (
+        "supported"
+    )
+    # Only English chunks: the German claim is still a claim across languages.
+    assert crosslingual.other_language("Resturlaub verfällt nicht.", ContextIndex.of(MIXED[1:]))

@@ -388,3 +388,20 @@ def test_only_strong_qualifiers_the_context_lacks_are_findings_the_weak_are_coun
     stated = qualifiers("the office is open for all staff, at any time")
     assert missing_qualifiers(stated, index) == (["at any time"], 0)
     assert missing_qualifiers([], index) == ([], 0)
+
+
+def test_a_bound_in_other_words_is_no_neighbour_and_a_limit_holding_the_value_no_contradiction() -> (
+    None
+):
+    """A user's HR app: "up to EUR 1800 monthly, for at most 14 months" against "at most 1,800
+    EUR per month, for up to 14 months" was two contradictions: "up to" and "at most" were read
+    as the numbers' neighbours, placing each number where the other stood."""
+    context = [("c", "The parental leave allowance is 67 % of net income, at most 1,800 EUR per "
+                     "month, for up to 14 months.")]  # fmt: skip
+    claim = "The allowance is 67% of net income, up to EUR 1800 monthly, for at most 14 months."
+    assert judge_claim(claim, context, paraphrase=False).label == "supported"
+    bodies = [("b", "Prosecutors have begun exhuming 116 bodies from a mass grave in Morelos.")]
+    held = judge_claim("They have begun exhuming more than 100 bodies from a mass grave.", bodies)
+    assert held.label != "unsupported"
+    beyond = judge_claim("They have begun exhuming more than 150 bodies from a mass grave.", bodies)
+    assert beyond.label == "unsupported" and "116" in beyond.missing
