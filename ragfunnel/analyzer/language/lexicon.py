@@ -14,6 +14,7 @@ __all__ = [
     "BOUNDS",
     "CLAUSE_WORDS",
     "CURRENCIES",
+    "DAYS",
     "ENGLISH_MARKERS",
     "EVEN_IF",
     "EXCEPTIONS",
@@ -179,6 +180,27 @@ WEEKDAYS = frozenset(
     )
 )
 """Days of the week: a capitalised one is a date, not a name (``judges/offline/names.py``)."""
+
+DAYS: dict[str, tuple[int, ...]] = {
+    **{
+        form: (n,)
+        for n, names in enumerate(
+            (("monday", "montag", "mon"), ("tuesday", "dienstag", "tue", "tues"),
+             ("wednesday", "mittwoch", "wed"), ("thursday", "donnerstag", "thu", "thur", "thurs"),
+             ("friday", "freitag", "fri"), ("saturday", "samstag", "sonnabend"),
+             ("sunday", "sonntag")),
+            start=1,
+        )
+        for name in names
+        for form in (name, name + "s")
+    },
+    "weekdays": (1, 2, 3, 4, 5), "werktags": (1, 2, 3, 4, 5), "wochentags": (1, 2, 3, 4, 5),
+    "weekend": (6, 7), "weekends": (6, 7), "wochenende": (6, 7), "wochenenden": (6, 7),
+}  # fmt: skip
+"""The days a word names (``monday``, ``montags``, ``mon``; ``weekdays`` Monday to Friday):
+a day a claim names that its context neither names nor spans ("Mon–Fri", "montags bis
+freitags") is missing (``language/terms.py``, ``days``). No two-letter abbreviation ("do", "so")
+and no "sat"/"sun": they are words too."""
 
 SPEAKER_WORDS = frozenset(
     _words(

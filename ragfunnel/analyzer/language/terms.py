@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 from ragfunnel.analyzer.language.lexicon import (
     BOUNDS,
     CURRENCIES,
+    DAYS,
     MONTHS,
     NEGATIONS,
     NUMBER_WORDS,
@@ -34,6 +35,7 @@ from ragfunnel.analyzer.language.lexicon import (
 __all__ = [
     "MEASURED",
     "Fact",
+    "days",
     "facts",
     "key_words",
     "may_hold_facts",
@@ -496,3 +498,32 @@ def key_words(folded: str, spans: list[tuple[int, int]]) -> list[str]:
         ):
             seen.setdefault(word, None)
     return list(seen)
+
+
+_DAY_RANGE = re.compile(r"\s*(?:-|–|—|bis|to|through|thru|till|until)\s*")
+
+
+def days(folded: str) -> dict[int, int]:
+    """The days of the week a folded text names, each with where it is named.
+
+    A range names the days between ("monday to friday", "mon–fri", "montags bis freitags": 1 to
+    5); ``weekdays``/``werktags`` are Monday to Friday, the weekend Saturday and Sunday
+    (:data:`~ragfunnel.analyzer.language.lexicon.DAYS`).
+    """
+    found: dict[int, int] = {}
+    named = [(m, DAYS[m.group(0)]) for m in _WORD.finditer(folded) if m.group(0) in DAYS]
+    for n, (m, numbers) in enumerate(named):
+        for day in numbers:
+            found.setdefault(day, m.start())
+        if n + 1 < len(named) and len(numbers) == 1 and len(named[n + 1][1]) == 1:
+            later = named[n + 1]
+            if _DAY_RANGE.fullmatch(folded, m.end(), later[0].start()):
+                first, last = numbers[0], later[1][0]
+                span = (
+                    range(first, last + 1)
+                    if first <= last
+                    else [*range(first, 8), *range(1, last + 1)]
+                )
+                for day in span:
+                    found.setdefault(day, m.start())
+    return found

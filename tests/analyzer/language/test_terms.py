@@ -6,6 +6,7 @@ import pytest
 
 from ragfunnel.analyzer.language.lexicon import fold
 from ragfunnel.analyzer.language.terms import (
+    days,
     facts,
     key_words,
     may_hold_facts,
@@ -164,3 +165,14 @@ def test_german_ordinals_count_and_a_singular_compound_needs_its_linking_s() -> 
     assert _read("die zweite Mahnung")[0][:2] == ("number", ("2",))
     assert [r[:2] for r in _read("3 Montag, zum 3 Geburtstag")] == [("number", ("3",))] * 2
     assert _read("the third season") == []  # English ordinals are words
+
+
+@pytest.mark.parametrize(
+    ("text", "named"),
+    [("montags bis freitags geöffnet", [1, 2, 3, 4, 5]), ("open Mon–Fri", [1, 2, 3, 4, 5]),
+     ("Monday to Friday", [1, 2, 3, 4, 5]), ("auch samstags", [6]), ("closed on weekends", [6, 7]),
+     ("werktags von 8 bis 22 Uhr", [1, 2, 3, 4, 5]), ("Friday to Monday", [1, 5, 6, 7]),
+     ("on Wednesday and Sunday", [3, 7]), ("we sat in the sun", [])],
+)  # fmt: skip
+def test_days_a_text_names_with_ranges_spanned(text: str, named: list[int]) -> None:
+    assert sorted(days(fold(text))) == named

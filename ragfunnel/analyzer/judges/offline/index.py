@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING, Any
 from ragfunnel.analyzer.judges.offline.prepared import ChunkCache, PreparedChunk, prepare
 from ragfunnel.analyzer.judges.offline.words import is_german, stem, tokens
 from ragfunnel.analyzer.judges.verdict_types import Chunk
-from ragfunnel.analyzer.language.lexicon import fold
-from ragfunnel.analyzer.language.terms import Fact, facts, negated
+from ragfunnel.analyzer.language.lexicon import DAYS, fold
+from ragfunnel.analyzer.language.terms import Fact, days, facts, negated
 
 if TYPE_CHECKING:
     from ragfunnel.analyzer.judges.offline.embed import Embedder
@@ -148,6 +148,15 @@ class ContextIndex:
         return index
 
     @cached_property
+    def day_sentences(self) -> dict[int, set[int]]:
+        """The sentences naming each day of the week, ranges spanned (``terms.days``)."""
+        out: dict[int, set[int]] = {}
+        for sid, sentence in enumerate(self.sentences):
+            for day in days(sentence):
+                out.setdefault(day, set()).add(sid)
+        return out
+
+    @cached_property
     def chunk_languages(self) -> frozenset[bool]:
         """Whether each chunk reads as German (``words.is_german``), as a set.
 
@@ -216,6 +225,9 @@ class ContextIndex:
                     inside = self.containing(tail)
                     if inside:
                         return inside
+        named = DAYS.get(word)
+        if named and all(d in self.day_sentences for d in named):  # "mon" in "Monday to Friday"
+            return set().union(*(self.day_sentences[d] for d in named))
         return None
 
     def fact_spans(self, sid: int) -> list[tuple[Fact, int, int]]:

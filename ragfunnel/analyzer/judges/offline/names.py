@@ -24,6 +24,7 @@ from ragfunnel.analyzer.language.lexicon import (
     WEEKDAYS,
     fold,
 )
+from ragfunnel.analyzer.language.terms import days
 
 __all__ = ["missing_names", "swapped_names"]
 
@@ -103,11 +104,30 @@ def missing_names(content: str, claim_facts: ClaimFacts, german: bool,
     """
     in_facts = " ".join(fold(w) for _, w, _ in claim_facts)
     return [
-        m
-        for phrase in _names(content, german)
-        if all(_name_missing(n, in_facts, index) for n in phrase)
-        for m in phrase
+        *(
+            m
+            for phrase in _names(content, german)
+            if all(_name_missing(n, in_facts, index) for n in phrase)
+            for m in phrase
+        ),
+        *_days_missing(fold(content), index),
     ]
+
+
+def _days_missing(folded: str, index: ContextIndex) -> list[str]:
+    """The claim's words naming a day of the week the context neither names nor spans.
+
+    "auch samstags geöffnet" against "montags bis freitags geöffnet": the claim adds a day. A
+    day is no name (:func:`_names`), but a claim naming one the context lacks is not supported.
+    """
+    held = index.day_sentences
+    out: list[str] = []
+    for day, at in days(folded).items():
+        if day not in held:
+            word = LETTERS.match(folded, at)
+            if word and word.group(0) not in out:
+                out.append(word.group(0))
+    return out
 
 
 def swapped_names(names: list[str], missing: list[str], folded: str, index: ContextIndex,

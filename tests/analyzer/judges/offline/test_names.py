@@ -27,7 +27,8 @@ def test_a_name_the_context_lacks_is_missing_and_the_first_word_is_no_name() -> 
 
 
 def test_months_weekdays_and_meta_words_are_no_names() -> None:
-    context = "The office opens at 8:00."
+    # (The days are the context's too: a day it lacks is missing, below.)
+    context = "The office opens at 8:00 on weekdays."
     claim = "On weekdays the office opens at 8:00, Monday to Friday, from March, Reportedly."
     assert _missing(claim, context) == []
 
@@ -122,3 +123,16 @@ def test_an_acronym_the_context_writes_out_is_no_missing_name(
     answer to a stronger judge."""
     verdict = OfflineJudge(paraphrase=False).judge(claim, [Chunk("c", context)])
     assert [c.label for c in verdict.claims] == [label]
+
+
+def test_a_day_the_context_neither_names_nor_spans_is_missing_and_one_it_spans_is_found() -> None:
+    """A planted fault, "Die Kantine ist auch samstags geöffnet." against "montags bis freitags",
+    was judged supported; "Mon–Fri" against "Monday to Friday" missed two words."""
+    canteen = [("k", "Die Kantine ist montags bis freitags von 11:30 bis 14:00 Uhr geöffnet.")]
+    added = judge_claim("Die Kantine ist auch samstags geöffnet.", canteen, paraphrase=False)
+    assert added.label != "supported" and "samstags" in added.missing
+    within = judge_claim("Die Kantine ist mittwochs geöffnet.", canteen, paraphrase=False)
+    assert within.label == "supported"
+    office = [("o", "The office is open Monday to Friday from 7:30 am to 6 pm.")]
+    hours = judge_claim("The office is open Mon–Fri, 7:30 am to 6 pm.", office, paraphrase=False)
+    assert hours.label == "supported"
