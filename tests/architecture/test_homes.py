@@ -88,3 +88,51 @@ def test_the_scans_find_what_they_look_for() -> None:
     assert [t for _, t in literals(planted) if FOREIGN.match(t)] == ["gen_ai.evaluation.name"]
     assert contract.QUESTION_ID in CONTRACT_NAMES
     assert [t for _, t in literals(f"a = {contract.QUESTION_ID!r}\n") if t in CONTRACT_NAMES]
+
+
+WORD_LIST_HOME = PACKAGE / "analyzer" / "language" / "lexicon.py"
+WORD_LIST_PACKAGES = (
+    PACKAGE / "analyzer" / "language",
+    PACKAGE / "analyzer" / "judges" / "offline",
+)
+"""Where the judges' language rules live; their word lists belong in the lexicon."""
+_NATURAL_WORD = re.compile(r"^[a-zäöüß][a-zäöüß .'’-]*$")
+MANY = 6
+"""A module-level collection of this many lower-case words or more is a word list."""
+
+
+def _word_lists(tree: ast.Module) -> list[tuple[int, str]]:
+    found = []
+    for node in tree.body:
+        if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None:
+            continue
+        target = ast.unparse(node.targets[0] if isinstance(node, ast.Assign) else node.target)
+        if target == "__all__" or target.endswith("FEATURES"):  # names, not words
+            continue
+        strings = [
+            c.value
+            for c in ast.walk(node.value)
+            if isinstance(c, ast.Constant) and isinstance(c.value, str)
+        ]
+        words = [w for s in strings for w in (s.split() if "\n" in s else [s])]
+        if len(words) >= MANY and all(_NATURAL_WORD.match(w) for w in words):
+            found.append((node.lineno, target))
+    return found
+
+
+def test_every_word_list_of_the_judges_is_in_the_lexicon() -> None:
+    """Issue 33: every word list in one lexicon (docs/architecture.md, "word list")."""
+    offenders = [
+        f"{path.relative_to(PACKAGE.parent)}:{line} {name}"
+        for package in WORD_LIST_PACKAGES
+        for path in sorted(package.rglob("*.py"))
+        if path != WORD_LIST_HOME and "__pycache__" not in path.parts
+        for line, name in _word_lists(ast.parse(path.read_text(encoding="utf-8")))
+    ]
+    assert not offenders, f"word lists outside language/lexicon.py: {offenders}"
+
+
+def test_the_word_list_scan_finds_a_word_list() -> None:
+    tree = ast.parse('WEEKDAYS = frozenset(["monday", "tuesday", "wednesday", "thursday",'
+                     ' "friday", "saturday"])\n__all__ = ["a", "b", "c", "d", "e", "f"]')  # fmt: skip
+    assert _word_lists(tree) == [(1, "WEEKDAYS")]

@@ -13,6 +13,7 @@ __all__ = [
     "ABBREVIATIONS",
     "BOUNDS",
     "CLAUSE_WORDS",
+    "COMPOUND_SINGULARS",
     "CURRENCIES",
     "DAYS",
     "ENGLISH_MARKERS",
@@ -35,6 +36,7 @@ __all__ = [
     "STOPWORDS",
     "TOKEN",
     "UNITS",
+    "UNIT_CONVERSIONS",
     "UNLESS",
     "WEEKDAYS",
     "fold",
@@ -277,6 +279,18 @@ UNITS: dict[str, str] = {
     "years": "year", "jahr": "year", "jahre": "year", "jahren": "year", "night": "night",
     "nights": "night", "nacht": "night", "nachte": "night", "nachten": "night", "tb/s": "TB/s", "mb/s": "MB/s", "gb/s": "GB/s",
 }  # fmt: skip
+
+UNIT_CONVERSIONS: tuple[tuple[str, str, int], ...] = (
+    ("week", "day", 7), ("h", "min", 60), ("min", "s", 60), ("year", "month", 12),
+    ("month", "day", 30), ("year", "day", 365),
+)  # fmt: skip
+"""Units a quantity is also stated in: "drei Wochen" is "21 Tage", "2 hours" "120 minutes";
+as people count them, "three months" is "90 days" and "a year" "365 days"."""
+
+
+COMPOUND_SINGULARS = frozenset({"tag", "woche", "monat", "jahr", "stunde", "minute", "nacht"})
+"""A compound ending in one of these is a unit only after a linking s ("dritten
+Krankheitstag"): "Montag", "Feiertag" are no days to count (``terms.py``)."""
 
 MONTHS: dict[str, int] = {
     "januar": 1, "janner": 1, "january": 1, "jan": 1, "februar": 2, "february": 2, "feb": 2,

@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 
 from ragfunnel.analyzer.language.lexicon import (
     BOUNDS,
+    COMPOUND_SINGULARS,
     CURRENCIES,
     DAYS,
     MONTHS,
@@ -29,6 +30,7 @@ from ragfunnel.analyzer.language.lexicon import (
     PERIODS,
     QUALIFIERS,
     STOPWORDS,
+    UNIT_CONVERSIONS,
     UNITS,
 )
 
@@ -57,9 +59,6 @@ _UNIT = (
     r"jahren?|jahr|nights?|nachten?|nacht|m|g|l|s"
 )
 _COMPOUND_UNIT = r"tagen?|tag|wochen?|monaten?|monat|jahren?|jahr|stunden?|minuten?|nachten?|nacht"
-_SINGULAR = frozenset({"tag", "woche", "monat", "jahr", "stunde", "minute", "nacht"})
-"""A compound ending in one of these is a unit only after a linking s ("dritten
-Krankheitstag"): "Montag", "Feiertag" are no days to count."""
 _UNIT_AFTER_WORD = r"days?|weeks?|months?|years?|hours?|minutes?|nights?"
 _SUFFIX = r"uhr|[ap]\.\s?m\.|[ap]\.m|[ap]m|o'clock"
 _FACT = re.compile(
@@ -222,19 +221,11 @@ def _date_year(key: str) -> int:
     return int(key[:4])
 
 
-_CONVERSIONS = (
-    ("week", "day", 7), ("h", "min", 60), ("min", "s", 60), ("year", "month", 12),
-    ("month", "day", 30), ("year", "day", 365),
-)  # fmt: skip
-"""Units a quantity is also stated in: "drei Wochen" is "21 Tage", "2 hours" "120 minutes";
-as people count them, "three months" is "90 days" and "a year" "365 days"."""
-
-
 def _in_other_units(value: str, unit: str) -> list[str]:
-    """The same quantity in the other unit of each :data:`_CONVERSIONS` pair (whole numbers)."""
+    """The same quantity in the other unit of each ``UNIT_CONVERSIONS`` pair (whole numbers)."""
     out = []
     number = float(value)
-    for big, small, factor in _CONVERSIONS:
+    for big, small, factor in UNIT_CONVERSIONS:
         if unit == big:
             out.append(f"{_canon(number * factor)} {small}")
         elif unit == small and number % factor == 0:
@@ -301,7 +292,7 @@ def _unit_apart(m: re.Match[str]) -> Fact:
     number, word = g("nc") or g("ne"), g("cw") or g("ew")
     numbers = values(number)
     if (g("ew") and (word in STOPWORDS or word in NUMBER_WORDS or word in _BOUND_OF)) or (
-        g("cu") in _SINGULAR and (not word.endswith("s") or word == "geburts")
+        g("cu") in COMPOUND_SINGULARS and (not word.endswith("s") or word == "geburts")
     ):
         return Fact("number", numbers, number, numbers=numbers)
     written = (g("cw") + g("cu")) if g("nc") else g("eu")
