@@ -1,3 +1,5 @@
+"""LLMJudge (judges/llm/judge.py): the split and verdict calls, retries, cache and cost."""
+
 from __future__ import annotations
 
 import json
@@ -8,17 +10,10 @@ import pytest
 from ragfunnel.analyzer.judges import Chunk, JudgeError
 from ragfunnel.analyzer.judges.cache import MemoryCache
 from ragfunnel.analyzer.judges.llm import JudgeInput, LLMJudge, same_model_warning
-from ragfunnel.analyzer.judges.llm.endpoint import Endpoint
-from ragfunnel.analyzer.judges.llm.factcheck import FactCheckJudge, yes_probability
 from tests.support.fake_openai import FakeOpenAI, request_kind, user_text
+from tests.support.judge_endpoint import endpoint
+from tests.support.judge_pipeline import ANY_TIME, BOTH
 from tests.support.responders import numbered_claims, worked_example_responder
-
-BOTH = "Die Hotelpauschale beträgt 120 Euro; ein Taxi ist ab 22 Uhr erlaubt."
-ANY_TIME = "Die Hotelpauschale beträgt 120 Euro; ein Taxi ist jederzeit erlaubt."
-
-
-def endpoint(server: FakeOpenAI, **options: Any) -> Endpoint:
-    return Endpoint(model="judge-model", base_url=server.base_url, api_key="test", **options)
 
 
 def test_worked_example_through_the_llm_judge(hotel_taxi: list[Chunk]) -> None:
@@ -143,72 +138,7 @@ def test_concurrency_keeps_input_order_and_counts_cost(hotel_taxi: list[Chunk]) 
     assert usage["cost"] == pytest.approx((1600 * 2.0 + 320 * 8.0) / 1e6)
 
 
-def test_unreachable_endpoint_is_a_judge_error(hotel_taxi: list[Chunk]) -> None:
-    with FakeOpenAI(worked_example_responder) as server:
-        url = server.base_url
-    judge = LLMJudge(Endpoint(model="m", base_url=url, api_key="k", timeout=2))
-    with pytest.raises(JudgeError, match=r"the judge endpoint .* failed"):
-        judge.judge(BOTH, hotel_taxi)
-
-
-def test_endpoint_from_arguments_then_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in (
-        "RAGFUNNEL_JUDGE_MODEL",
-        "RAGFUNNEL_JUDGE_BASE_URL",
-        "RAGFUNNEL_JUDGE_API_KEY",
-        "OPENAI_MODEL",
-        "OPENAI_BASE_URL",
-        "OPENAI_API_KEY",
-    ):
-        monkeypatch.delenv(name, raising=False)
-    with pytest.raises(JudgeError, match="no judge model"):
-        Endpoint.from_env()
-    monkeypatch.setenv("OPENAI_MODEL", "fallback")
-    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
-    assert Endpoint.from_env().model == "fallback"
-    monkeypatch.setenv("RAGFUNNEL_JUDGE_MODEL", "preferred")
-    monkeypatch.setenv("RAGFUNNEL_JUDGE_API_KEY", "secret-key")
-    chosen = Endpoint.from_env()
-    assert (chosen.model, chosen.base_url, chosen.api_key) == (
-        "preferred",
-        "http://127.0.0.1:9/v1",
-        "secret-key",
-    )
-    assert "secret-key" not in repr(chosen)
-    assert Endpoint.from_env(model="explicit").model == "explicit"
-    with pytest.raises(JudgeError, match="max_concurrency"):
-        Endpoint.from_env(max_concurrency=0)
-
-
 def test_same_model_warning() -> None:
     assert same_model_warning("gpt-4o", ["gpt-4o-mini", None]) is None
     message = same_model_warning("gpt-4o", ["gpt-4o", "other"])
     assert message is not None and "too kindly" in message
-
-
-def test_factcheck_style(hotel_taxi: list[Chunk]) -> None:
-    def responder(body: dict[str, Any]) -> tuple[str, list[tuple[str, float]]]:
-        assert body["max_tokens"] == 1 and body["logprobs"] is True
-        claim = user_text(body).rsplit("Claim: ", 1)[1]
-        if "jederzeit" in claim:
-            return "No", [("No", -0.05), ("Yes", -3.0)]
-        return "Yes", [("Yes", -0.1), ("No", -2.5)]
-
-    cache = MemoryCache()
-    with FakeOpenAI(responder) as server:
-        judge = FactCheckJudge(endpoint(server), cache=cache)
-        verdict = judge.judge(ANY_TIME, hotel_taxi)
-        assert len(server.requests) == 2  # one call per claim
-        again = FactCheckJudge(endpoint(server), cache=cache).judge(ANY_TIME, hotel_taxi)
-        assert len(server.requests) == 2
-    assert verdict.faithfulness == 0.5 == again.faithfulness
-    good, bad = verdict.claims
-    assert good.confidence == pytest.approx(1 / (1 + 2.718281828 ** (-2.4)), rel=1e-3)
-    assert bad.label == "unsupported" and bad.judge == "factcheck:judge-model"
-    assert user_text(server.requests[0]).startswith("Document: Zugriffsrechte")
-
-
-def test_yes_probability() -> None:
-    assert yes_probability([("Yes", 0.0)]) == 1.0
-    assert yes_probability([(" no", 0.0), ("Yes", -100.0)]) == pytest.approx(0.0)
-    assert yes_probability([("Maybe", 0.0)]) is None
