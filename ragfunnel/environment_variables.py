@@ -11,6 +11,8 @@ or the tests read are listed in that page too, not here: the package never reads
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import overload
 
@@ -36,6 +38,7 @@ __all__ = [
     "VARIABLES",
     "VENV",
     "Variable",
+    "defaults_for_children",
     "is_set",
     "read",
 ]
@@ -76,6 +79,22 @@ def read(name: str, default: str | None = None) -> str | None:
 def is_set(name: str) -> bool:
     """Whether the environment variable ``name`` is set (to anything, the empty string too)."""
     return name in os.environ
+
+
+@contextmanager
+def defaults_for_children(values: Mapping[str, str]) -> Iterator[None]:
+    """``values`` set, for the processes started meanwhile, where the user set none of them.
+
+    The one place ragfunnel writes its environment (the judge's worker processes inherit
+    thread limits this way); each name it set is removed again on leaving.
+    """
+    added = {name: value for name, value in values.items() if name not in os.environ}
+    os.environ.update(added)
+    try:
+        yield
+    finally:
+        for name in added:
+            os.environ.pop(name, None)
 
 
 # --- instrumentation (ragfunnel.configure); a bad value warns and falls back to the default

@@ -33,6 +33,7 @@ from ragfunnel.analyzer.judges.offline import OfflineJudge
 from ragfunnel.analyzer.judges.protocol import Judge
 from ragfunnel.analyzer.judges.run.signals import signals
 from ragfunnel.analyzer.judges.verdict_types import AnswerVerdict, Chunk
+from ragfunnel.environment_variables import defaults_for_children
 
 __all__ = [
     "IN_PROCESS_BELOW",
@@ -125,15 +126,12 @@ def _starting_workers() -> Iterator[None]:
     the fork server, started with the first of them) inherit.
     """
     main = sys.modules["__main__"]
-    added = {name: value for name, value in ONE_THREAD.items() if name not in os.environ}
     sys.modules["__main__"] = types.ModuleType("__main__")
-    os.environ.update(added)
     try:
-        yield
+        with defaults_for_children(ONE_THREAD):
+            yield
     finally:
         sys.modules["__main__"] = main
-        for name in added:
-            os.environ.pop(name, None)
 
 
 def _context() -> multiprocessing.context.BaseContext:
