@@ -16,6 +16,7 @@ from ragfunnel.analyzer.stats import (
     Z95,
     bootstrap_mean,
     cohen_kappa,
+    kappa_interval,
     mcnemar_exact,
     mean_interval,
     normal_interval,
@@ -108,3 +109,10 @@ def test_bootstrap_interval_matches_its_normal_limit() -> None:
     assert large.method == "normal"
     # The normal interval's s is the sample standard deviation (ddof 1): 0.24 · n/(n − 1).
     assert large.low == pytest.approx(0.6 - 1.96 * math.sqrt(0.24 / 2999))
+
+
+@pytest.mark.parametrize("first", [["a", "b", "a"], ["x"]])
+def test_kappa_edges(first: list[str]) -> None:
+    assert cohen_kappa(first, first) == 1.0
+    assert math.isnan(cohen_kappa([], []))
+    assert kappa_interval(first, first).estimate == 1.0

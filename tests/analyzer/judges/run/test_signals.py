@@ -1,0 +1,48 @@
+"""The screening signals (judges/run/signals.py): conflicting sources, low confidence, samples."""
+
+from __future__ import annotations
+
+import math
+
+from ragfunnel.analyzer.judges import Chunk
+from ragfunnel.analyzer.judges.run.signals import conflicting_sources, signals
+
+
+def test_signals() -> None:
+    chunks = [
+        Chunk("policy-v1#hotel", "Die Hotelpauschale beträgt 120 EUR pro Nacht."),
+        Chunk("policy-v2#hotel", "Die Hotelpauschale beträgt 150 EUR pro Nacht."),
+        Chunk("taxi", "Ein Taxi ist ab 22:00 Uhr erlaubt."),
+    ]
+    assert conflicting_sources(chunks) == [
+        "policy-v1#hotel says 120 EUR pro Nacht, policy-v2#hotel says 150 EUR pro Nacht"
+    ]
+    # A day's rate and a week's are different things, not two sources disagreeing.
+    rates = [Chunk("meals", "Meals: 60 EUR a day."), Chunk("weekly", "Meals: 300 EUR a week.")]
+    assert conflicting_sources(rates) == []
+    found = signals(
+        "Die Hotelpauschale beträgt 120 Euro.",
+        chunks,
+        low_confidence=["120"],
+        sample_answers=["Die Hotelpauschale beträgt 150 Euro."],
+        oracle_answer="Die Hotelpauschale beträgt 150 Euro.",
+    )
+    names = [s.split(":", 1)[0] for s in found]
+    assert names == [
+        "low_confidence",
+        "sample_disagreement",
+        "conflicting_sources",
+        "oracle_disagreement",
+    ]
+    assert found[1] == "sample_disagreement: EUR 120, EUR 150"
+    quiet = signals(
+        "Die Hotelpauschale beträgt 120 Euro.",
+        chunks[:1],
+        logprobs_min=math.log(0.9),
+        sample_answers=["Die Hotelpauschale beträgt 120 EUR."],
+    )
+    assert quiet == []
+    low = signals("x", chunks[:1], logprobs_min=math.log(0.05))
+    assert low == ["low_confidence: a token at p = 0.05"]
+    big = signals("x", [Chunk(str(n), "text") for n in range(25)])
+    assert big == ["oversized_prompt: 25 chunks, 100 characters"]
