@@ -70,10 +70,7 @@ class Screen:
     blob: bytes | None
 
     def send(
-        self,
-        usable: list[dict[str, Any]],
-        prompts: list[tuple[Chunk, ...]],
-        signal_inputs: list[dict[str, Any]],
+        self, usable: list[dict[str, Any]], prompts: list[tuple[Chunk, ...]]
     ) -> Pending | None:
         """The workers' verdicts on their way, or ``None``: judge these in process.
 
@@ -82,22 +79,16 @@ class Screen:
         """
         if self.blob is None or (not self.pool.started and len(usable) < IN_PROCESS_BELOW):
             return None
-        return self.pool.submit(
-            [
-                (r["answer"], c, inputs)
-                for r, c, inputs in zip(usable, prompts, signal_inputs, strict=True)
-            ]
-        )
+        return self.pool.submit([(r["answer"], c) for r, c in zip(usable, prompts, strict=True)])
 
 
 @dataclass
 class Page:
-    """A page of answers read: prepared in process, or under way in the workers."""
+    """A page of answers read and prepared, its screen verdicts perhaps under way in the workers."""
 
     prepared: list[Prepared]
     usable: list[dict[str, Any]]
     pending: Pending | None = None
-    prompts: list[tuple[Chunk, ...]] = field(default_factory=list)
 
 
 @dataclass
@@ -137,20 +128,18 @@ class PageRun:
         usable = [r for r in answers if r["has_answer"] and r["has_context"]]
         self.done += len(answers) - len(usable)
         prompts = _chunks(usable)
-        inputs = [_signal_inputs(r, oracle) for r in usable]
         assert self.screen is not None
-        pending = self.screen.send(usable, prompts, inputs) if self.chosen.screens else None
-        if pending is not None:  # the workers read the signals too
-            return Page([], usable, pending, prompts)
+        # Sent first: the parent reads the signals while the workers judge.
+        pending = self.screen.send(usable, prompts) if self.chosen.screens else None
         prepared = [
-            (r, chunks, signals(r["answer"], chunks, **found))
-            for r, chunks, found in zip(usable, prompts, inputs, strict=True)
+            (r, chunks, signals(r["answer"], chunks, **_signal_inputs(r, oracle)))
+            for r, chunks in zip(usable, prompts, strict=True)
         ]
-        return Page(prepared, usable)
+        return Page(prepared, usable, pending)
 
     def finish(self, page: Page) -> None:
         """A page judged: its screen verdicts, the LLM's, its rows made, written and handed on."""
-        first = self._first(page) if self.chosen.screens else {}  # fills page.prepared
+        first = self._first(page) if self.chosen.screens else {}
         screened, escalate = _escalation(self.chosen, page.prepared, first, self.result)
         second = _ask(
             self.remote, page.prepared, escalate=escalate, screened=screened,
@@ -177,12 +166,7 @@ class PageRun:
                 self.done += n
                 self.report(self.done, self.total)
 
-            results = page.pending.results(judged)
-            page.prepared = [
-                (r, chunks, found)
-                for r, chunks, (_, found) in zip(page.usable, page.prompts, results, strict=True)
-            ]
-            return {n: verdict for n, (verdict, _) in enumerate(results)}
+            return dict(enumerate(page.pending.results(judged)))
         assert self.screen is not None
         first: dict[int, AnswerVerdict] = {}
         every = max(1, self.total // 200)  # at most a few hundred updates

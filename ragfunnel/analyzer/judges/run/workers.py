@@ -2,7 +2,7 @@
 
 Each worker process holds a judge of its own — a new :class:`OfflineJudge` (so a chunk cache of
 its own), or a copy of the ``screen=`` judge the user gave when that judge pickles — and judges
-contiguous slices of :data:`WORKER_SLICE` answers, and reads their signals (``signals.py``): answers that share chunks tend to sit near
+contiguous slices of :data:`WORKER_SLICE` answers: answers that share chunks tend to sit near
 each other, and a slice long enough keeps each worker's cache working. The verdicts come back in
 input order, and are the ones the judge gives in process (the same input always gives the same
 verdict).
@@ -27,11 +27,9 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
 
 from ragfunnel.analyzer.judges.offline import OfflineJudge
 from ragfunnel.analyzer.judges.protocol import Judge
-from ragfunnel.analyzer.judges.run.signals import signals
 from ragfunnel.analyzer.judges.verdict_types import AnswerVerdict, Chunk
 from ragfunnel.environment_variables import defaults_for_children
 
@@ -55,11 +53,12 @@ save (bench/RESULTS.md, "Issue 35: two cores and bounded memory")."""
 MAX_WORKERS = 8
 """The default never starts more workers than this, whatever the cores."""
 
-Item = tuple[str, tuple[Chunk, ...], dict[str, Any]]
-"""An answer to screen: its text, its prompt's chunks and the other inputs of its signals."""
+Item = tuple[str, tuple[Chunk, ...]]
+"""An answer to screen: its text and its prompt's chunks.
 
-Judged = tuple[AnswerVerdict, list[str]]
-"""An answer's verdict and its signals."""
+The signals are read in the parent (while the workers judge): read in the worker between its
+verdicts, 19 of 4,900 benchmark answers got another verdict than in process (bench/RESULTS.md,
+"Issue 35: two cores and bounded memory")."""
 
 
 def default_workers() -> int:
@@ -97,9 +96,9 @@ def _start(blob: bytes) -> None:
         _judge.judge("Warm-up at 1 pm.", [Chunk("warm-up", "Warm-up at 1 pm.")])
 
 
-def _judge_slice(items: Sequence[Item]) -> list[Judged]:
+def _judge_slice(items: Sequence[Item]) -> list[AnswerVerdict]:
     assert _judge is not None  # _start made it
-    return [(_judge.judge(a, chunks), signals(a, chunks, **inputs)) for a, chunks, inputs in items]
+    return [_judge.judge(answer, chunks) for answer, chunks in items]
 
 
 ONE_THREAD = {
@@ -147,10 +146,10 @@ def _context() -> multiprocessing.context.BaseContext:
 class Pending:
     """Verdicts on their way back from the workers, slice by slice, in input order."""
 
-    futures: list[Future[list[Judged]]]
+    futures: list[Future[list[AnswerVerdict]]]
     sizes: list[int]
 
-    def results(self, judged: Callable[[int], None]) -> list[Judged]:
+    def results(self, judged: Callable[[int], None]) -> list[AnswerVerdict]:
         """Wait for every slice; ``judged(n)`` is told as each slice of ``n`` answers returns."""
         position = {id(f): n for f, n in zip(self.futures, self.sizes, strict=True)}
         for future in as_completed(self.futures):
