@@ -24,7 +24,6 @@ from typer.testing import CliRunner
 import ragfunnel
 from ragfunnel.analyzer.cli import app
 from ragfunnel.analyzer.ingest import ingest_paths, ingest_spans
-from ragfunnel.analyzer.judges import JudgeError
 from ragfunnel.analyzer.judges.answers import CHUNK_TEXT_FIX, read_answers
 from ragfunnel.analyzer.judges.chunk_file import load_chunks
 from ragfunnel.analyzer.judges.run.batch import judge_store
@@ -153,29 +152,6 @@ def test_a_chunk_file_fills_in_the_texts(store: Store, tmp_path: Path, kind: str
     run = judge_store(store, chunk_texts=path)
     assert (run.judged, run.without_content) == (1, 0)
     assert run.rows[0]["ClaimLabels"] == ["supported", "unsupported"]
-
-
-def test_bad_chunk_files_name_file_line_and_field(tmp_path: Path) -> None:
-    path = tmp_path / "chunks.jsonl"
-    path.write_text(
-        '{"id": "a", "text": "x"}\n{"id": "b"}\nnot json\n{"id": 3, "text": "y"}\n'
-        '{"id": "a", "text": "other"}\n[1]\n',
-        encoding="utf-8",
-    )
-    with pytest.raises(JudgeError) as caught:
-        load_chunks(path)
-    text = str(caught.value)
-    assert f"{path}:2: field 'text': missing" in text
-    assert f"{path}:3: not JSON" in text
-    assert f"{path}:4: field 'id': expected a non-empty string, got 3" in text
-    assert f"{path}:5: field 'text': chunk 'a' already has another text (line 1)" in text
-    assert f"{path}:6: not a JSON object" in text
-    (tmp_path / "x.csv").write_text("id,text\n", encoding="utf-8")
-    with pytest.raises(JudgeError, match=r"is \.jsonl or \.parquet"):
-        load_chunks(tmp_path / "x.csv")
-    pl.DataFrame({"id": ["a"]}).write_parquet(tmp_path / "c.parquet")
-    with pytest.raises(JudgeError, match="no column 'text'"):
-        load_chunks(tmp_path / "c.parquet")
 
 
 def test_the_readme_example_is_judged_with_no_extra_step(tmp_path: Path) -> None:
