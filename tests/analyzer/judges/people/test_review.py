@@ -4,11 +4,9 @@ import csv
 import json
 from pathlib import Path
 
-import pytest
-
 from ragfunnel.analyzer.ingest import ingest_spans
 from ragfunnel.analyzer.judges.llm.endpoint import Endpoint
-from ragfunnel.analyzer.judges.people.calibration import LabelError, calibrate, read_labels
+from ragfunnel.analyzer.judges.people.calibration import calibrate
 from ragfunnel.analyzer.judges.people.review import iso_week, review_sheet, write_sheet
 from ragfunnel.analyzer.judges.run.batch import judge_store
 from ragfunnel.analyzer.store import Store
@@ -89,57 +87,3 @@ def test_calibrate_reads_labels_back(store: Store, tmp_path: Path) -> None:
     assert set(llm.kappa_by_week) == {"2026-W48", "2026-W49"}
     assert by_judge["offline"].claims == 12
     assert result.split_sensible.estimate == 1.0
-
-
-def test_calibrate_from_csv_with_short_labels(tmp_path: Path) -> None:
-    path = tmp_path / "labels.csv"
-    with path.open("w", encoding="utf-8", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(
-            ["review_id", "week", "claims", "judges", "human_labels", "claim_split_sensible"]
-        )
-        w.writerow(
-            [
-                "a",
-                "2026-W49",
-                json.dumps(["x", "y"]),
-                json.dumps({"offline": ["supported", "unsupported"]}),
-                "s; u",
-                "ja",
-            ]
-        )
-        w.writerow(
-            ["b", "2026-W49", json.dumps(["z"]), json.dumps({"offline": ["supported"]}), "u", "no"]
-        )
-        w.writerow(
-            ["c", "2026-W49", json.dumps(["w"]), json.dumps({"offline": ["supported"]}), "", ""]
-        )
-    result = calibrate(path)
-    (offline,) = result.judges
-    assert result.answers == 2 and offline.claims == 3
-    assert offline.unsupported_precision.estimate == 1.0
-    assert offline.unsupported_recall.estimate == 0.5
-    assert result.split_sensible.estimate == 0.5
-
-
-def test_bad_labels_name_file_line_and_field(tmp_path: Path) -> None:
-    path = tmp_path / "labels.csv"
-    with path.open("w", encoding="utf-8", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(["week", "claims", "judges", "human_labels"])
-        w.writerow(
-            [
-                "2026-W49",
-                json.dumps(["x", "y"]),
-                json.dumps({"offline": ["supported", "supported"]}),
-                "s",
-            ]
-        )
-        w.writerow(["2026-W49", json.dumps(["x"]), json.dumps({"offline": ["supported"]}), "maybe"])
-    with pytest.raises(LabelError) as err:
-        read_labels(path)
-    message = str(err.value)
-    assert f"{path}:2: field 'human_labels': 1 labels for 2 claims" in message
-    assert f"{path}:3: field 'human_labels': 'maybe' is not" in message
-    with pytest.raises(LabelError, match="no labels file"):
-        read_labels(tmp_path / "missing.csv")
