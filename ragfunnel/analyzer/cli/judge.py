@@ -132,15 +132,15 @@ def judge_command(
         ),
     ] = None,
     workers: Annotated[
-        int | None,
+        int,
         typer.Option(
             "--workers",
             min=1,
             metavar="N",
-            help="Processes the offline screen (offline, tiered) is spread over; default the "
-            "usable cores; 1 judges in process. The verdicts are the same with any number.",
+            help="Processes the offline screen (offline, tiered) is spread over; 1 (the default) "
+            "judges in process. A few verdicts may differ from in process (docs/judges.md).",
         ),
-    ] = None,
+    ] = 1,
     otlp_endpoint: Annotated[
         str | None,
         typer.Option(

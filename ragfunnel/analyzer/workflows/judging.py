@@ -38,7 +38,7 @@ def judge_from_store(
     write: bool = True,
     chunk_texts: Path | None = None,
     progress: Callable[[str, int, int], None] | None = None,
-    workers: int | None = None,
+    workers: int | None = 1,
     keep_rows: bool = True,
     on_rows: Callable[[list[Any]], None] | None = None,
 ) -> JudgeRun:

@@ -83,7 +83,7 @@ def judge_store(
     screen: Judge | None = None,
     chunk_texts: Mapping[str, str] | str | Path | None = None,
     progress: Progress | None = None,
-    workers: int | None = None,
+    workers: int | None = 1,
     keep_rows: bool = True,
     on_rows: Callable[[list[VerdictRow]], None] | None = None,
 ) -> JudgeRun:
@@ -111,10 +111,12 @@ def judge_store(
             screen counts answers as they are judged (slice by slice with workers), the LLM
             judge in slices of :data:`PROGRESS_SLICE` answers as their calls return.
         workers: processes the offline screen (offline and tiered policies) is spread over:
-            default :func:`~ragfunnel.analyzer.judges.run.workers.default_workers` (the usable
-            cores); ``1`` judges in process. Used only for :data:`IN_PROCESS_BELOW` answers or
-            more and a ``screen`` that is ``None`` or pickles (``run/workers.py``); the verdicts
-            are the same with any number.
+            ``1`` (the default) judges in process; ``None`` one per usable core
+            (:func:`~ragfunnel.analyzer.judges.run.workers.default_workers`). Used only for
+            :data:`IN_PROCESS_BELOW` answers or more and a ``screen`` that is ``None`` or
+            pickles (``run/workers.py``). Not the default because the offline judge's verdict
+            of a few answers depends on the answers its process judged before (docs/judges.md,
+            "Both cores": 46 of 10,000 benchmark answers differ with 2 workers).
         keep_rows: keep every verdict row in the result's ``rows`` (default); ``False`` keeps
             none (``row_count`` and the means still hold), so the offline policy, which reads,
             judges and writes :data:`~ragfunnel.analyzer.judges.answers.PAGE_TRACES` traces at

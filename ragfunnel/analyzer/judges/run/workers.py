@@ -9,9 +9,10 @@ verdict).
 
 The workers start with ``forkserver`` (``spawn`` where there is none), never ``fork``: the
 parent holds the store's engine threads (chDB), which a forked child would inherit in whatever
-state they were; and they do not import the user's script (``_starting_workers``), so a script that
-calls ``judge_store`` without an ``if __name__ == "__main__":`` guard works as in process. Starting costs each worker its imports and its judge's models, about two CPU
-seconds, so fewer than :data:`IN_PROCESS_BELOW` answers are judged in process, as is every run
+state they were; and they do not import the user's script (``_starting_workers``), so a script
+that calls ``judge_store`` without an ``if __name__ == "__main__":`` guard works as in process.
+Starting them costs ~1.5 s (the fork server imports the judge, each worker loads its models), so
+fewer than :data:`IN_PROCESS_BELOW` answers are judged in process, as is every run
 with ``workers=1`` or with a ``screen=`` judge that does not pickle (an :class:`OfflineJudge`
 instance holds caches that do not: pass ``screen=None`` for the default judge in every worker).
 """
