@@ -12,44 +12,28 @@ import json
 from pathlib import Path
 from typing import Any
 
-import polars as pl
 import pytest
 
 from ragfunnel.analyzer.cases import (
-    Case,
+    AllOf,
+    AnyOf,
     CaseError,
     CaseSet,
     Leaf,
+    Quote,
+    Span,
     bulk_readers,
     case_columns,
     load_cases,
     loading,
 )
 from ragfunnel.analyzer.funnel.analysis import case_tables
-
-UNUSUAL: list[dict[str, Any]] = [
-    {"id": 7, "question": "An integer id?", "evidence": "x"},
-    {"id": " padded ", "question": "Padded id?", "evidence": [" a ", "b"]},
-    {"id": "nested", "question": "Nested?", "evidence": {"all_of": ["a", {"any_of": ["b", "c"]}]}},
-    {"id": "twice", "question": "Same id twice in a group?", "evidence": {"any_of": ["a", "a"]}},
-    {"id": "int-leaf", "question": "Integer chunk id?", "evidence": 42},
-    {"id": "yes", "question": "Answerable as a word?", "evidence": "x", "answerable": "yes"},
-    {"id": "no", "question": "Unanswerable as a word?", "answerable": " No "},
-    {"id": "nulls", "question": "Nulls?", "evidence": "x", "reference": None, "facts": None,
-     "answerable": None},
-    {"id": "tags", "question": "Extra fields?", "evidence": "x", "tags": ["a"], "owner": {"k": 1}},
-    {"id": "numbers", "question": "Numeric facts?", "evidence": "x", "facts": [1, 2.5, "three"]},
-    {"id": "one-fact", "question": "A single fact?", "evidence": ["x"], "facts": "only"},
-    {"id": "kanji", "question": "日本語の質問", "evidence": {"any_of": ["p", "q"]}},
-    {"id": "unanswerable", "question": "Refund for a cancelled flight?", "answerable": False},
-    {"id": "reference", "question": "With a reference?", "evidence": ["a", "b"], "reference": "R"},
-]  # fmt: skip
+from tests.support.case_files import QUOTE, SPAN, mixed, plain
 
 
-def plain(i: int) -> dict[str, Any]:
-    kinds: list[Any] = [f"c{i}", [f"c{i}", f"d{i}"], {"any_of": [f"c{i}", "d"]}, {"all_of": ["e"]}]
-    return {"id": f"q-{i}", "question": f"Question {i}?", "evidence": kinds[i % 4],
-            "facts": [f"fact {i}"], "reference": f"Answer {i}."}  # fmt: skip
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
 
 
 def reference(path: Path) -> CaseSet:
@@ -75,13 +59,6 @@ def small_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(bulk_readers, "_CHUNK_BYTES", 200)
     monkeypatch.setattr(bulk_readers, "_CHUNK_CASES", 3)
     monkeypatch.setattr(case_columns, "_FLUSH_ROWS", 2)
-
-
-def mixed() -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    for i, case in enumerate(UNUSUAL):
-        out += [plain(3 * i), plain(3 * i + 1), case, plain(3 * i + 2)]
-    return out
 
 
 @pytest.mark.usefixtures("small_chunks")
@@ -168,32 +145,6 @@ def test_errors_in_a_large_file_name_their_lines(tmp_path: Path) -> None:
     ]
 
 
-@pytest.mark.parametrize(
-    ("case", "message"),
-    [
-        ({"id": "", "question": "Q?", "evidence": "x"}, "field 'id': required"),
-        ({"id": "a", "question": "  ", "evidence": "x"}, "field 'question': required"),
-        ({"id": "a", "question": "?!", "evidence": "x"}, "empty after normalisation"),
-        ({"id": "a", "question": "Q?"}, "field 'evidence': required for an answerable case"),
-        ({"id": "a", "question": "Q?", "answerable": False, "facts": ["f"]}, "has no facts"),
-        ({"id": "a", "question": "Q?", "evidence": ["x", " "]}, "empty chunk id"),
-        ({"id": "a", "question": "Q?", "evidence": "x", "facts": [" "]}, "non-empty strings"),
-        ({"id": "a", "question": "Q?", "evidence": {"all_of": ["x"], "any_of": ["y"]}},
-         "exactly one key"),
-        ({"id": "a", "question": "Q?", "evidence": {}}, "got no keys"),
-        ({"id": "a", "question": "Q?", "evidence": True}, "expected a chunk id"),
-        ({"id": True, "question": "Q?", "evidence": "x"}, "field 'id': required"),
-    ],
-)  # fmt: skip
-def test_every_plain_looking_mistake_is_reported(
-    tmp_path: Path, case: dict[str, Any], message: str
-) -> None:
-    path = tmp_path / "c.jsonl"
-    path.write_text(json.dumps(plain(0)) + "\n" + json.dumps(case) + "\n")
-    with pytest.raises(CaseError, match=rf"c\.jsonl:2: .*{message}"):
-        load_cases(path)
-
-
 def test_comment_line_that_is_not_utf8_is_unreadable_as_before(tmp_path: Path) -> None:
     path = tmp_path / "c.jsonl"
     path.write_bytes(json.dumps(plain(0)).encode() + b"\n// caf\xe9\n")
@@ -201,31 +152,57 @@ def test_comment_line_that_is_not_utf8_is_unreadable_as_before(tmp_path: Path) -
         load_cases(path)
 
 
-def test_loaded_and_built_sets_give_the_same_tables(tmp_path: Path) -> None:
-    path = tmp_path / "c.jsonl"
-    path.write_text("\n".join(json.dumps(case) for case in mixed()) + "\n")
-    loaded = load_cases(path)
-    built = CaseSet(tuple(loaded), loaded.source)
-    assert case_tables(loaded)[0].equals(case_tables(built)[0])
-    assert loaded.ambiguous_hashes() == built.ambiguous_hashes() == frozenset()
-    assert loaded.question_hashes().equals(built.question_hashes())
-    assert loaded.by_id("missing") is None and built.by_id("missing") is None
-    assert loaded == built
-    assert isinstance(loaded.columns.frame, pl.DataFrame)
-    assert loaded.columns.frame.height == len(loaded) == len(built)
+def test_a_large_jsonl_file_mixes_plain_and_document_cases(tmp_path: Path) -> None:
+    lines = [
+        json.dumps({"id": f"q{i}", "question": f"Question {i}?", "evidence": f"c#{i}"})
+        if i % 3
+        else json.dumps({"id": f"q{i}", "question": f"Question {i}?", "evidence": QUOTE})
+        for i in range(3000)
+    ]
+    cases = load_cases(_write(tmp_path / "cases.jsonl", "\n".join(lines) + "\n"))
+    assert cases.by_id("q3") is not None and cases.by_id("q3").evidence == Quote(  # type: ignore[union-attr]
+        "travel-policy-2025", QUOTE["quote"]
+    )
+    assert cases.by_id("q4").evidence == Leaf("c#4")  # type: ignore[union-attr]
 
 
-def test_case_set_of_a_generator_is_checked() -> None:
-    cases = CaseSet.of(Case(f"c{i}", f"Q {i}?", Leaf("x")) for i in range(3))
-    assert [c.id for c in cases] == ["c0", "c1", "c2"]
-    assert case_tables(cases)[0].get_column("question_id").to_list() == ["c0", "c1", "c2"]
-
-
-def test_many_lookups_in_a_loaded_set(tmp_path: Path) -> None:
-    path = tmp_path / "c.jsonl"
-    path.write_text("".join(json.dumps(plain(i)) + "\n" for i in range(50)))
-    cases = load_cases(path)
-    found = [cases.by_id(f"q-{i}") for i in range(49, -1, -1)]  # scans first, then the index
-    assert [c.id for c in found if c is not None] == [f"q-{i}" for i in range(49, -1, -1)]
-    assert cases.by_id("q-50") is None
-    assert cases.ambiguous_hashes() is cases.ambiguous_hashes()  # computed once
+def test_bulk_and_reference_readers_agree_on_document_leaves(tmp_path: Path) -> None:
+    rows = [
+        {"id": "a", "question": "A?", "evidence": QUOTE},
+        {"id": "b", "question": "B?", "evidence": {"any_of": [SPAN, "faq#3", QUOTE]}},
+        {"id": "c", "question": "C?", "evidence": [{"document": " padded", "quote": "x"}, "z"]},
+        {"id": "d", "question": "D?", "evidence": {"document": "d", "quote": "q", "all_of": ["x"]}},
+        {
+            "id": "e",
+            "question": "E?",
+            "evidence": {"all_of": [{"document": "d", "start": 3, "end": 3}]},
+        },
+    ]
+    good = rows[:2]
+    path = _write(tmp_path / "good.jsonl", "".join(json.dumps(r) + "\n" for r in good))
+    bulk = load_cases(path)
+    assert [c.evidence for c in bulk] == [
+        Quote("travel-policy-2025", QUOTE["quote"]),
+        AnyOf(
+            (
+                Span("travel-policy-2025", 1520, 1575),
+                Leaf("faq#3"),
+                Quote("travel-policy-2025", QUOTE["quote"]),
+            )
+        ),
+    ]
+    assert bulk.columns.leaf_table.height == 2  # one row per distinct leaf
+    with pytest.raises(CaseError) as caught:
+        load_cases(_write(tmp_path / "bad.jsonl", "".join(json.dumps(r) + "\n" for r in rows)))
+    problems = [str(p) for p in caught.value.problems]
+    assert (
+        len(problems) == 2
+        and "bad.jsonl:4: case 'd'" in problems[0]
+        and "bad.jsonl:5: case 'e'" in problems[1]
+    )
+    # A padded document id is stripped by the full validation, as a chunk id is.
+    assert load_cases(_write(tmp_path / "c.jsonl", json.dumps(rows[2]) + "\n")).by_id(
+        "c"
+    ).evidence == AllOf(  # type: ignore[union-attr]
+        (Quote("padded", "x"), Leaf("z"))
+    )
