@@ -7,9 +7,12 @@ from pathlib import Path
 import pytest
 
 from ragfunnel.analyzer.cases import (
+    Case,
     CaseError,
+    Leaf,
     load_cases,
 )
+from ragfunnel.analyzer.cases.validation import check_case_set
 from tests.support.case_files import write
 
 
@@ -67,3 +70,26 @@ def test_a_bad_leaf_in_a_file_names_file_line_case_and_field(tmp_path: Path) -> 
     with pytest.raises(CaseError) as caught:
         load_cases(path)
     assert "cases.yaml:4: case 'q1': field 'evidence': evidence[0].quote" in str(caught.value)
+
+
+def test_cases_built_in_code_get_the_loaders_checks_all_at_once() -> None:
+    cases = [
+        Case("q1", "Hotel?", Leaf("a"), source="cases.yaml:3"),
+        Case("q2", "Taxi?"),  # answerable without evidence
+        Case("q1", "Again?", Leaf("b"), source="cases.yaml:9"),
+        Case("q3", "?!", Leaf("c")),
+        Case("q4", "Refund?", Leaf("d"), facts=("x",), answerable=False),
+    ]
+    with pytest.raises(CaseError) as caught:
+        check_case_set(cases, "built in code")
+    assert [str(p) for p in caught.value.problems] == [
+        "built in code:9: case 'q1': field 'id': duplicate id (first defined at cases.yaml:3)",
+        "built in code: case 'q2': field 'evidence': required for an answerable case: list the "
+        "chunk ids a correct answer needs (all_of / any_of), or set answerable: false",
+        "built in code: case 'q3': field 'question': empty after normalisation",
+        "built in code: case 'q4': field 'evidence': an unanswerable case (answerable: false) "
+        "cannot require evidence",
+        "built in code: case 'q4': field 'facts': an unanswerable case (answerable: false) has "
+        "no facts",
+    ]
+    check_case_set(cases[:1], "built in code")  # a sound set: no error
