@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from ragfunnel.analyzer.cases import (
     Leaf,
     load_cases,
 )
+from ragfunnel.analyzer.cases.loading import format_of
 from ragfunnel.instrumentation.contract import question_hash
 from tests.support.case_files import write
 
@@ -51,3 +53,21 @@ def test_unknown_extension_and_empty_file(tmp_path: Path) -> None:
         load_cases(write(tmp_path, "c.yaml", ""))
     with pytest.raises(CaseError, match="cannot read"):
         load_cases(tmp_path / "missing.yaml")
+
+
+@pytest.mark.parametrize(
+    ("name", "fmt"),
+    [("c.yaml", "yaml"), ("c.YML", "yaml"), ("c.json", "json"), ("c.jsonl", "jsonl"),
+     ("c.ndjson", "jsonl"), ("c.csv", "csv"), ("c.tsv", "csv")],
+)  # fmt: skip
+def test_the_format_is_the_extensions(name: str, fmt: str) -> None:
+    assert format_of(Path(name)) == fmt
+
+
+def test_a_tab_separated_file_loads_like_its_csv(tmp_path: Path) -> None:
+    tsv = write(tmp_path, "c.tsv", "id\tquestion\tevidence\nq1\tHotel, per night?\ta;b\n")
+    csv = write(tmp_path, "c.csv", 'id,question,evidence\nq1,"Hotel, per night?",a;b\n')
+    (from_tsv,), (from_csv,) = load_cases(tsv).cases, load_cases(csv).cases
+    assert from_tsv.source == f"{tsv}:2"
+    assert dataclasses.replace(from_tsv, source="") == dataclasses.replace(from_csv, source="")
+    assert from_tsv.question == "Hotel, per night?" and from_tsv.evidence_ids == ("a", "b")

@@ -41,3 +41,17 @@ def test_rebase_rewrites_chunk_ids_and_says_what_it_could_not() -> None:
         "with capture_content=True, or pass --chunks)",
         "case 'q2': zz#9: not a chunk of index v1",
     ]
+
+
+def test_blank_text_falls_back_to_offsets_and_an_empty_range_is_no_span() -> None:
+    chunks = {
+        "a": ChunkSource("doc", "  \n ", 0, 30),  # blank text: its offsets
+        "b": ChunkSource("doc", None, 30, 30),  # an empty range: neither
+    }
+    cases = (c for c in [Case("q1", "Q?", AllOf((Leaf("a"), Leaf("b"))))])  # a generator
+    done = rebase_cases(cases, chunks, "")
+    assert done.cases[0].evidence == AllOf((Span("doc", 0, 30), Leaf("b")))
+    assert done.rewritten == 1
+    assert [p.reason.split(" (")[0] for p in done.problems] == [
+        "the index recorded neither its text nor its offsets"
+    ]
