@@ -110,12 +110,16 @@ def test_every_bad_row_of_a_jsonl_sheet_is_named(tmp_path: Path) -> None:
     )
     with pytest.raises(LabelError) as caught:
         read_labels(path)
-    message = str(caught.value)
-    assert message.startswith("4 problem(s) in the labels:")
-    assert f"{path}:1: field 'claims' or 'judges' is not valid JSON" in message
-    assert f"{path}:2: fields 'claims' (a list) and 'judges' (an object) are required" in message
-    assert f"{path}:3: field 'judges' (offline): 'maybe' is not" in message
-    assert f"{path}:4: field 'claim_split_sensible': 'perhaps' is not yes / no" in message
+    heading, *problems = str(caught.value).split("\n")
+    assert heading == "4 problem(s) in the labels:"
+    expected = [
+        "field 'claims' or 'judges' is not valid JSON",
+        "fields 'claims' (a list) and 'judges' (an object) are required",
+        "field 'judges' (offline): 'maybe' is not",
+        "field 'claim_split_sensible': 'perhaps' is not yes / no",
+    ]
+    for line, (problem, start) in enumerate(zip(problems, expected, strict=True), start=1):
+        assert problem.startswith(f"  {path}:{line}: {start}")
     broken = tmp_path / "broken.jsonl"
     broken.write_text(sheet_row("w", ["a"], {}, "s") + "{cut\n", encoding="utf-8")
     with pytest.raises(LabelError, match=f"{broken}:2: not valid JSON"):
