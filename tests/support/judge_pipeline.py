@@ -6,11 +6,15 @@ a chosen answer (the "model" is a lookup), so tests decide what was answered.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import itertools
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import ragfunnel
 from ragfunnel.analyzer.cases import Case, CaseSet, parse_evidence
+from ragfunnel.analyzer.ingest import ingest_spans
+from ragfunnel.analyzer.store import Store
+from ragfunnel.testing import capture_spans
 
 CHUNKS = {
     "access-rights": "Zugriffsrechte für das Reiseportal beantragt man im IT-Ticketsystem.",
@@ -70,3 +74,29 @@ def ask(question_id: str, question: str, ranking: Sequence[tuple[str, float]], r
 
 WORKED_RANKING = [("access-rights", 0.9), ("hotel-allowance", 0.8), ("taxi", 0.7)]
 """[irrelevant, relevant, relevant]: context precision (1/2 + 2/3) / 2 = 7/12."""
+
+
+def many_reply(n: int) -> str:
+    """The ``n``-th of many answers: changed numbers and times, a refusal every 17th."""
+    hotel = (120, 150, 80)[n % 3]
+    taxi = ("ab 22 Uhr", "jederzeit", "ab 20 Uhr", "ab 22:00")[n % 4]
+    if n % 17 == 0:
+        return REFUSAL
+    return f"Die Hotelpauschale beträgt {hotel} Euro; ein Taxi ist {taxi} erlaubt. Frage {n % 40}."
+
+
+def record_many(store: Store, count: int) -> None:
+    """``count`` traced answers (run ``r1``) in ``store``: prompts of three of the worked
+    example's chunks in other orders, disagreeing samples on every fifth."""
+    orders = itertools.cycle(itertools.permutations(CHUNKS, 3))
+    with capture_spans(capture_content=True, run_id="r1") as spans:
+        for n, order in zip(range(count), orders, strict=False):
+            ranking = [(chunk, 0.9 - 0.1 * i) for i, chunk in enumerate(order)]
+            samples = [many_reply(n + 1)] if n % 5 == 0 else []
+            ask(f"q{n}", f"Frage {n}?", ranking, many_reply(n), samples)
+    ingest_spans(store, spans.spans)
+
+
+def without_time(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Verdict rows without their ``JudgedAt``, to compare two runs."""
+    return [{k: v for k, v in r.items() if k != "JudgedAt"} for r in rows]

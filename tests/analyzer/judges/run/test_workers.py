@@ -8,48 +8,20 @@ orders, answers with changed numbers and times, refusals and disagreeing samples
 
 from __future__ import annotations
 
-import functools
-import itertools
 import pickle
 from collections.abc import Callable, Iterable, Iterator
 
 import pytest
 
-from ragfunnel.analyzer.ingest import ingest_spans
-from ragfunnel.analyzer.judges import tables
-from ragfunnel.analyzer.judges.answers import AnswerPages
 from ragfunnel.analyzer.judges.offline import OfflineJudge
-from ragfunnel.analyzer.judges.run import batch, workers
+from ragfunnel.analyzer.judges.run import workers
 from ragfunnel.analyzer.judges.run.batch import judge_store
 from ragfunnel.analyzer.judges.run.workers import IN_PROCESS_BELOW, ScreenPool, shippable
 from ragfunnel.analyzer.judges.verdict_types import AnswerVerdict, Chunk
 from ragfunnel.analyzer.store import Store
-from ragfunnel.testing import capture_spans
-from tests.support.judge_pipeline import CASES, CHUNKS, REFUSAL, ask
+from tests.support.judge_pipeline import CASES, CHUNKS, record_many
 
 ANSWERS = 480
-
-
-def _reply(n: int) -> str:
-    hotel = (120, 150, 80)[n % 3]
-    taxi = ("ab 22 Uhr", "jederzeit", "ab 20 Uhr", "ab 22:00")[n % 4]
-    if n % 17 == 0:
-        return REFUSAL
-    return f"Die Hotelpauschale beträgt {hotel} Euro; ein Taxi ist {taxi} erlaubt. Frage {n % 40}."
-
-
-def _record(store: Store, count: int) -> None:
-    orders = itertools.cycle(itertools.permutations(CHUNKS, 3))
-    with capture_spans(capture_content=True, run_id="r1") as spans:
-        for n, order in zip(range(count), orders, strict=False):
-            ranking = [(chunk, 0.9 - 0.1 * i) for i, chunk in enumerate(order)]
-            samples = [_reply(n + 1)] if n % 5 == 0 else []
-            ask(f"q{n}", f"Frage {n}?", ranking, _reply(n), samples)
-    ingest_spans(store, spans.spans)
-
-
-def _without_time(rows: Iterable[dict[str, object]]) -> list[dict[str, object]]:
-    return [{k: v for k, v in r.items() if k != "JudgedAt"} for r in rows]
 
 
 def _runs() -> Iterator[str]:
@@ -60,7 +32,7 @@ def _runs() -> Iterator[str]:
 def test_workers_and_pages_change_no_verdict_row(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _record(store, ANSWERS)
+    record_many(store, ANSWERS)
     alone = judge_store(store, cases=CASES, write=False, workers=1)
     assert alone.judged == ANSWERS and len(alone.rows) == ANSWERS == alone.row_count
     labels = {label for row in alone.rows for label in row["ClaimLabels"]}
@@ -79,21 +51,6 @@ def test_workers_and_pages_change_no_verdict_row(
     assert started and set(started) == {2}
     assert two.rows == alone.rows
     assert (two.faithfulness, two.confidence) == (alone.faithfulness, alone.confidence)
-
-    # Small pages (the last one short), rows handed on page by page, written, and not kept.
-    monkeypatch.setattr(batch, "AnswerPages", functools.partial(AnswerPages, traces_at_once=100))
-    pages: list[list[dict[str, object]]] = []
-    paged = judge_store(
-        store, cases=CASES, workers=2, runs=iter(["r1"]), keep_rows=False, on_rows=pages.append
-    )
-    assert paged.rows == [] and paged.row_count == ANSWERS
-    assert [len(page) for page in pages] == [100, 100, 100, 100, 80]
-    assert _without_time(r for page in pages for r in page) == _without_time(alone.rows)
-    assert (paged.faithfulness, paged.confidence) == (alone.faithfulness, alone.confidence)
-    assert paged.judged == alone.judged and paged.abstained == alone.abstained
-    stored = tables.read_verdicts(store).sort(["TraceId", "QuestionKey"])
-    expected = sorted(_without_time(alone.rows), key=lambda r: (r["TraceId"], r["QuestionKey"]))
-    assert _without_time(stored.iter_rows(named=True)) == expected
 
 
 class Echo:
@@ -116,7 +73,7 @@ class Local(Echo):
 def test_a_custom_screen_goes_to_the_workers_when_it_pickles(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _record(store, IN_PROCESS_BELOW)
+    record_many(store, IN_PROCESS_BELOW)
     assert shippable(Echo()) and shippable(None) == b"" and shippable(Local()) is None
     shipped = judge_store(store, write=False, workers=2, screen=Echo())
     alone = judge_store(store, write=False, workers=1, screen=Echo())
@@ -131,7 +88,7 @@ def test_a_custom_screen_goes_to_the_workers_when_it_pickles(
 
 
 def test_few_answers_are_judged_in_process(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
-    _record(store, 12)
+    record_many(store, 12)
 
     def refuse(_pool: ScreenPool) -> None:
         raise AssertionError("no worker may start below IN_PROCESS_BELOW")
