@@ -5,7 +5,12 @@ from __future__ import annotations
 import math
 
 from ragfunnel.analyzer.judges import Chunk
-from ragfunnel.analyzer.judges.run.signals import conflicting_sources, signals
+from ragfunnel.analyzer.judges.run.signals import (
+    MAX_CONTEXT_CHARS,
+    answer_terms,
+    conflicting_sources,
+    signals,
+)
 
 
 def test_signals() -> None:
@@ -46,3 +51,22 @@ def test_signals() -> None:
     assert low == ["low_confidence: a token at p = 0.05"]
     big = signals("x", [Chunk(str(n), "text") for n in range(25)])
     assert big == ["oversized_prompt: 25 chunks, 100 characters"]
+
+
+def test_answer_terms_are_facts_and_names_past_the_first_word() -> None:
+    terms = answer_terms("Die Hotelpauschale beträgt 120 Euro; ein Taxi ab 22 Uhr bei Müller.")
+    assert {"amount:EUR 120", "time:22:00", "name:muller", "name:hotelpauschale"} <= terms
+    assert "name:euro" not in terms  # part of the amount, not a name
+    assert answer_terms("Laut Müller gilt das.") == {"name:muller"}
+    assert answer_terms("Müller sagt das.") == set()  # a sentence's first word is no name
+
+
+def test_quiet_inputs_give_no_signal_and_a_long_context_is_oversized() -> None:
+    one = [Chunk("a", "x")]
+    assert signals("Die Pauschale beträgt 120 Euro.", one, low_confidence=[" ", ""]) == []
+    same = signals(
+        "Die Pauschale beträgt 120 Euro.", one, oracle_answer="Die Pauschale ist 120 EUR."
+    )
+    assert same == []  # the same amount written another way
+    long = signals("x", [Chunk("a", "y" * (MAX_CONTEXT_CHARS + 1))])
+    assert long == [f"oversized_prompt: 1 chunks, {MAX_CONTEXT_CHARS + 1:,} characters"]
