@@ -53,12 +53,12 @@ def test_signals() -> None:
     assert big == ["oversized_prompt: 25 chunks, 100 characters"]
 
 
-def test_answer_terms_are_facts_and_names_past_the_first_word() -> None:
+def test_answer_terms_are_facts_and_capitalised_words_past_the_answers_first() -> None:
     terms = answer_terms("Die Hotelpauschale beträgt 120 Euro; ein Taxi ab 22 Uhr bei Müller.")
     assert {"amount:EUR 120", "time:22:00", "name:muller", "name:hotelpauschale"} <= terms
     assert "name:euro" not in terms  # part of the amount, not a name
     assert answer_terms("Laut Müller gilt das.") == {"name:muller"}
-    assert answer_terms("Müller sagt das.") == set()  # a sentence's first word is no name
+    assert answer_terms("Müller sagt das.") == set()  # the answer's first word is no name
 
 
 def test_quiet_inputs_give_no_signal_and_a_long_context_is_oversized() -> None:
