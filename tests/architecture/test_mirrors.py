@@ -9,6 +9,7 @@ knows where a module's tests are.
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import ragfunnel
@@ -55,3 +56,21 @@ def test_the_list_of_modules_without_behaviour_is_current() -> None:
     tested = [m for m in NO_BEHAVIOUR if m in modules and _test_of(m).exists()]
     assert not gone, f"listed but no longer a module: {gone}"
     assert not tested, f"listed as without behaviour but tested: take them off the list: {tested}"
+
+
+READS_OTHER_TESTS = {"analyzer/test_read_path.py"}
+"""Test modules allowed to import another test module: the read-path test re-runs the funnel
+tests' trace scenarios at read time (docs/architecture.md, "Tests")."""
+
+
+def test_a_test_module_imports_helpers_from_tests_support_never_from_another_test() -> None:
+    offenders = []
+    for path in sorted(TESTS.rglob("test_*.py")):
+        name = str(path.relative_to(TESTS))
+        if name in READS_OTHER_TESTS:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            module = node.module if isinstance(node, ast.ImportFrom) else None
+            if module and module.startswith("tests.") and not module.startswith("tests.support"):
+                offenders.append(f"{name}:{node.lineno} {module}")
+    assert not offenders, f"import helpers from tests/support instead: {offenders}"

@@ -10,7 +10,14 @@ from typer.testing import CliRunner
 from ragfunnel.analyzer.cli import app
 from tests.support.cli_store import stored
 from tests.support.fake_openai import FakeOpenAI
-from tests.support.judge_pipeline import ANY_TIME, REFERENCE, REFUSAL, WORKED_RANKING, ask
+from tests.support.judge_pipeline import (
+    ANY_TIME,
+    REFERENCE,
+    REFUSAL,
+    WORKED_RANKING,
+    ask,
+    many_reply,
+)
 from tests.support.responders import responder
 
 CASES = [
@@ -141,12 +148,11 @@ def test_review_and_calibrate(tmp_path: Path) -> None:
 
 def test_judge_workers_write_the_same_rows_page_by_page(tmp_path: Path) -> None:
     """Issue 35: `--workers 2` (400 answers: past the in-process threshold) and `--workers 1`."""
-    from tests.analyzer.judges.run.test_workers import _reply
 
     def asked() -> None:
         for n in range(400):
             ranking = WORKED_RANKING if n % 2 else list(reversed(WORKED_RANKING))
-            ask(f"q{n}", f"Frage {n}?", ranking, _reply(n))
+            ask(f"q{n}", f"Frage {n}?", ranking, many_reply(n))
 
     dsn, _ = stored(tmp_path, [], asked)
     runner = CliRunner()

@@ -7,11 +7,11 @@ import pytest
 
 from ragfunnel.analyzer.judges.answers import AnswerPages, read_answers
 from ragfunnel.analyzer.store import Store
-from tests.analyzer.judges.run.test_workers import _record
+from tests.support.judge_pipeline import record_many
 
 
 def test_the_pages_one_after_the_other_are_read_answers_frame(store: Store) -> None:
-    _record(store, 30)
+    record_many(store, 30)
     whole = read_answers(store, modes=("pipeline", "oracle"))
     pages = AnswerPages(store, modes=("pipeline", "oracle"), traces_at_once=7)
     assert pages.total == 30
