@@ -46,7 +46,7 @@ def format_of(path: Path) -> Format:
                 None,
                 None,
                 None,
-                "unknown cases format: use .yaml/.yml, .json, .jsonl or .csv",
+                "unknown cases format: use .yaml/.yml, .json, .jsonl/.ndjson or .csv/.tsv",
             )
         ]
     )

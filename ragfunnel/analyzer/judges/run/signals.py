@@ -22,6 +22,7 @@ import math
 import re
 from collections.abc import Sequence
 
+from ragfunnel.analyzer.judges.offline.words import is_german, tokens
 from ragfunnel.analyzer.judges.run.context import prepare
 from ragfunnel.analyzer.judges.verdict_types import Chunk
 from ragfunnel.analyzer.language.lexicon import fold
@@ -41,21 +42,32 @@ LOGPROB_FLOOR = math.log(0.2)
 MAX_CHUNKS = 20
 MAX_CONTEXT_CHARS = 24_000
 _NAME = re.compile(r"(?<![\w-])[A-ZÄÖÜ][\w-]+")
+_OPENS = re.compile(r"(?:^|[.!?:;\n])[\s\"'“„(*-]*$")
+"""The text before a word that opens a sentence (or the answer, or a list item)."""
 _SHARED_WORDS = 2
 
 
 def answer_terms(answer: str) -> set[str]:
-    """The normalised facts and the capitalised names an answer states."""
+    """The normalised facts and the names an answer states.
+
+    A name is an acronym, or in an English answer a capitalised word that opens no sentence:
+    German capitalises every noun, and any sentence's first word, so "Die Pauschale beträgt
+    120 Euro." and "Sie beträgt 120 EUR." state the same terms (the amount).
+    """
     folded = fold(answer)
     spans = facts(folded)
     found = {f"{f.kind}:{min(f.keys)}" for f, _, _ in spans}
     # Names outside the facts: "Euro" in "120 Euro" is part of an amount, not a name.
     taken = [(start, end) for _, start, end in spans]
-    names = {
-        fold(m.group(0))
-        for m in _NAME.finditer(answer)
-        if m.start() > 0 and not any(a <= m.start() < b for a, b in taken)
-    }
+    german = is_german(tokens(folded))
+    names = set()
+    for m in _NAME.finditer(answer):
+        if any(a <= m.start() < b for a, b in taken):
+            continue
+        word = m.group(0)
+        if not word[:2].isupper() and (german or _OPENS.search(answer[: m.start()])):
+            continue
+        names.add(fold(word))
     return found | {f"name:{n}" for n in names}
 
 
