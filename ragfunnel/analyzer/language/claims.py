@@ -109,6 +109,9 @@ _ANNOUNCE = (
 _PREAMBLE = re.compile(rf"^{_ANNOUNCE}\s*[:.]?\s*$", re.IGNORECASE)
 _PREAMBLE_PREFIX = re.compile(rf"^{_ANNOUNCE}\s*:\s+(?=\S)", re.IGNORECASE)
 _HAS_CONTENT = re.compile(r"[^\W_]{2,}|\d")
+_PARTICLE = re.compile(r"^(?:yes|no|nope|ja|nein|jein|doch)\s*[,–—:;-]\s*(?=\w)", re.IGNORECASE)
+"""An answer particle opening a sentence ("No, towels cannot be rented …"): it answers the
+question, the rest states; as a claim's first word its "No" read as a negation."""
 _HIDDEN_GAP = re.compile(rf"\s*(?:{MARKER.pattern})", re.IGNORECASE)
 _HIDDEN = re.compile("\ue000(\\d+)\ue001")
 
@@ -308,7 +311,7 @@ def split_claims(answer: str) -> ClaimSplit:
         for written in _sentences(move_trailing(block)):
             if is_source_heading(written) or is_pointer(written) or _PREAMBLE.match(written):
                 continue
-            sentence = _PREAMBLE_PREFIX.sub("", written)
+            sentence = _PARTICLE.sub("", _PREAMBLE_PREFIX.sub("", written))
             answering: tuple[str, ...] = (sentence,)
             if is_refusal(sentence):
                 refused, answering = split_refusal(sentence)

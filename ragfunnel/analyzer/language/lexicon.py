@@ -19,6 +19,7 @@ __all__ = [
     "ENGLISH_MARKERS",
     "EVEN_IF",
     "EXCEPTIONS",
+    "GERMAN_ARTICLES",
     "GERMAN_MARKERS",
     "LETTERS",
     "META_WORDS",
@@ -103,6 +104,9 @@ STOPWORDS = frozenset(
         """
     )
 )
+
+GERMAN_ARTICLES = frozenset(_words("der die das den dem des ein eine einen einem einer eines"))
+"""German articles: no neighbour of a noun in place (``judges/offline/names.py``)."""
 
 GERMAN_MARKERS = frozenset(
     _words(

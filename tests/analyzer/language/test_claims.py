@@ -120,6 +120,13 @@ def test_a_sentence_turning_from_a_refusal_to_an_answer_keeps_the_answer(
          ("Grundsätzlich wird die 2. Klasse erstattet", "Ab 4 Stunden dürfen Sie 1. Klasse fahren")),
         ("Es gilt die Regel Nr. 4. Sie gilt ca. 2 Jahre.", ("Es gilt die Regel Nr. 4", "Sie gilt ca. 2 Jahre")),
         ("The limit is 5. The rest is yours.", ("The limit is 5", "The rest is yours")),
+        # An answer particle opening a sentence answers the question; the rest is the claim
+        # (a README-style gym app: "No, towels cannot be rented …" hid its negation).
+        ("No, towels cannot be rented at the front desk.",
+         ("Towels cannot be rented at the front desk",)),
+        ("Nein, Handtücher werden nicht verliehen.", ("Handtücher werden nicht verliehen",)),
+        ("Yes — the sauna is included.", ("The sauna is included",)),
+        ("Nobody knows why.", ("Nobody knows why",)),
     ],
 )  # fmt: skip
 def test_answer_particles_numbers_and_ordinals_end_sentences_where_they_do(

@@ -21,7 +21,7 @@ from ragfunnel.analyzer.judges.offline.checks import AlignedClaim, Findings, run
 from ragfunnel.analyzer.judges.offline.features import DIALOGUE_FEATURES, dialogue_features
 from ragfunnel.analyzer.judges.offline.hard import ClaimFacts, FactCheck, neighbours
 from ragfunnel.analyzer.judges.offline.index import ContextIndex
-from ragfunnel.analyzer.judges.offline.names import missing_names
+from ragfunnel.analyzer.judges.offline.names import missing_names, swapped_nouns
 from ragfunnel.analyzer.judges.offline.words import lead_in_end, stem
 from ragfunnel.analyzer.language.lexicon import META_WORDS, STOPWORDS, TOKEN, fold
 from ragfunnel.analyzer.language.terms import Fact, facts, key_words
@@ -217,6 +217,8 @@ def align(claim: str, index: ContextIndex) -> Evidence:
     if index.embedder is not None:
         similarity, share = _paraphrase(content, weighed, best, window, index)
         values = (*values, similarity)
+    # A swapped German noun holds the verdict back without moving the score (``names.py``).
+    names = [*names, *swapped_nouns(content, missing, index, window)]
     return Evidence(values, missing, names, window, share, findings)
 
 

@@ -45,6 +45,8 @@ from ragfunnel.analyzer.judges.verdict_types import (
     as_chunks,
 )
 from ragfunnel.analyzer.language.claims import ClaimSplit, split_claims
+from ragfunnel.analyzer.language.lexicon import fold
+from ragfunnel.analyzer.language.terms import negated
 
 __all__ = ["CHUNK_CACHE", "CLAIM_CACHE", "NAME", "OfflineJudge", "judge_claim", "supportable"]
 
@@ -59,7 +61,8 @@ def _why(evidence: Evidence) -> str:
         parts.append("not in the context: " + ", ".join(evidence.unstated))
     if evidence.names:
         parts.append("not in the context: " + ", ".join(evidence.names))
-    rest = [w for w in evidence.missing if w not in evidence.names]
+    named = {n.split(" (context: ", 1)[0] for n in evidence.names}
+    rest = [w for w in evidence.missing if w not in named]
     if rest:
         parts.append("not in the context: " + ", ".join(rest))
     return "; ".join(parts)
@@ -107,6 +110,19 @@ def _verdict(
         return ClaimVerdict(claim, UNSUPPORTED, supporting, _why(evidence), NAME, confidence)
     if p >= model.supported_at and evidence.found >= FOUND_AT and supportable(evidence):
         return ClaimVerdict(claim, SUPPORTED, supporting, "", NAME, p)
+    if (
+        encoder is not None
+        and len(index.chunk_languages) > 1
+        and supportable(evidence)
+        and not negated(fold(claim))  # meaning across languages does not see a "not"
+    ):
+        # A prompt of both languages: the words may be in the other language's chunk ("the
+        # sauna is included in the Premium plan" from "Die Sauna ist im Tarif Premium
+        # enthalten"). Meaning across languages may support what the words could not; it never
+        # overrules a finding, a missing name or an unstated fact, nor judges a negated claim.
+        across = _cross_verdict(claim, index, encoder)
+        if across.label == SUPPORTED:
+            return across
     label = UNSUPPORTED if p < model.unsupported_below else UNCERTAIN
     return ClaimVerdict(claim, label, supporting, _why(evidence), NAME, p)
 

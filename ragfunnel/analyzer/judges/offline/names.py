@@ -16,17 +16,19 @@ from ragfunnel.analyzer.judges.offline.hard import ClaimFacts
 from ragfunnel.analyzer.judges.offline.index import ContextIndex
 from ragfunnel.analyzer.judges.offline.words import stem
 from ragfunnel.analyzer.language.lexicon import (
+    GERMAN_ARTICLES,
     LETTERS,
     META_WORDS,
     MONTHS,
     NEGATIONS,
     STOPWORDS,
+    TOKEN,
     WEEKDAYS,
     fold,
 )
 from ragfunnel.analyzer.language.terms import days
 
-__all__ = ["missing_names", "swapped_names"]
+__all__ = ["missing_names", "swapped_names", "swapped_nouns"]
 
 _NAME = re.compile(r"(?<![\w-])(?:[A-ZÄÖÜ]{2,}[a-zäöü]?|[A-ZÄÖÜ][\w'-]+)")
 
@@ -145,3 +147,58 @@ def swapped_names(names: list[str], missing: list[str], folded: str, index: Cont
     if not theirs:
         return []
     return [f"{name} (context: {', '.join(dict.fromkeys(theirs))})" for name in names]
+
+
+def swapped_nouns(content: str, missing: list[str], index: ContextIndex,
+                  window: list[int]) -> list[str]:  # fmt: skip
+    """German nouns of the claim the aligned sentence holds another noun in place of.
+
+    German capitalises every noun, so its nouns are no names (:func:`missing_names`); but a
+    claim that copies one sentence and swaps its noun ("… per E-Mail an die Buchhaltung"
+    against "… per E-Mail an das Studiomanagement") names something the context does not. In
+    place means between the same words (articles aside), as for planted numbers: a noun a
+    paraphrase moves ("Anspruch auf einen Dienstwagen" for "Dienstwagen stehen … zu") is not
+    swapped. The verdict holds it back (not supported); the score is not changed, as a synonym
+    in place ("Karte" for "Ausweis") swaps a noun too: a case for a stronger judge, never blame.
+    """
+    if not index.german or not missing or len(window) != 1:
+        return []
+    lost = set(missing)
+    mine = [fold(m.group(0)) for m in _NAME.finditer(content) if m.start() > 0]
+    nouns = [w for w in dict.fromkeys(mine) if w in lost]
+    if not nouns:
+        return []
+    folded = fold(content)
+    sentence = index.written[window[0]]
+    skip = STOPWORDS | META_WORDS | WEEKDAYS
+    others = [m.group(0) for m in _NAME.finditer(sentence) if m.start() > 0]
+    theirs = [o for o in dict.fromkeys(others) if fold(o) not in folded and fold(o) not in skip]
+    claim_tokens, their_tokens = _plain(folded), _plain(fold(sentence))
+    out = []
+    for noun in nouns:
+        placed = [o for o in theirs if _same_neighbours(claim_tokens, noun, their_tokens, fold(o))]
+        if placed:
+            out.append(f"{noun} (context: {', '.join(placed)})")
+    return out
+
+
+def _plain(folded: str) -> list[str]:
+    """A folded text's tokens without articles ("an die Buchhaltung" → "an", "buchhaltung")."""
+    return [t for t in TOKEN.findall(folded) if t not in GERMAN_ARTICLES]
+
+
+def _same_neighbours(mine: list[str], noun: str, theirs: list[str], other: str) -> bool:
+    """Whether ``noun`` in ``mine`` and ``other`` in ``theirs`` stand between the same tokens.
+
+    The same token before them and the same after, or the same two before.
+    """
+    if noun not in mine or other not in theirs:
+        return False
+    i, j = mine.index(noun), theirs.index(other)
+
+    def at(tokens: list[str], k: int) -> str:
+        return tokens[k] if 0 <= k < len(tokens) else ""
+
+    before = bool(at(mine, i - 1)) and at(mine, i - 1) == at(theirs, j - 1)
+    after = at(mine, i + 1) == at(theirs, j + 1)
+    return before and (after or at(mine, i - 2) == at(theirs, j - 2) != "")

@@ -327,3 +327,18 @@ def test_refuted_and_doubted_name_what_they_hold_and_unsupported_is_deprecated()
     assert [c.text for c in verdict.doubted] == ["a", "b"]
     with pytest.warns(DeprecationWarning, match=r"use \.doubted .* or \.refuted"):
         assert verdict.unsupported == verdict.doubted
+
+
+def test_in_a_prompt_of_both_languages_meaning_may_support_what_the_words_could_not() -> None:
+    """A README-style gym app: an English answer from the German chunk beside English ones was
+    left uncertain ("included, plan" not in the context); a negated claim is not judged so."""
+    prompt = [
+        ("gym-de#sauna", "Die Sauna ist im Tarif Premium enthalten und kostet sonst 5 EUR pro Besuch."),
+        ("gym-en#fee", "The monthly fee is 45 EUR; the contract runs for at least 12 months."),
+        ("gym-en#hours", "The studio is open daily from 6 am to 10 pm."),
+    ]  # fmt: skip
+    judge = OfflineJudge(paraphrase=False)
+    included = judge.judge("The sauna is included in the Premium plan.", prompt).claims[0]
+    assert included.label == "supported" and included.supporting_ids == ("gym-de#sauna",)
+    other = judge.judge("The sauna is included in the Basic plan.", prompt).claims[0]
+    assert other.label != "supported"  # a missing name is never overruled by meaning

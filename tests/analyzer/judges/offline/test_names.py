@@ -136,3 +136,16 @@ def test_a_day_the_context_neither_names_nor_spans_is_missing_and_one_it_spans_i
     office = [("o", "The office is open Monday to Friday from 7:30 am to 6 pm.")]
     hours = judge_claim("The office is open Mon–Fri, 7:30 am to 6 pm.", office, paraphrase=False)
     assert hours.label == "supported"
+
+
+def test_a_german_noun_swapped_in_place_holds_the_verdict_back() -> None:
+    """A README-style gym app: "… per E-Mail an die Buchhaltung" against "… an das
+    Studiomanagement" was judged supported (a planted fault read as ok)."""
+    context = [("c", "Beschwerden richten Sie bitte per E-Mail an das Studiomanagement.")]
+    swapped = judge_claim("Beschwerden richten Sie bitte per E-Mail an die Buchhaltung.", context)
+    assert swapped.label == "uncertain"  # held back, never blamed by itself (a synonym swaps too)
+    assert "buchhaltung (context: Studiomanagement)" in swapped.missing
+    # A paraphrase that moves a noun is no swap in place.
+    car = [("d", "Dienstwagen stehen Führungskräften ab Ebene E3 zu.")]
+    moved = "Führungskräfte ab Ebene E3 haben Anspruch auf einen Dienstwagen."
+    assert judge_claim(moved, car, paraphrase=False).label == "supported"
