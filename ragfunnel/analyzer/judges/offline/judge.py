@@ -20,6 +20,9 @@ A claim in another language than its context (an English answer from a German ch
 words to weigh: with ``ragfunnel[multilingual]`` it is judged by meaning (``crosslingual.py``:
 unsupported for a contradicted fact or a closest sentence below ``UNSUPPORTED_BELOW``,
 supported at ``SUPPORTED_AT`` with every fact and name found), without it as ever (uncertain).
+In a prompt of both languages a claim is judged by its words (a chunk is in its language), and
+one they leave short of supported, with no finding, missing name or fact and no negation, by
+meaning too.
 
 ``missing`` names the contradicted or absent term, or the claim's words the context lacks.
 The same input always gives the same verdict.
