@@ -395,7 +395,8 @@ def facts(folded: str, words: AbstractSet[str] | None = None) -> list[tuple[Fact
     return _hour_ranges(folded, out) if len(out) > 1 else out
 
 
-_RANGE_TO = re.compile(r"\s*(?:-|–|bis|to|until|till)\s*")
+_RANGE_TO = re.compile(r"\s*(?:-|–|—|bis|to|through|thru|till|until)\s*")
+"""What joins the two ends of a range of times or of days ("von 8 bis 22 Uhr", "Mon–Fri")."""
 _BETWEEN_AND = re.compile(r"\s*(?:und|and)\s*")
 _BETWEEN = re.compile(r"(?:zwischen|between)\s$")
 _CLOCK = re.compile(r"(\d{1,2})[.:]([0-5]\d)")
@@ -491,9 +492,6 @@ def key_words(folded: str, spans: list[tuple[int, int]]) -> list[str]:
     return list(seen)
 
 
-_DAY_RANGE = re.compile(r"\s*(?:-|–|—|bis|to|through|thru|till|until)\s*")
-
-
 def days(folded: str) -> dict[int, int]:
     """The days of the week a folded text names, each with where it is named.
 
@@ -508,7 +506,7 @@ def days(folded: str) -> dict[int, int]:
             found.setdefault(day, m.start())
         if n + 1 < len(named) and len(numbers) == 1 and len(named[n + 1][1]) == 1:
             later = named[n + 1]
-            if _DAY_RANGE.fullmatch(folded, m.end(), later[0].start()):
+            if _RANGE_TO.fullmatch(folded, m.end(), later[0].start()):
                 first, last = numbers[0], later[1][0]
                 span = (
                     range(first, last + 1)

@@ -142,11 +142,16 @@ def swapped_names(names: list[str], missing: list[str], folded: str, index: Cont
     """
     if not names or not window or len(window) > 1 or set(missing) - set(names):
         return []
-    others = [m.group(0) for m in _NAME.finditer(index.written[window[0]]) if m.start() > 0]
-    theirs = [o for o in others if fold(o) not in folded and fold(o) not in STOPWORDS]
+    theirs = _named_instead(index.written[window[0]], folded, STOPWORDS)
     if not theirs:
         return []
-    return [f"{name} (context: {', '.join(dict.fromkeys(theirs))})" for name in names]
+    return [f"{name} (context: {', '.join(theirs)})" for name in names]
+
+
+def _named_instead(sentence: str, folded: str, skip: frozenset[str]) -> list[str]:
+    """The capitalised words of ``sentence`` after its first that the claim (``folded``) lacks."""
+    others = [m.group(0) for m in _NAME.finditer(sentence) if m.start() > 0]
+    return [o for o in dict.fromkeys(others) if fold(o) not in folded and fold(o) not in skip]
 
 
 def swapped_nouns(content: str, missing: list[str], index: ContextIndex,
@@ -170,9 +175,7 @@ def swapped_nouns(content: str, missing: list[str], index: ContextIndex,
         return []
     folded = fold(content)
     sentence = index.written[window[0]]
-    skip = STOPWORDS | META_WORDS | WEEKDAYS
-    others = [m.group(0) for m in _NAME.finditer(sentence) if m.start() > 0]
-    theirs = [o for o in dict.fromkeys(others) if fold(o) not in folded and fold(o) not in skip]
+    theirs = _named_instead(sentence, folded, STOPWORDS | META_WORDS | WEEKDAYS)
     claim_tokens, their_tokens = _plain(folded), _plain(fold(sentence))
     out = []
     for noun in nouns:
