@@ -63,6 +63,8 @@ _UNIT_AFTER_WORD = r"days?|weeks?|months?|years?|hours?|minutes?|nights?"
 _SUFFIX = r"uhr|[ap]\.\s?m\.|[ap]\.m|[ap]m|o'clock"
 _FACT = re.compile(
     r"(?<![\d.,])(?P<family>\d+(?:\.\d+)*\.x)(?!\w|\.\w)"  # a version family: 4.2.x, 5.x
+    # A decade: "1990s", "1990's", "mid-1990s", "1990er" (not 1,990 seconds, nor a code).
+    r"|(?<![\d.,])(?P<decade>1\d{2}0|20\d0)(?:'|\u2019)?(?:s|er)(?![a-z0-9])"
     rf"|(?<![\d.,])(?P<dotted>\d+(?:\.\d+){{2,}})(?![\d])"
     rf"|(?<!\d)(?P<yi>\d{{4}})-(?P<moi>\d{{1,2}})-(?P<di>\d{{1,2}})(?!\d)"
     rf"|(?<![\d.,])(?P<dd>\d{{1,2}})(?:\.|st|nd|rd|th)?\s(?:of\s)?(?P<mm>{_MONTH})(?![a-z])\.?"
@@ -238,6 +240,8 @@ def _fact(m: re.Match[str]) -> Fact | None:
     text = m.group(0)
     if g("family"):  # a code of its own: "5.x" is neither the number 5 nor "4.2.x"
         return Fact("code", (g("family"),), text)
+    if g("decade"):  # a plain number of its own, found only as a decade again
+        return Fact("number", (f"{g('decade')}s",), text)
     if g("dotted"):
         return _dotted(g("dotted"))
     date: str | None = None

@@ -28,6 +28,7 @@ SAME = [  # (kind, keys): every form of a row reads the same
     (("amount", ("EUR 0.3",)), ["0,30 €", "0.30 EUR", "EUR 0.30"]),
     (("quantity", ("5 day",)), ["five days", "fünf Tage", "5 Tage", "5 days"]),
     (("number", ("1.32",)), ["1·32", "1.32"]),
+    (("number", ("1990s",)), ["the 1990s", "the 1990's", "in den 1990er Jahren"]),
 ]  # fmt: skip
 
 

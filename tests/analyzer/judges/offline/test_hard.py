@@ -134,6 +134,26 @@ def test_an_unstated_year_is_no_contradiction_but_no_support_either() -> None:
         assert (verdict.confidence or 0) < (stated.confidence or 0)
 
 
+def test_a_decade_is_no_quantity_of_seconds() -> None:
+    # WiCE test: "1990s" was read as 1,990 seconds, so the aligned sentence's "1950s" (the
+    # standard the bridge was built to) contradicted it as another quantity of that unit.
+    claim = "By the late 1990s, the bridge was carrying twice as much traffic as it was designed to handle."
+    context = [
+        "Built to standards of the 1950s, the Evergreen Point Floating Bridge routinely carries "
+        "twice as many vehicles as it was designed to handle."
+    ]
+    for paraphrase in (False, None):
+        verdict = judge_claim(claim, context, paraphrase)
+        assert verdict.label != "unsupported", verdict
+        assert "not in the context: 1990s" in verdict.missing
+    stated = judge_claim(
+        "In the 1990s the bridge carried twice as many vehicles.",
+        ["In the 1990s the bridge carried twice as many vehicles as it was built for."],
+        False,
+    )
+    assert stated.label == "supported", stated
+
+
 @pytest.mark.parametrize(
     ("claim", "context"),
     [
