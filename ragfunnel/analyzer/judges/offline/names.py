@@ -10,6 +10,7 @@ contradiction check (``checks.py``).
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from ragfunnel.analyzer.judges.offline.hard import ClaimFacts
@@ -31,6 +32,7 @@ from ragfunnel.analyzer.language.terms import days
 __all__ = ["missing_names", "swapped_names", "swapped_nouns"]
 
 _NAME = re.compile(r"(?<![\w-])(?:[A-ZÄÖÜ]{2,}[a-zäöü]?|[A-ZÄÖÜ][\w'-]+)")
+_CAPITALISED = re.compile(r"(?<![\w-])[A-ZÄÖÜ][a-zäöüß]+")
 
 
 def _names(claim: str, german: bool) -> list[list[str]]:
@@ -87,8 +89,12 @@ def _spelt_out(name: str, index: ContextIndex) -> bool:
     """An acronym the context writes out: "mfa" in "Multi-factor authentication is …".
 
     Consecutive words (hyphenated parts count as words) whose initials spell it; three to six
-    letters (two would be spelt by chance too often).
+    letters. Two letters would be spelt by chance too often, so they need capitalised words
+    standing together, a name written out: "LA" in "… from Los Angeles", "US" in "the United
+    States" (BEGIN's dialogue responses abbreviate so).
     """
+    if len(name) == 2 and name.isalpha():
+        return any(name in _name_initials(sentence) for sentence in index.written)
     if not 3 <= len(name) <= 6 or not name.isalpha():
         return False
     for sentence in index.sentences:  # folded already
@@ -96,6 +102,16 @@ def _spelt_out(name: str, index: ContextIndex) -> bool:
         if name in initials:
             return True
     return False
+
+
+def _name_initials(sentence: str) -> list[str]:
+    """The folded initials of each two capitalised words standing together in ``sentence``."""
+    words = list(_CAPITALISED.finditer(sentence))
+    return [
+        fold(a.group(0)[0] + b.group(0)[0])
+        for a, b in itertools.pairwise(words)
+        if not sentence[a.end() : b.start()].strip()
+    ]
 
 
 def missing_names(content: str, claim_facts: ClaimFacts, german: bool,

@@ -149,3 +149,34 @@ def test_a_german_noun_swapped_in_place_holds_the_verdict_back() -> None:
     car = [("d", "Dienstwagen stehen Führungskräften ab Ebene E3 zu.")]
     moved = "Führungskräfte ab Ebene E3 haben Anspruch auf einen Dienstwagen."
     assert judge_claim(moved, car, paraphrase=False).label == "supported"
+
+
+@pytest.mark.parametrize(
+    ("claim", "context"),
+    [
+        (
+            "Guns N' Roses is an American hard rock band from LA, California.",
+            "Guns N' Roses is an American hard rock band from Los Angeles, California, formed in 1985.",
+        ),
+        (
+            "American football evolved in the US from association football and rugby.",
+            "American football evolved in the United States from association football and rugby football.",
+        ),
+    ],
+)
+def test_two_letters_spelt_by_a_name_written_out_are_that_name(claim: str, context: str) -> None:
+    # BEGIN test: "LA" and "US" were swapped names ("la (context: Los, Angeles)"), unsupported.
+    for paraphrase in (False, None):
+        assert judge_claim(claim, [context], paraphrase).label == "supported"
+
+
+def test_two_letters_another_name_spells_are_still_swapped() -> None:
+    verdict = judge_claim(
+        "The office is in the UK.", ["The office is in the United States."], False
+    )
+    assert verdict.label == "unsupported"
+    assert "uk (context: United, States)" in verdict.missing
+    lagos = judge_claim(
+        "The band is from LA.", ["The band is from Lagos, Nigeria, a large city."], False
+    )
+    assert lagos.label == "unsupported"
