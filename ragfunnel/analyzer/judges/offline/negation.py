@@ -20,7 +20,7 @@ NEAR = 4
 """A negation negates the words this many words after it (German: either side of it)."""
 _STRONG_WINDOW = 0.75
 """A negation is a contradiction only where the context holds this share of the claim's words."""
-_CLAUSE = re.compile(r"[,;:()]|\s-+\s|--|\s(?:" + "|".join(CLAUSE_WORDS) + r")\s")
+_CLAUSE = re.compile(r"[,;:()!?]|\.\s|\s-+\s|--|\s(?:" + "|".join(CLAUSE_WORDS) + r")\s")
 _NOT_NEGATION = re.compile(r"\bno\.?\s*(?=\d)|\bno-")
 _CLAUSE_SHARE = 0.6
 """...and one clause of the aligned window holds this share."""
@@ -129,7 +129,10 @@ def _inserted(folded: str, index: ContextIndex, window: list[int]) -> str:
                         negated = negated or any(_negates(t) for t in after)
                         plain = plain or not any(_negates(t) for t in after)
                 elif tokens[k] == pair[0]:
-                    if tokens[k + 1] == pair[1]:
+                    if tokens[k + 1] == pair[1] and k and _negates(tokens[k - 1]):
+                        # "should not be stigma" negates what "should be no stigma" does.
+                        negated = True
+                    elif tokens[k + 1] == pair[1]:
                         plain = True
                     elif _negates(tokens[k + 1]) and pair[1] in tokens[k + 2 : k + 4]:
                         negated = True

@@ -152,3 +152,33 @@ def test_no_finding_without_a_window_or_where_the_context_holds_too_little_of_th
     claim, context = "Alcohol is reimbursed at client dinners.", "Alcohol is not reimbursed."
     assert _finding(claim, context, coverage=0.74) == ""
     assert _finding(claim, context, window=()) == ""
+
+
+def test_a_negation_before_the_verb_negates_what_no_after_it_does() -> None:
+    # QAGS XSum: "there should be no stigma" against "there shouldn't be stigma" was judged an
+    # inserted negation ("the context states 'be stigma' without it").
+    claim = "There should be no stigma attached to the right to food."
+    for context in (
+        "He said: there shouldn't be stigma attached to having basic rights to food.",
+        "He said: there should not be stigma attached to having basic rights to food.",
+    ):
+        assert judge_claim(claim, [context], False).label != "unsupported"
+    plain = judge_claim(
+        claim, ["He said there should be stigma attached to the right to food."], False
+    )
+    assert plain.label == "unsupported"
+
+
+def test_a_negation_answering_in_a_sentence_of_its_own_negates_nothing_after_it() -> None:
+    # BEGIN test: a response opening "not really." was judged to negate the sentence it copies.
+    claim = (
+        "not really. the most common bees in the northern hemisphere are the halictidae. "
+        "they are small and often mistaken for wasps or flies."
+    )
+    context = (
+        "The most common bees in the Northern Hemisphere are the Halictidae, or sweat bees, but "
+        "they are small and often mistaken for wasps or flies."
+    )
+    assert judge_claim(claim, [context], False).label == "supported"
+    negated = "the most common bees in the northern hemisphere are not the halictidae."
+    assert judge_claim(negated, [context], False).label == "unsupported"
