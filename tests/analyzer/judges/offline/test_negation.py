@@ -157,15 +157,13 @@ def test_no_finding_without_a_window_or_where_the_context_holds_too_little_of_th
 def test_a_negation_before_the_verb_negates_what_no_after_it_does() -> None:
     # QAGS XSum: "there should be no stigma" against "there shouldn't be stigma" was judged an
     # inserted negation ("the context states 'be stigma' without it").
-    claim = "There should be no stigma attached to the right to food."
+    claim = "There should be no stigma attached to food."
     for context in (
-        "He said: there shouldn't be stigma attached to having basic rights to food.",
-        "He said: there should not be stigma attached to having basic rights to food.",
+        "There shouldn't be stigma attached to food.",
+        "There should not be stigma attached to food.",
     ):
-        assert judge_claim(claim, [context], False).label != "unsupported"
-    plain = judge_claim(
-        claim, ["He said there should be stigma attached to the right to food."], False
-    )
+        assert judge_claim(claim, [context], False).label == "supported"
+    plain = judge_claim(claim, ["There should be stigma attached to food."], False)
     assert plain.label == "unsupported"
 
 
