@@ -98,10 +98,24 @@ def _spelt_out(name: str, index: ContextIndex) -> bool:
     if not 3 <= len(name) <= 6 or not name.isalpha():
         return False
     for sentence in index.sentences:  # folded already
-        initials = "".join(w[0] for w in LETTERS.findall(sentence))
-        if name in initials:
+        words = LETTERS.findall(sentence)
+        initials = "".join(w[0] for w in words)
+        # "nasm": "National Air and Space Museum" leaves its function words out.
+        content = "".join(w[0] for w in words if w not in STOPWORDS)
+        if name in initials or name in content:
             return True
     return False
+
+
+def _abbreviated(phrase: list[str], index: ContextIndex) -> bool:
+    """A name of two or more words the context abbreviates: "united kingdom" in "UK", "U.K."."""
+    if len(phrase) < 2:
+        return False
+    initials = "".join(word[0] for word in phrase)
+    if initials in index.tokens:
+        return True
+    dotted = ".".join(initials) + "."
+    return any(dotted in text for text in index.chunk_text)
 
 
 def _name_initials(sentence: str) -> list[str]:
@@ -126,6 +140,7 @@ def missing_names(content: str, claim_facts: ClaimFacts, german: bool,
             m
             for phrase in _names(content, german)
             if all(_name_missing(n, in_facts, index) for n in phrase)
+            and not _abbreviated(phrase, index)
             for m in phrase
         ),
         *_days_missing(fold(content), index),

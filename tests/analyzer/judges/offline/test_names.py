@@ -180,3 +180,39 @@ def test_two_letters_another_name_spells_are_still_swapped() -> None:
         "The band is from LA.", ["The band is from Lagos, Nigeria, a large city."], False
     )
     assert lagos.label == "unsupported"
+
+
+@pytest.mark.parametrize(
+    ("claim", "context"),
+    [
+        (
+            "His mother moved the family back to the United States in 1954.",
+            "In 1954 his mother moved the family back to the U.S. for good.",
+        ),
+        (
+            "The chart lists it as her third biggest single in the United Kingdom.",
+            "The Official UK Chart lists it as her third biggest single.",
+        ),
+        (
+            "It is displayed at the National Air and Space Museum (NASM).",
+            "It is on display at the National Air and Space Museum in Washington.",
+        ),
+    ],
+)
+def test_a_name_the_context_abbreviates_or_an_acronym_it_writes_out_is_there(
+    claim: str, context: str
+) -> None:
+    # WiCE test: "United States" against "U.S.", "United Kingdom" against "UK" and "NASM"
+    # against "National Air and Space Museum" were missing names, keeping supported claims back.
+    index = ContextIndex.of([Chunk("e", context)])
+    _, _, claim_facts = read_facts(claim)
+    assert missing_names(claim, claim_facts, False, index) == []
+    assert judge_claim(claim, [context], False).label == "supported"
+
+
+def test_an_abbreviation_of_another_name_is_still_missing() -> None:
+    index = ContextIndex.of([Chunk("e", "The office is in the US.")])
+    assert missing_names("The office is in the United Kingdom.", [], False, index) == [
+        "united",
+        "kingdom",
+    ]
