@@ -11,10 +11,13 @@ The workers start with ``forkserver`` (``spawn`` where there is none), never ``f
 parent holds the store's engine threads (chDB), which a forked child would inherit in whatever
 state they were; and they do not import the user's script (``_starting_workers``), so a script
 that calls ``judge_store`` without an ``if __name__ == "__main__":`` guard works as in process.
-Starting them costs ~1.5 s (the fork server imports the judge, each worker loads its models), so
-fewer than :data:`IN_PROCESS_BELOW` answers are judged in process, as is every run
-with ``workers=1`` or with a ``screen=`` judge that does not pickle (an :class:`OfflineJudge`
-instance holds caches that do not: pass ``screen=None`` for the default judge in every worker).
+Each worker imports the judge itself, from the parent's ``sys.path`` (the fork server preloads
+nothing: Python 3.11's would import from its own path, another ragfunnel than the parent's when
+the parent runs a source tree of its own). Starting them costs ~1.5 s (each worker imports the
+judge and loads its models), so fewer than :data:`IN_PROCESS_BELOW` answers are judged in
+process, as is every run with ``workers=1`` or with a ``screen=`` judge that does not pickle
+(an :class:`OfflineJudge` instance holds caches that do not: pass ``screen=None`` for the
+default judge in every worker).
 """
 
 from __future__ import annotations
@@ -137,8 +140,12 @@ def _starting_workers() -> Iterator[None]:
 def _context() -> multiprocessing.context.BaseContext:
     if "forkserver" in multiprocessing.get_all_start_methods():
         context = multiprocessing.get_context("forkserver")
-        # Imported once in the server, which forks the workers from it (no thread runs there).
-        context.set_forkserver_preload(["ragfunnel.analyzer.judges.offline"])
+        # The server preloads nothing: each worker imports the judge itself, once its sys.path
+        # is the parent's. Python 3.11's fork server ignores the parent's sys.path when it
+        # preloads: a judge preloaded there came from wherever a bare ``python -c`` finds
+        # ragfunnel, not from the tree the parent runs (bench/RESULTS.md, "Issue 35: the
+        # workers' verdicts").
+        context.set_forkserver_preload([])
         return context
     return multiprocessing.get_context("spawn")
 

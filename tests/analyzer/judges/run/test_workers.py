@@ -9,10 +9,15 @@ orders, answers with changed numbers and times, refusals and disagreeing samples
 from __future__ import annotations
 
 import pickle
+import shutil
+import subprocess
+import sys
 from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
 
 import pytest
 
+import ragfunnel
 from ragfunnel.analyzer.judges.offline import OfflineJudge
 from ragfunnel.analyzer.judges.run import workers
 from ragfunnel.analyzer.judges.run.batch import judge_store
@@ -118,3 +123,40 @@ def test_a_script_without_a_main_guard_is_not_run_again(
     assert sys.modules["__main__"] is script
     assert pickle.loads(pickle.dumps(verdict)) == verdict
     assert workers.default_workers() >= 1
+
+
+_IN_A_TREE = """
+import sys
+sys.path.insert(0, sys.argv[1])
+from ragfunnel.analyzer.judges.run.workers import ScreenPool
+from ragfunnel.analyzer.judges.offline import OfflineJudge
+from ragfunnel.analyzer.judges.verdict_types import Chunk
+items = [("The clinic opens at 9 am.", (Chunk("c", "The clinic opens at 9 am."),))]
+with ScreenPool(b"", 1) as pool:
+    (shipped,) = pool.submit(items).results(lambda _n: None)
+print(OfflineJudge().judge(*items[0]).judge, shipped.judge)
+"""
+
+
+def test_the_workers_judge_with_the_parents_code(tmp_path: Path) -> None:
+    """A process running a source tree of its own (put first on ``sys.path``) has its workers
+    judge with that tree's judge, not with whatever ragfunnel a bare ``python -c`` finds.
+
+    Python 3.11's fork server ignores the parent's ``sys.path``: a judge preloaded there came
+    from the installed ragfunnel, and the 10,000-answer benchmark of a source tree judged 46
+    answers with another commit's judge (bench/RESULTS.md, "Issue 35: the workers' verdicts").
+    The tree here is a copy of the package whose judge names itself ``offline-tree``.
+    """
+    tree = tmp_path / "tree"
+    package = Path(ragfunnel.__file__).parent
+    shutil.copytree(package, tree / "ragfunnel", ignore=shutil.ignore_patterns("__pycache__"))
+    judge = tree / "ragfunnel" / "analyzer" / "judges" / "offline" / "judge.py"
+    text = judge.read_text(encoding="utf-8")
+    assert '\nNAME = "offline"\n' in text
+    judge.write_text(text.replace('\nNAME = "offline"\n', '\nNAME = "offline-tree"\n'), "utf-8")
+    done = subprocess.run(
+        [sys.executable, "-c", _IN_A_TREE, str(tree)],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["offline-tree", "offline-tree"]
