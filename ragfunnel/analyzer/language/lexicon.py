@@ -16,6 +16,7 @@ __all__ = [
     "COMPOUND_SINGULARS",
     "CURRENCIES",
     "DAYS",
+    "DAY_PARTS",
     "ENGLISH_MARKERS",
     "EVEN_IF",
     "EXCEPTIONS",
@@ -26,6 +27,8 @@ __all__ = [
     "MONTHS",
     "NEGATING_NOTHING",
     "NEGATIONS",
+    "NUMBER_JOINS",
+    "NUMBER_PARTS",
     "NUMBER_WORDS",
     "PERIODS",
     "POINTER_WORDS",
@@ -354,9 +357,14 @@ the allowance is 120 EUR", "Dazu habe ich keine Informationen, aber …"): what 
 
 NUMBER_WORDS: dict[str, int] = {
     "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
-    "ten": 10, "eleven": 11, "twelve": 12, "twenty": 20, "thirty": 30, "hundred": 100,
+    "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
+    "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30,
+    "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90,
+    "hundred": 100, "thousand": 1000,
     "zwei": 2, "drei": 3, "vier": 4, "funf": 5, "sechs": 6, "sieben": 7, "neun": 9, "zehn": 10,
-    "zwolf": 12, "zwanzig": 20, "dreissig": 30, "hundert": 100,
+    "zwolf": 12, "dreizehn": 13, "vierzehn": 14, "funfzehn": 15, "sechzehn": 16, "siebzehn": 17,
+    "achtzehn": 18, "neunzehn": 19, "zwanzig": 20, "dreissig": 30, "vierzig": 40, "funfzig": 50,
+    "sechzig": 60, "siebzig": 70, "achtzig": 80, "neunzig": 90, "hundert": 100, "tausend": 1000,
     "twice": 2, "thrice": 3, "zweimal": 2, "dreimal": 3,
     # German ordinals from the second, with their endings ("am dritten Krankheitstag"). Not
     # "erste" (mostly no count), nor English ordinals: tried, they made 2 supported WiCE claims
@@ -368,6 +376,22 @@ NUMBER_WORDS: dict[str, int] = {
         for ending in ("e", "en", "er", "es", "em")
     },
 }  # fmt: skip
+
+DAY_PARTS: dict[str, str] = {
+    "abends": "pm", "nachmittags": "pm", "nachts": "night", "morgens": "am", "fruh": "am",
+    "vormittags": "am", "mittags": "noon",
+}  # fmt: skip
+"""German words after "Uhr" that say which half of the day: "10 Uhr abends" is 22:00, "10 Uhr
+nachts" too (from 6 to 11; "2 Uhr nachts" is 02:00), "8 Uhr morgens" 08:00."""
+
+NUMBER_PARTS: dict[str, int] = {
+    "one": 1, "ein": 1, "eine": 1, "eins": 1, "acht": 8, "elf": 11, "million": 1_000_000,
+    "millionen": 1_000_000,
+}  # fmt: skip
+"""Number words read only as part of a longer number ("one hundred", "einundzwanzig",
+"achtzehn"): alone they are too often no count ("one of", "ein Tag", "achten")."""
+NUMBER_JOINS = frozenset(("and", "und"))
+"""Words joining a number's parts: "one hundred and fifty", "fünfundvierzig"."""
 
 # The offline judge's exception check (judges/offline/exception.py), folded, longest first.
 EXCEPTIONS: tuple[str, ...] = (

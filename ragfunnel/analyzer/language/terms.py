@@ -23,6 +23,7 @@ from ragfunnel.analyzer.language.lexicon import (
     BOUNDS,
     COMPOUND_SINGULARS,
     CURRENCIES,
+    DAY_PARTS,
     DAYS,
     MONTHS,
     NEGATIONS,
@@ -33,6 +34,7 @@ from ragfunnel.analyzer.language.lexicon import (
     UNIT_CONVERSIONS,
     UNITS,
 )
+from ragfunnel.analyzer.language.number_words import as_digits
 
 __all__ = [
     "MEASURED",
@@ -61,6 +63,7 @@ _UNIT = (
 _COMPOUND_UNIT = r"tagen?|tag|wochen?|monaten?|monat|jahren?|jahr|stunden?|minuten?|nachten?|nacht"
 _UNIT_AFTER_WORD = r"days?|weeks?|months?|years?|hours?|minutes?|nights?"
 _SUFFIX = r"uhr|[ap]\.\s?m\.|[ap]\.m|[ap]m|o'clock"
+_DAY_PART = "|".join(DAY_PARTS)
 _FACT = re.compile(
     r"(?<![\d.,])(?P<family>\d+(?:\.\d+)*\.x)(?!\w|\.\w)"  # a version family: 4.2.x, 5.x
     # A decade: "1990s", "1990's", "mid-1990s", "1990er" (not 1,990 seconds, nor a code).
@@ -72,10 +75,10 @@ _FACT = re.compile(
     rf"|(?<![a-z])(?P<mm2>{_MONTH})\.?\s(?P<dd2>\d{{1,2}})(?!\d)(?:st|nd|rd|th)?"
     rf"(?:,?\s(?P<yy2>\d{{4}}))?"
     rf"|(?<![a-z])(?P<mm3>{_MONTH})\s(?P<yy3>\d{{4}})"
-    rf"|(?<![\d.,])(?P<h1>\d{{1,2}}):(?P<m1>[0-5]\d)(?:\s?(?P<s1>{_SUFFIX}))?(?![\d])"
-    rf"|(?<![\d.,])(?P<h2>\d{{1,2}})\.(?P<m2>[0-5]\d)\s?(?P<s2>{_SUFFIX})(?![a-z])"
-    rf"|(?<![\d.,])(?P<h3>\d{{1,2}})\s?(?P<s3>{_SUFFIX})(?![a-z])"
-    rf"|(?P<cb>{_CURRENCY_BEFORE})\s?(?P<nb>{_NUM})"
+    rf"|(?<![\d.,])(?P<h1>\d{{1,2}}):(?P<m1>[0-5]\d)(?:\s?(?P<s1>{_SUFFIX})(?:\s(?P<dp1>{_DAY_PART})(?![a-z]))?)?(?![\d])"
+    rf"|(?<![\d.,])(?P<h2>\d{{1,2}})\.(?P<m2>[0-5]\d)\s?(?P<s2>{_SUFFIX})(?:\s(?P<dp2>{_DAY_PART})(?![a-z]))?(?![a-z])"
+    rf"|(?<![\d.,])(?P<h3>\d{{1,2}})\s?(?P<s3>{_SUFFIX})(?:\s(?P<dp3>{_DAY_PART})(?![a-z]))?(?![a-z])"
+    rf"|(?P<cb>{_CURRENCY_BEFORE})\s?(?P<nb>{_NUM})(?P<kb>k(?![a-z0-9]))?"
     rf"|(?<![\d.,])(?P<na>{_NUM})(?:,-)?\s?(?P<ca>{_CURRENCY_AFTER})(?![a-z])"
     rf"|(?<![\d.,])(?P<nu>{_NUM})[\s-]?(?P<u>{_UNIT})(?![a-z0-9])"
     # A unit ending a compound ("30 Urlaubstage") or after one word ("30 vacation days"):
@@ -86,11 +89,9 @@ _FACT = re.compile(
     r"(?![\w-])"
     rf"|(?<![\d.,\w])(?P<n>{_NUM})"
 )
-_NUMBER_WORD_SET = frozenset(NUMBER_WORDS)
 _TRIGGER = re.compile(r"[\d€$£]")
 _TOKEN_BEFORE = re.compile(r"(?<![\w/-])[a-z][a-z0-9_/-]*$")
 _LEAD = re.compile(rf"(?<![a-z])(?:{_MONTH}|us\$|eur|usd|gbp|chf)\.?\s?$")
-_NUMBER_WORD = re.compile(r"(?<![a-z-])(" + "|".join(NUMBER_WORDS) + r")(?![a-z-])")
 _WORD = re.compile(r"[^\W\d_]+")
 _NOT = re.compile(r"n't\b")
 _MIDDLE_DOT = re.compile(r"(?<=\d)·(?=\d)")
@@ -187,6 +188,18 @@ def values(number: str) -> tuple[str, ...]:
     return (as_decimal,)
 
 
+def _day_half(suffix: str, hour: str, part: str | None) -> str:
+    """The suffix "Uhr" with a German day part after it read as am or pm ("10 Uhr abends")."""
+    half, h = DAY_PARTS.get(part or ""), int(hour)
+    if half is None or suffix != "uhr" or h > 12:  # "22 Uhr abends" is 22:00 as written
+        return suffix
+    if half == "pm" or (half == "night" and 6 <= h <= 11):
+        return "pm"
+    if half == "night" and h == 12:
+        return "am"
+    return suffix
+
+
 def _time(hour: str, minute: str | None, suffix: str | None) -> str | None:
     h, m = int(hour), int(minute or 0)
     if suffix and suffix[0] in "ap" and suffix != "uhr":
@@ -261,8 +274,9 @@ def _fact(m: re.Match[str]) -> Fact | None:
         return None
     if g("h1") or g("h2") or g("h3"):
         hour = g("h1") or g("h2") or g("h3")
+        suffix = (g("s1") or g("s2") or g("s3") or "").replace(" ", "")
         key = _time(
-            hour, g("m1") or g("m2"), (g("s1") or g("s2") or g("s3") or "").replace(" ", "")
+            hour, g("m1") or g("m2"), _day_half(suffix, hour, g("dp1") or g("dp2") or g("dp3"))
         )
         if not key:
             return None
@@ -272,6 +286,8 @@ def _fact(m: re.Match[str]) -> Fact | None:
     if g("cb") or g("ca"):
         currency = CURRENCIES[g("cb") or g("ca")]
         numbers = values(g("nb") or g("na"))
+        if g("kb"):  # "€5k", "$10k": thousands
+            numbers = tuple(_canon(float(v) * 1000) for v in numbers)
         return Fact("amount", tuple(f"{currency} {v}" for v in numbers), text, numbers=numbers)
     if g("u"):
         unit = UNITS.get(re.sub(r"\s+", " ", g("u")), g("u"))
@@ -335,11 +351,6 @@ def _matches(folded: str) -> list[re.Match[str]]:
         pos = max(m.end(), at + 1)
 
 
-def _digits(m: re.Match[str]) -> str:
-    # Right-aligned, so the text keeps its length and "bis zu drei Tagen" reads "bis zu    3 …".
-    return str(NUMBER_WORDS[m.group(1)]).rjust(len(m.group(1)))
-
-
 def _bound(folded: str, start: int) -> tuple[str, int]:
     """The bound phrase ending right before ``start`` (or one word earlier: "ab ca. 22 Uhr").
 
@@ -371,8 +382,7 @@ def facts(folded: str, words: AbstractSet[str] | None = None) -> list[tuple[Fact
     if "·" in folded:  # a middle-dot decimal ("odds ratio 1·32", the Lancet's style)
         folded = _MIDDLE_DOT.sub(".", folded)
     written = folded
-    if (words is None or not words.isdisjoint(_NUMBER_WORD_SET)) and _NUMBER_WORD.search(folded):
-        folded = _NUMBER_WORD.sub(_digits, folded)
+    folded = as_digits(folded, words)
     for m in _matches(folded):
         fact = _fact(m)
         if fact is None:

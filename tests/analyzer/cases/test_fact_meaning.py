@@ -39,6 +39,13 @@ STATED = [
     ("You can renew a loan two times.", "twice"),
     ("Eine Verlängerung ist zweimal möglich.", "2"),
     ("Late returns cost €0.25 per item per day.", "0.25 EUR per day"),
+    # a subscription FAQ written from the README (2026-12-04): numbers in words past twelve
+    ("After you cancel, your data is permanently deleted after ninety days.", "90 days"),
+    ("Nach der Kündigung werden die Daten nach neunzig Tagen gelöscht.", "90 Tage"),
+    ("Bei jährlicher Zahlung gibt es fünfzehn Prozent Rabatt.", "15 %"),
+    ("Refunds are possible within forty-five days.", "45 days"),
+    ("Enterprise contracts start at five thousand euros a year.", "5.000 EUR"),
+    ("Enterprise contracts start at €5k per year.", "5000 EUR"),
 ]
 NOT_STATED = [
     ("Taxi rides are covered after 8 pm.", "22:00"),
@@ -54,6 +61,8 @@ NOT_STATED = [
     ("Open from 9 to 5 pm.", "21:00"),
     ("You can renew a loan three times.", "twice"),
     ("Late returns cost €0.25 per item per week.", "0.25 EUR per day"),
+    ("Your data is deleted after sixty days.", "90 days"),
+    ("Die Daten werden nach fünfundvierzig Tagen gelöscht.", "90 Tage"),
 ]
 
 
@@ -122,3 +131,14 @@ def test_the_funnel_reads_number_words_as_written() -> None:
         }
     )
     assert judge_answers(answers, cases).get_column("verdict").to_list() == ["correct", "correct"]
+    # A German number written as one word ("fünfundvierzig") reaches the reader too.
+    compound = answers.with_columns(
+        pl.Series("answer", ["Sie bekommen fünf Tage.", "Die Frist beträgt fünfundvierzig Tage."])
+    )
+    later = prepare_cases(
+        pl.DataFrame(
+            {"case_idx": [0, 1], "facts": [["5 days"], ["45 days"]], "reference": [None, None]},
+            schema={"case_idx": pl.Int64, "facts": pl.List(pl.String), "reference": pl.String},
+        )
+    )
+    assert judge_answers(compound, later).get_column("verdict").to_list() == ["correct", "correct"]

@@ -22,13 +22,19 @@ def _read(text: str) -> list[tuple[str, tuple[str, ...], str, str]]:
 
 
 SAME = [  # (kind, keys): every form of a row reads the same
-    (("time", ("22:00",)), ["22 Uhr", "22:00", "10 pm", "10 p.m.", "22.00 Uhr"]),
+    (("time", ("22:00",)), ["22 Uhr", "22:00", "10 pm", "10 p.m.", "22.00 Uhr", "10 Uhr abends", "10 Uhr nachts", "22 Uhr abends"]),
+    (("time", ("18:00",)), ["6 Uhr abends", "6 Uhr nachmittags", "18 Uhr", "6 pm"]),
+    (("time", ("08:00",)), ["8 Uhr morgens", "8 Uhr früh", "8 am", "08:00"]),
+    (("time", ("02:00",)), ["2 Uhr nachts", "2 am"]),
     (("date", ("2025-03-01",)), ["1. März 2025", "March 1, 2025", "1 March 2025", "2025-03-01"]),
     (("amount", ("EUR 120",)), ["120 Euro", "120 EUR", "€120", "EUR 120", "120 €"]),
     (("amount", ("EUR 0.3",)), ["0,30 €", "0.30 EUR", "EUR 0.30"]),
     (("quantity", ("5 day",)), ["five days", "fünf Tage", "5 Tage", "5 days"]),
     (("number", ("1.32",)), ["1·32", "1.32"]),
     (("number", ("1990s",)), ["the 1990s", "the 1990's", "in den 1990er Jahren"]),
+    (("quantity", ("90 day", "3 month")), ["90 days", "ninety days", "neunzig Tage"]),
+    (("amount", ("EUR 5000",)), ["five thousand euros", "€5k", "fünftausend Euro"]),
+    (("quantity", ("45 min", "2700 s")), ["45 Minuten", "fünfundvierzig Minuten", "forty-five minutes"]),
 ]  # fmt: skip
 
 

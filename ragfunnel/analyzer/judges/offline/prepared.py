@@ -31,6 +31,7 @@ from ragfunnel.analyzer.language.lexicon import (
     TOKEN,
     fold,
 )
+from ragfunnel.analyzer.language.number_words import holds_number_word
 from ragfunnel.analyzer.language.terms import Fact, may_hold_facts
 
 __all__ = ["CHUNK_CACHE", "ChunkCache", "PreparedChunk", "chunk_text", "prepare"]
@@ -122,7 +123,9 @@ def prepare(text: str, folded: str, german: bool) -> PreparedChunk:
         seen.update(TOKEN.findall(sentence))
         words = LETTERS.findall(sentence)
         # "15st 4lbs" holds two facts though none of its tokens is all digits.
-        numeric.append(may_hold_facts(sentence) or not numbers.isdisjoint(words))
+        numeric.append(
+            may_hold_facts(sentence) or not numbers.isdisjoint(words) or holds_number_word(words)
+        )
         if "-" in sentence:
             words.extend(h.replace("-", "") for h in _HYPHENATED.findall(sentence))
         for word in words:
