@@ -17,6 +17,7 @@ read one by one; a part alone (:data:`~ragfunnel.analyzer.language.lexicon.NUMBE
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from collections.abc import Set as AbstractSet
 
 from ragfunnel.analyzer.language.lexicon import NUMBER_JOINS, NUMBER_PARTS, NUMBER_WORDS
@@ -65,7 +66,7 @@ def is_number_word(word: str) -> bool:
     return parts is not None and len(parts) > 1 and _value(parts) is not None
 
 
-def holds_number_word(words: AbstractSet[str]) -> bool:
+def holds_number_word(words: Iterable[str]) -> bool:
     """Whether any of these folded words is a number by itself (:func:`is_number_word`)."""
     return any(w[:3] in _STARTS and is_number_word(w) for w in words)
 
