@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import difflib
 import importlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, get_args, get_origin
@@ -25,6 +25,8 @@ import typer
 from typer import _click
 from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 from typer.main import get_command_from_info, get_group_from_info
+
+from ragfunnel.analyzer.cli.exits import parser_errors_in_one_line
 
 __all__ = ["COMMANDS", "CommandEntry", "LazyGroup", "app", "main", "ragfunnel_version"]
 
@@ -140,8 +142,38 @@ def _plain(param: object) -> None:
         param.__class__ = _PlainArgument
 
 
+# A usage error the parser raises names the command it was parsing (``ragfunnel store info:
+# ...``): the option parser leaves it unnamed (``--quiet=yes``, ``--store`` without a value).
+
+
+def _parsed(ctx: _click.Context, parse: Callable[[], list[str]]) -> list[str]:
+    try:
+        return parse()
+    except _click.exceptions.UsageError as exc:
+        if exc.ctx is None:
+            exc.ctx, exc.cmd = ctx, ctx.command
+        raise
+
+
+class _Command(TyperCommand):
+    def parse_args(self, ctx: _click.Context, args: list[str]) -> list[str]:
+        return _parsed(ctx, lambda: super(_Command, self).parse_args(ctx, args))
+
+
+class _Group(TyperGroup):
+    def parse_args(self, ctx: _click.Context, args: list[str]) -> list[str]:
+        return _parsed(ctx, lambda: super(_Group, self).parse_args(ctx, args))
+
+
 def plain_metavars(command: _click.Command) -> _click.Command:
-    """Show every parameter of ``command`` (and of its subcommands) by a plain metavar."""
+    """Show every parameter of ``command`` (and of its subcommands) by a plain metavar.
+
+    And let each name itself in the usage errors its parser raises.
+    """
+    if type(command) is TyperCommand:
+        command.__class__ = _Command
+    elif type(command) is TyperGroup:
+        command.__class__ = _Group
     for param in command.params:
         _plain(param)
     built_help_option = command.get_help_option
@@ -158,8 +190,12 @@ def plain_metavars(command: _click.Command) -> _click.Command:
     return command
 
 
-class LazyGroup(TyperGroup):
-    """The root group: lists :data:`COMMANDS` and imports a command's module when it is used."""
+class LazyGroup(_Group):
+    """The root group: lists :data:`COMMANDS` and imports a command's module when it is used.
+
+    Every usage error of the parser, of this group or of any command under it, is shown as
+    the one line of docs/cli.md (:func:`~ragfunnel.analyzer.cli.exits.parser_errors_in_one_line`).
+    """
 
     def __init__(self, **attrs: Any) -> None:
         super().__init__(**attrs)
@@ -190,6 +226,22 @@ class LazyGroup(TyperGroup):
             super().format_help(ctx, formatter)
         finally:
             self._listing = False
+
+    def make_context(
+        self,
+        info_name: str | None,
+        args: list[str],
+        parent: _click.Context | None = None,
+        **extra: Any,
+    ) -> _click.Context:
+        """Parse the root's own flags; a usage error is one line."""
+        with parser_errors_in_one_line():
+            return super().make_context(info_name, args, parent, **extra)
+
+    def invoke(self, ctx: _click.Context) -> Any:
+        """Run the command; a usage error (its flags, a subcommand's) is one line."""
+        with parser_errors_in_one_line():
+            return super().invoke(ctx)
 
     def resolve_command(
         self, ctx: _click.Context, args: list[str]

@@ -4,10 +4,12 @@ Every command runs its library calls inside :func:`reported`. An :class:`Analyze
 input, an unreachable store, a missing file) becomes ``ragfunnel COMMAND: message``, followed
 by the flag that sets the argument the error names, and exit status 1; an
 :class:`InvalidArgument` (a value no call could take, a run the store does not hold) is a usage
-error, status 2, like a flag the parser rejects. The statuses are :data:`EXIT_CODES`
-(docs/cli.md). Anything else is a bug and keeps its
-traceback: this module must never catch a bare ``ValueError`` or ``Exception``. A library
-notice (how an analysis ran) is shown by :func:`show_notices`, in the CLI's terms.
+error, status 2, like a flag the parser rejects. The parser's own complaints (an unknown flag,
+a value of the wrong type, a missing argument) take the same one-line form, by
+:func:`parser_errors_in_one_line`. The statuses are :data:`EXIT_CODES` (docs/cli.md). Anything
+else is a bug and keeps its traceback: this module must never catch a bare ``ValueError`` or
+``Exception``. A library notice (how an analysis ran) is shown by :func:`show_notices`, in the
+CLI's terms.
 """
 
 from __future__ import annotations
@@ -17,6 +19,15 @@ from contextlib import contextmanager
 from typing import NoReturn
 
 import typer
+from typer import _click
+from typer._click.exceptions import (
+    BadOptionUsage,
+    BadParameter,
+    MissingParameter,
+    NoArgsIsHelpError,
+    NoSuchOption,
+    UsageError,
+)
 
 from ragfunnel.analyzer.errors import AnalyzerError, InvalidArgument
 
@@ -30,6 +41,7 @@ __all__ = [
     "describe",
     "fail",
     "notice_wording",
+    "parser_errors_in_one_line",
     "reported",
     "show_notices",
     "usage_error",
@@ -59,8 +71,11 @@ FLAGS: Mapping[str, str] = {
 
 
 def fail(command: str, message: str, *, code: int = EXIT_FAILURE) -> NoReturn:
-    """Print ``ragfunnel COMMAND: message`` on stderr and exit ``code`` (1)."""
-    typer.echo(f"ragfunnel {command}: {message}", err=True)
+    """Print ``ragfunnel COMMAND: message`` on stderr and exit ``code`` (1).
+
+    ``command`` is empty for the root (``ragfunnel --bogus``): ``ragfunnel: message``.
+    """
+    typer.echo(f"{_called(command)}: {message}", err=True)
     raise typer.Exit(code)
 
 
@@ -91,6 +106,76 @@ def reported(
         usage_error(command, describe(exc, flags))
     except AnalyzerError as exc:
         fail(command, describe(exc, flags), code=EXIT_USAGE if usage else EXIT_FAILURE)
+
+
+@contextmanager
+def parser_errors_in_one_line() -> Iterator[None]:
+    """Turn the parser's usage errors raised inside into :func:`fail`'s one line, exit 2.
+
+    The parser (Typer's click) would print a usage block and a boxed message; docs/cli.md
+    promises ``ragfunnel COMMAND: message (--flag)`` for every error. ``ragfunnel`` alone (or
+    ``ragfunnel store``) still shows the help, as it is no error.
+    """
+    try:
+        yield
+    except NoArgsIsHelpError:
+        raise
+    except UsageError as exc:
+        fail(_command_of(exc.ctx), _parser_message(exc), code=exc.exit_code)
+
+
+def _called(command: str) -> str:
+    """How the user called ``command``: ``ragfunnel store info``, or ``ragfunnel`` for the root."""
+    return f"ragfunnel {command}" if command else "ragfunnel"
+
+
+def _command_of(ctx: _click.Context | None) -> str:
+    """``store info`` for the context of ``ragfunnel store info``; empty for the root."""
+    names: list[str] = []
+    while ctx is not None and ctx.parent is not None:
+        names.insert(0, ctx.info_name or "")
+        ctx = ctx.parent
+    return " ".join(names)
+
+
+def _parser_message(exc: UsageError) -> str:
+    if isinstance(exc, NoSuchOption):
+        if exc.possibilities:
+            hint = f"did you mean {', '.join(sorted(exc.possibilities))}?"
+        else:
+            hint = f"`{_called(_command_of(exc.ctx))} -h` lists them"
+        return f"no such flag, {hint} ({exc.option_name})"
+    if isinstance(exc, MissingParameter):
+        kind = exc.param_type or (exc.param.param_type_name if exc.param else "parameter")
+        return f"missing {kind} ({_flag_of(exc)})"
+    if isinstance(exc, BadParameter):
+        return f"{_clause(exc.message)} ({_flag_of(exc)})"
+    if isinstance(exc, BadOptionUsage):  # "Option '--k' requires an argument."
+        said = exc.message.removeprefix(f"Option {exc.option_name!r} ")
+        said = said.replace("requires an argument", "needs a value")
+        return f"{_clause(said)} ({exc.option_name})"
+    return _clause(exc.message)  # an unknown command, extra arguments
+
+
+def _flag_of(exc: BadParameter) -> str:
+    """The flag (``--k``, the long one) or the argument (``CASES``) a bad value was given to."""
+    if exc.param_hint:
+        hint = exc.param_hint
+        return hint if isinstance(hint, str) else " / ".join(hint)
+    param = exc.param
+    if param is None:
+        return "?"
+    if param.param_type_name == "option" and param.opts:
+        return next((o for o in param.opts if o.startswith("--")), param.opts[0])
+    return param.display_name_raw
+
+
+def _clause(message: str) -> str:
+    """A message as a clause of the one line: no capital (unless an acronym), no full stop."""
+    text = message.strip().rstrip(".").replace(". Did you mean", "; did you mean")
+    if len(text) > 1 and text[0].isupper() and text[1].islower():
+        text = text[0].lower() + text[1:]
+    return text
 
 
 def notice_wording() -> Mapping[str, str]:
