@@ -36,7 +36,13 @@ from ragfunnel.analyzer.language.citations import (
     move_trailing,
     strip_markers,
 )
-from ragfunnel.analyzer.language.lexicon import ABBREVIATIONS, GERMAN_MARKERS, STOPWORDS, fold
+from ragfunnel.analyzer.language.lexicon import (
+    ABBREVIATIONS,
+    GERMAN_MARKERS,
+    REFUSAL_FILLERS,
+    STOPWORDS,
+    fold,
+)
 from ragfunnel.analyzer.language.refusals import is_refusal, split_refusal
 
 __all__ = ["ClaimSplit", "is_refusal", "split_claims"]
@@ -88,7 +94,15 @@ _FILLER = re.compile(
     r"feel\s+free\s+to\s+ask\b.*|(?:you(?:'re|\s+are)\s+)?welcome|thanks?(?:\s+you)?(?:\s+for\s+.*)?|"
     r"gern(?:e)?(?:\s+geschehen)?|ich\s+hoffe,?\s+das\s+hilft(?:\s+\w+)?|"
     r"(?:vielen\s+)?dank(?:\s+für\s+.*)?|bei\s+(?:weiteren\s+)?fragen\b.*|"
-    r"(?:sure|certainly|of\s+course|gerne|klar|natürlich)|great\s+question|gute\s+frage)"
+    r"(?:sure|certainly|of\s+course|gerne|klar|natürlich)|great\s+question|gute\s+frage|"
+    r"sure\s+thing|no\s+problem|happy\s+to\s+help|glad\s+to\s+help|kein\s+problem|"
+    # sign-offs: "Best regards", "Viele Grüße", "Ihr CloudDesk-Team", "The CloudDesk team"
+    r"(?:(?:best|kind|warm|warmest)\s+regards|regards|cheers|sincerely|"
+    r"(?:viele|beste|liebe|freundliche|herzliche)\s+grüße|mit\s+freundlichen\s+grüßen)"
+    r"(?:,?\s+[\w-]+(?:\s+[\w-]+){0,2})?|"  # and who signs: "Best regards, The CloudDesk team"
+    r"(?:the|your|ihr|euer|dein)\s+[\w-]+(?:-team|\s+team)|"
+    r"(?:that|this|it)\s+depends(?:\s+on\s+[\w\s]{0,30})?|das\s+hängt\s+davon\s+ab|"
+    r"es\s+kommt\s+darauf\s+an)"
     r"[\s.!,:]*$",
     re.IGNORECASE,
 )
@@ -99,7 +113,8 @@ _ANNOUNCE = (
     r"(?:(?:sure|certainly|of\s+course|okay|ok|gerne|klar)[,!.]?\s+)?"
     r"(?:(?:based\s+on|according\s+to|from)\s+(?:the|this|these)\s+[\w\s-]{0,40}?,\s*)?"
     r"(?:(?:here\s+(?:is|are|'s)|below\s+(?:is|are)|the\s+following\s+(?:is|are)|"
-    r"(?:this|that)\s+is|hier\s+(?:ist|sind)|im\s+folgenden|folgendes)\b[^.!?:]{0,80}?"
+    r"(?:this|that)\s+is|hier\s+(?:ist|sind|die|der|das|eine?|meine)|im\s+folgenden|folgendes)"
+    r"\b[^.!?:]{0,80}?"
     r"(?:summary|summari[sz]ation|overview|answer|list|points|steps|details|facts|rules|"
     r"information|breakdown|highlights|takeaways|findings|options|zusammenfassung|überblick|"
     r"antwort|liste|punkte|schritte|informationen|regeln|details|angaben)\b[^.!?:]{0,80}?"
@@ -109,9 +124,18 @@ _ANNOUNCE = (
 _PREAMBLE = re.compile(rf"^{_ANNOUNCE}\s*[:.]?\s*$", re.IGNORECASE)
 _PREAMBLE_PREFIX = re.compile(rf"^{_ANNOUNCE}\s*:\s+(?=\S)", re.IGNORECASE)
 _HAS_CONTENT = re.compile(r"[^\W_]{2,}|\d")
-_PARTICLE = re.compile(r"^(?:yes|no|nope|ja|nein|jein|doch)\s*[,–—:;-]\s*(?=\w)", re.IGNORECASE)
+_ANSWERS = r"(?:yes|no|nope|ja|nein|jein|doch)"
+_FILLERS = "|".join(re.escape(f) for f in REFUSAL_FILLERS)
+_PARTICLE = re.compile(rf"^(?:(?:{_FILLERS})[\s,]*)?{_ANSWERS}\s*[,–—:;-]\s*(?=\w)", re.IGNORECASE)
 """An answer particle opening a sentence ("No, towels cannot be rented …"): it answers the
 question, the rest states; as a claim's first word its "No" read as a negation."""
+_PARTICLE_ALONE = re.compile(
+    rf"^(?:(?:{_FILLERS})[\s,]*)*(?:{_ANSWERS}|not|nicht|so)(?:[\s,]*(?:{_FILLERS}))*[\s.!,]*$",
+    re.IGNORECASE,
+)
+"""A sentence that only answers yes or no, with fillers: "I'm afraid not.", "Unfortunately
+not.", "Leider nein.", "Leider nicht." — no claim (a bare "not" needs no filler: "Not." alone
+says nothing checkable either)."""
 _HIDDEN_GAP = re.compile(rf"\s*(?:{MARKER.pattern})", re.IGNORECASE)
 _HIDDEN = re.compile("\ue000(\\d+)\ue001")
 
@@ -309,7 +333,12 @@ def split_claims(answer: str) -> ClaimSplit:
     refusals: list[str] = []
     for block in _blocks(answer):
         for written in _sentences(move_trailing(block)):
-            if is_source_heading(written) or is_pointer(written) or _PREAMBLE.match(written):
+            if (
+                is_source_heading(written)
+                or is_pointer(written)
+                or _PREAMBLE.match(written)
+                or _PARTICLE_ALONE.match(written)
+            ):
                 continue
             sentence = _PARTICLE.sub("", _PREAMBLE_PREFIX.sub("", written))
             answering: tuple[str, ...] = (sentence,)

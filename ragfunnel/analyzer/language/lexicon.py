@@ -316,7 +316,8 @@ REFUSALS: tuple[str, ...] = (
     r"(?:know|say|answer|tell|find|help|determine|provide)",
     r"i(?:\s+am|\s*['’]m)\s+(?:not\s+sure|unable|sorry)",
     r"i\s+have\s+no\s+(?:information|idea|data|details)",
-    r"i\s+do\s*n[o’']t\s+have\s+(?:enough\s+|any\s+)?(?:information|data|details)",
+    r"i\s+do\s*n[o’']t\s+have\s+(?:enough\s+|any\s+|that\s+|this\s+|such\s+|the\s+)?"
+    r"(?:information|data|details)",
     r"(?:there\s+is|there[’']s|i\s+found|i\s+could\s+find)\s+no\s+information",
     r"no\s+information\s+(?:is\s+)?(?:available|about|on|regarding)",
     r"unable\s+to\s+(?:answer|find|determine)",

@@ -64,6 +64,7 @@ _COMPOUND_UNIT = r"tagen?|tag|wochen?|monaten?|monat|jahren?|jahr|stunden?|minut
 _UNIT_AFTER_WORD = r"days?|weeks?|months?|years?|hours?|minutes?|nights?"
 _SUFFIX = r"uhr|[ap]\.\s?m\.|[ap]\.m|[ap]m|o'clock"
 _DAY_PART = "|".join(DAY_PARTS)
+_SUFFIX_DASH = frozenset(("am-", "pm-", "uhr-", "a.m-", "p.m-"))
 _FACT = re.compile(
     r"(?<![\d.,])(?P<family>\d+(?:\.\d+)*\.x)(?!\w|\.\w)"  # a version family: 4.2.x, 5.x
     # A decade: "1990s", "1990's", "mid-1990s", "1990er" (not 1,990 seconds, nor a code).
@@ -337,7 +338,8 @@ def _matches(folded: str) -> list[re.Match[str]]:
         at = trigger.start()
         if folded[at].isdigit():
             token = _TOKEN_BEFORE.search(folded, max(0, at - 24), at)
-            start = token.start() if token else at
+            # Not a time's suffix ending a range: "8 am-6 pm" (an en dash, folded) is no code.
+            start = token.start() if token and token.group(0) not in _SUFFIX_DASH else at
             lead = _LEAD.search(folded, max(0, start - 14), start)
             if lead:
                 start = lead.start()

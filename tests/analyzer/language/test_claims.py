@@ -112,8 +112,9 @@ def test_a_sentence_turning_from_a_refusal_to_an_answer_keeps_the_answer(
     [
         # "No." answering a question is no abbreviation of "number" (it glued the answer's
         # "No" to its claim, whose negation the context lacked: a correct answer unsupported).
+        # "No." ends its sentence, which only answers no: no claim (test below).
         ("No. Flights under 6 hours have to be booked in economy class.",
-         ("No", "Flights under 6 hours have to be booked in economy class")),
+         ("Flights under 6 hours have to be booked in economy class",)),
         ("See No. 5 and Nr. 7 for details.", ("See No. 5 and Nr. 7 for details",)),
         # A German ordinal before its noun ends no sentence; one before a pronoun does.
         ("Grundsätzlich wird die 2. Klasse erstattet. Ab 4 Stunden dürfen Sie 1. Klasse fahren.",
@@ -193,3 +194,54 @@ def test_markdown_headings_are_no_claims_and_emphasis_is_dropped(
 ) -> None:
     """A user's app (2026-12-04): "**Borrowing limits**" was a claim the judge could not decide."""
     assert split_claims(answer).claims == claims
+
+
+@pytest.mark.parametrize(
+    ("answer", "claims"),
+    [
+        # A subscription FAQ app written from the README (2026-12-04): each was a claim, blamed.
+        ("I'm afraid not. Partial months are not refunded.", ["Partial months are not refunded"]),
+        (
+            "Unfortunately not. Partial months are not refunded.",
+            ["Partial months are not refunded"],
+        ),
+        (
+            "Leider nein. Angebrochene Monate werden nicht erstattet.",
+            ["Angebrochene Monate werden nicht erstattet"],
+        ),
+        (
+            "Leider nicht. Angebrochene Monate werden nicht erstattet.",
+            ["Angebrochene Monate werden nicht erstattet"],
+        ),
+        (
+            "Unfortunately, no, partial months are not refunded.",
+            ["Partial months are not refunded"],
+        ),
+        (
+            "Sure thing. Monthly plans can be cancelled at any time.",
+            ["Monthly plans can be cancelled at any time"],
+        ),
+        ("Der Tarif kostet 12 €. Viele Grüße, Ihr CloudDesk-Team", ["Der Tarif kostet 12 €"]),
+        ("Der Tarif kostet 12 €.\n\nBeste Grüße", ["Der Tarif kostet 12 €"]),
+        (
+            "Plans can be cancelled.\n\nBest regards,\nThe CloudDesk team",
+            ["Plans can be cancelled"],
+        ),
+        ("That depends on your plan. Starter costs 12 € a month.", ["Starter costs 12 € a month"]),
+        (
+            "Gerne, hier die wichtigsten Punkte:\n- Monatstarife sind jederzeit kündbar.\n- Angebrochene Monate werden nicht erstattet.",
+            ["Monatstarife sind jederzeit kündbar", "Angebrochene Monate werden nicht erstattet"],
+        ),
+        # what stays a claim
+        (
+            "Best regards, the support team is available on weekdays.",
+            ["Best regards, the support team is available on weekdays"],
+        ),
+        ("Your IT team installs the VPN client.", ["Your IT team installs the VPN client"]),
+        ("Not covered by the plan.", ["Not covered by the plan"]),
+    ],
+)
+def test_answer_particles_courtesies_and_sign_offs_make_no_claim(
+    answer: str, claims: list[str]
+) -> None:
+    assert list(split_claims(answer).claims) == claims

@@ -24,6 +24,9 @@ from ragfunnel.analyzer.language.refusals import is_refusal, split_refusal
         "Das geht aus den Unterlagen nicht hervor.",
         "Dazu liegen mir keine Informationen vor.",
         "Die Frage kann ich momentan leider nicht beantworten.",
+        "I'm afraid I don't have that information.",
+        "I don't have that information.",
+        "Sorry, I don't have this information.",
     ],
 )
 def test_refusals_in_both_languages(sentence: str) -> None:

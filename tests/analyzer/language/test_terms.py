@@ -183,3 +183,9 @@ def test_german_ordinals_count_and_a_singular_compound_needs_its_linking_s() -> 
 )  # fmt: skip
 def test_days_a_text_names_with_ranges_spanned(text: str, named: list[int]) -> None:
     assert sorted(days(fold(text))) == named
+
+
+@pytest.mark.parametrize("text", ["8 am–6 pm", "8am–6pm", "8 am - 6 pm", "8:00–18:00"])
+def test_a_range_of_times_with_a_dash_reads_both_ends(text: str) -> None:
+    # A subscription FAQ app: "8 am–6 pm" read "am-6" as a code, losing 18:00.
+    assert [keys for kind, keys, _, _ in _read(text) if kind == "time"] == [("08:00",), ("18:00",)]

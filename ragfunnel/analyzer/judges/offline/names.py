@@ -27,7 +27,7 @@ from ragfunnel.analyzer.language.lexicon import (
     WEEKDAYS,
     fold,
 )
-from ragfunnel.analyzer.language.terms import days
+from ragfunnel.analyzer.language.terms import days, negated
 
 __all__ = ["missing_names", "swapped_names", "swapped_nouns"]
 
@@ -169,9 +169,13 @@ def swapped_names(names: list[str], missing: list[str], folded: str, index: Cont
 
     Only for a claim whose missing words are all names (``names``, of its ``missing`` words)
     and that aligns with one sentence (``window``) naming others, after its first word, that the
-    claim (``folded``) does not hold.
+    claim (``folded``) does not hold; not for a negated claim, which denies its name of them.
     """
     if not names or not window or len(window) > 1 or set(missing) - set(names):
+        return []
+    if negated(folded):
+        # "SSO isn't included in the Starter plan" against "included only in the Business and
+        # Enterprise plans": a claim denying its name of the sentence's is no swap.
         return []
     theirs = _named_instead(index.written[window[0]], folded, STOPWORDS)
     if not theirs:

@@ -216,3 +216,14 @@ def test_an_abbreviation_of_another_name_is_still_missing() -> None:
         "united",
         "kingdom",
     ]
+
+
+def test_a_claim_denying_a_name_the_sentence_does_not_give_swaps_nothing() -> None:
+    # "SSO isn't included in the Starter plan" against "only in the Business and Enterprise
+    # plans" was a swapped name ("starter (context: Business, Enterprise)"), unsupported.
+    context = ["Single sign-on (SSO) is included only in the Business and Enterprise plans."]
+    verdict = judge_claim("SSO isn't included in the Starter plan.", context, False)
+    assert verdict.label == "uncertain", verdict
+    assert (
+        judge_claim("SSO is included in the Starter plan.", context, False).label == "unsupported"
+    )
