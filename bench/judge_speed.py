@@ -21,8 +21,11 @@ bench/commands.py measures it). The baseline, in the same run over the same pair
 reads the pairs and scores each claim by the naive word overlap of bench/judge.py.
 
 ``--tree NAME=DIR`` (repeatable) runs the judge from a source tree (a ``git archive`` of another
-commit: ``PYTHONPATH=DIR``), alternating the trees within each run, and checks that every tree
-wrote the same verdict rows (judged-at times left out). Beside the child's own peak RSS and
+commit: ``PYTHONPATH=DIR``, so the judge's workers import it too), alternating the trees within
+each run, and checks that every tree wrote the same verdict rows (judged-at times left out),
+counting the rows that differ from the first tree's. ``--judge-args NAME=ARGS`` adds arguments
+to the command of the tree NAME, or runs the installed ragfunnel under a new NAME with them
+(``--judge-args w1="--workers 1" --judge-args w2="--workers 2"``). Beside the child's own peak RSS and
 CPU, the whole process tree's (the judge's workers, ``--workers``, are grandchildren), polled.
 
     python bench/judge_speed.py --answers 3000 --runs 3 \
@@ -39,6 +42,7 @@ import platform
 import random
 import re
 import resource
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -165,14 +169,17 @@ def baseline_child(pairs: str) -> None:
     print(count)
 
 
-def _judge_argv(tree: Path | None, store: Path, jsonl: Path | None) -> list[str]:
+def _judge_argv(tree: Path | None, store: Path, jsonl: Path | None, extra: list[str]) -> list[str]:
     if tree is None:
         head = [shutil.which("ragfunnel") or "ragfunnel"]
     else:
-        head = [sys.executable, "-c", "import sys; sys.path.insert(0, sys.argv.pop(1)); "
+        # On PYTHONPATH too: a fork server started by an older tree's workers (before 97e6163)
+        # imported the judge from its own path, not from the parent's sys.path.
+        head = ["env", f"PYTHONPATH={tree}", sys.executable, "-c",
+                "import sys; sys.path.insert(0, sys.argv.pop(1)); "
                 "from ragfunnel.analyzer.cli import main; sys.argv[0] = 'ragfunnel'; main()",
                 str(tree)]  # fmt: skip
-    argv = [*head, "judge", "--policy", "offline", "--store", f"chdb://{store}", "-q"]
+    argv = [*head, "judge", "--policy", "offline", "--store", f"chdb://{store}", "-q", *extra]
     return [*argv, "--jsonl", str(jsonl)] if jsonl else argv
 
 
@@ -251,10 +258,20 @@ def _rows(path: Path) -> list[dict[str, Any]]:
     return sorted(rows, key=lambda r: (r["TraceId"], r["QuestionKey"]))
 
 
+def _differing(first: list[dict[str, Any]], other: list[dict[str, Any]]) -> int:
+    """How many rows (by trace and question key) differ from, or are missing in, ``first``."""
+    mine = {(r["TraceId"], r["QuestionKey"]): r for r in first}
+    theirs = {(r["TraceId"], r["QuestionKey"]): r for r in other}
+    return sum(mine.get(k) != theirs.get(k) for k in mine.keys() | theirs.keys())
+
+
 def measure(args: argparse.Namespace, work: Path) -> list[dict[str, Any]]:
     trees: list[tuple[str, Path | None]] = [
         (name, Path(path)) for name, path in (t.split("=", 1) for t in args.tree)
-    ] or [("installed", None)]
+    ]
+    extra = {name: shlex.split(a) for name, a in (t.split("=", 1) for t in args.judge_args)}
+    trees += [(name, None) for name in extra if name not in dict(trees)]
+    trees = trees or [("installed", None)]
     results = []
     for n in args.answers:
         for shape in args.shapes:
@@ -265,7 +282,7 @@ def measure(args: argparse.Namespace, work: Path) -> list[dict[str, Any]]:
                 order = trees if run % 2 == 0 else trees[::-1]  # alternate who goes first
                 for name, tree in order:
                     jsonl = work / f"rows-{name}.jsonl" if run == 0 and args.check else None
-                    result = timed(_judge_argv(tree, store, jsonl))
+                    result = timed(_judge_argv(tree, store, jsonl, extra.get(name, [])))
                     steps.setdefault(name, []).append(result)
                     if jsonl is not None:
                         rows[name] = _rows(jsonl)
@@ -279,11 +296,13 @@ def measure(args: argparse.Namespace, work: Path) -> list[dict[str, Any]]:
                 steps.setdefault("word overlap", []).append(base)
                 print(f"  {shape} {n:,}, run {run + 1}: word overlap {base['seconds']:.1f} s",
                       file=sys.stderr)  # fmt: skip
-            same = None
+            same, differing = None, {}
             if len(rows) > 1:
                 first = next(iter(rows.values()))
                 same = all(r == first for r in rows.values())
-            results.append({"answers": n, "shape": shape, "same_rows": same, "steps": {
+                differing = {name: _differing(first, found) for name, found in rows.items()}
+            results.append({"answers": n, "shape": shape, "same_rows": same,
+                            "differing_rows": differing, "steps": {
                 name: {"median_s": statistics.median(r["seconds"] for r in found),
                        "runs_s": [round(r["seconds"], 2) for r in found],
                        "median_cpu_s": statistics.median(r["cpu"] for r in found),
@@ -305,7 +324,9 @@ def print_table(results: list[dict[str, Any]]) -> None:
                  f"{r['answers'] / max(s['median_tree_cpu_s'], s['median_cpu_s']):,.0f} "
                  f"({s['peak_rss_mib']:,.0f}, {s['peak_tree_rss_mib']:,.0f})"
                  for s in r["steps"].values()]  # fmt: skip
+        counts = ", ".join(f"{k}: {v}" for k, v in list(r["differing_rows"].items())[1:])
         same = "-" if r["same_rows"] is None else ("yes" if r["same_rows"] else "**no**")
+        same += f" (rows differing from the first: {counts})" if counts else ""
         print(f"| {r['shape']} | {r['answers']:,} | " + " | ".join(cells) + f" | {same} |")
 
 
@@ -319,6 +340,9 @@ def main() -> None:
     parser.add_argument("--corpus", type=int, default=1000,
                         help="paragraphs the prompts draw from (shared: each in ~6.5 n / corpus)")  # fmt: skip
     parser.add_argument("--tree", action="append", default=[], metavar="NAME=DIR")
+    parser.add_argument("--judge-args", action="append", default=[], metavar="NAME=ARGS",
+                        help="more arguments for the judge command of tree NAME (or of the "
+                        "installed ragfunnel under a new NAME), e.g. w1='--workers 1'")  # fmt: skip
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--workdir", type=Path, default=WORK, help="stores, made once, reused")
     parser.add_argument("--no-check", dest="check", action="store_false",
