@@ -8,6 +8,9 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from ragfunnel.analyzer.cli import app
+from ragfunnel.analyzer.ingest import ingest_spans
+from ragfunnel.analyzer.store import Store
+from ragfunnel.testing import capture_spans
 from tests.support.cli_store import stored
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.judge_pipeline import (
@@ -172,3 +175,25 @@ def test_judge_workers_write_the_same_rows_page_by_page(tmp_path: Path) -> None:
     unwritable = tmp_path / "missing-folder" / "rows.jsonl"
     failed = runner.invoke(app, ["judge", "--store", dsn, "--jsonl", str(unwritable)])
     assert failed.exit_code == 1 and str(unwritable) in failed.output
+
+
+def test_judging_nothing_says_whose_text_is_missing_and_how_to_give_it(tmp_path: Path) -> None:
+    runner = CliRunner()
+    cases: list[tuple[bool | tuple[str, ...], str, str]] = [
+        (("question", "answer"), "without chunk text", "pass --chunks FILE"),  # corpus kept out
+        (False, "without answer text", "record it: `configure(capture_content="),  # all off
+    ]
+    for capture, what, fix in cases:
+        dsn = f"chdb://{tmp_path / what.replace(' ', '-')}"
+        with capture_spans(capture_content=capture, run_id="r1") as spans:
+            for n in range(3):
+                ask(f"hotel-taxi-{n}", "Was gilt für Hotel und Taxi?", WORKED_RANKING, ANY_TIME)
+        with Store.open(dsn, create=True) as store:
+            ingest_spans(store, spans.spans)
+        result = runner.invoke(app, ["judge", "--store", dsn, "--dry-run"])
+        assert result.exit_code == 1, result.output
+        failed = result.stderr.strip().splitlines()[-1]
+        assert failed.startswith(f"ragfunnel judge: failed: judged none of the 3 answers: 3 {what}")
+        assert fix in failed and "docs/judges.md" in failed, failed
+        assert "(3 without text)" not in failed
+        assert ("--chunks" in failed) == (what == "without chunk text")

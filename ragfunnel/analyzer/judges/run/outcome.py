@@ -97,8 +97,9 @@ class JudgeRun:
         :data:`MAX_FAILED_SHARE` of the LLM calls failed (or were refused by the breaker).
         """
         if self.answers and not self.judged:
-            return (f"judged none of the {self.answers:,} answers"
-                    + (f" ({self.without_content:,} without text)" if self.without_content else ""))  # fmt: skip
+            head = (f"judged none of the {self.answers:,} answers" if self.answers > 1
+                    else "did not judge the 1 answer")  # fmt: skip
+            return head + self._missing_text()
         if self.usage:
             calls = self.usage["calls"] + self.usage["refused"]
             bad = self.usage["failed"] + self.usage["refused"]
@@ -106,6 +107,23 @@ class JudgeRun:
                 return (f"{bad:,} of {calls:,} judge calls failed, more than "
                         f"{MAX_FAILED_SHARE:.0%}")  # fmt: skip
         return None
+
+    def _missing_text(self) -> str:
+        """Whose text the answers not judged lack, the answers' or their chunks', and the fix.
+
+        The count alone when the run did not say which (a ``JudgeRun`` made by hand).
+        """
+        parts = []
+        if self.without_answer_text:
+            parts.append(f"{self.without_answer_text:,} without answer text (record it: "
+                         '`configure(capture_content=("question", "answer"))`)')  # fmt: skip
+        if self.without_chunk_text:
+            parts.append(f"{self.without_chunk_text:,} without chunk text (pass --chunks FILE, "
+                         "or record it)")  # fmt: skip
+        if parts:
+            return (f": {', '.join(parts)}; see docs/judges.md, "
+                    '"Where the answers and chunk texts come from"')  # fmt: skip
+        return f" ({self.without_content:,} without text)" if self.without_content else ""
 
     @property
     def faithfulness(self) -> float | None:

@@ -43,6 +43,7 @@ def test_a_run_fails_when_it_judged_nothing_or_too_many_calls_failed() -> None:
     none_judged = JudgeRun(policy="offline", answers=1200, without_content=1200)
     assert none_judged.failure == "judged none of the 1,200 answers (1,200 without text)"
     assert JudgeRun(policy="offline", answers=3).failure == "judged none of the 3 answers"
+    assert JudgeRun(policy="offline", answers=1).failure == "did not judge the 1 answer"
     usage = {"calls": 18, "failed": 1, "refused": 2}  # 3 of 20: above the share
     failing = JudgeRun(policy="llm", answers=10, judged=9, usage=usage)
     assert failing.failure == f"3 of 20 judge calls failed, more than {MAX_FAILED_SHARE:.0%}"
@@ -75,3 +76,29 @@ def test_textless_answers_are_listed_with_the_fix_and_counts_add_up_by_page() ->
         f"t2 (q-1): no text for chunk(s) c0, c1, c2, c3, c4 and 2 more: {CHUNK_TEXT_FIX}",
         f"t4 (q-1): no chunk ids or texts recorded for its prompt: {CHUNK_TEXT_FIX}",
     ]
+
+
+SOURCES = 'see docs/judges.md, "Where the answers and chunk texts come from"'
+
+
+def test_a_run_that_judged_nothing_says_which_text_is_missing_and_the_fix() -> None:
+    # Answers recorded, their prompts' chunks not (capture by kind, no --chunks): the text
+    # missing is the chunks', and --chunks gives it.
+    chunks = JudgeRun(policy="offline", answers=34, without_content=34, without_chunk_text=34)
+    assert chunks.failure == (
+        "judged none of the 34 answers: 34 without chunk text (pass --chunks FILE, or record "
+        f"it); {SOURCES}"
+    )
+    # Capture of answers off: the answers' own text is missing, which --chunks cannot give.
+    answers = JudgeRun(policy="offline", answers=2, without_content=2, without_answer_text=2)
+    assert answers.failure == (
+        "judged none of the 2 answers: 2 without answer text (record it: "
+        f'`configure(capture_content=("question", "answer"))`); {SOURCES}'
+    )
+    assert "--chunks" not in (answers.failure or "")
+    both = JudgeRun(policy="offline", answers=5, without_content=5, without_answer_text=1,
+                    without_chunk_text=4)  # fmt: skip
+    assert (both.failure or "").startswith(
+        "judged none of the 5 answers: 1 without answer text (record it: "
+    )
+    assert "), 4 without chunk text (pass --chunks FILE, or record it); " in (both.failure or "")
