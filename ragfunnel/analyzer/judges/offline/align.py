@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from ragfunnel.analyzer.judges.offline.checks import AlignedClaim, Findings, run_checks
 from ragfunnel.analyzer.judges.offline.features import DIALOGUE_FEATURES, dialogue_features
-from ragfunnel.analyzer.judges.offline.hard import ClaimFacts, FactCheck, neighbours
+from ragfunnel.analyzer.judges.offline.hard import ClaimFacts, FactCheck, neighbours, replaced_facts
 from ragfunnel.analyzer.judges.offline.index import ContextIndex
 from ragfunnel.analyzer.judges.offline.names import missing_names, swapped_nouns
 from ragfunnel.analyzer.judges.offline.words import lead_in_end, stem
@@ -193,9 +193,10 @@ def align(claim: str, index: ContextIndex) -> Evidence:
     proximity = near / len(pairs) if pairs else coverage
 
     names = missing_names(content, claim_facts, german, index)
+    copied = in_window >= COPIED
     claim_read = AlignedClaim(
         content, folded, claim_facts, frozenset(TOKEN.findall(folded)), roots, missing, names,
-        window, in_window >= COPIED, coverage, index,
+        window, copied, coverage, index,
     )  # fmt: skip
     findings = run_checks(claim_read)
     checked = findings.facts
@@ -217,8 +218,13 @@ def align(claim: str, index: ContextIndex) -> Evidence:
     if index.embedder is not None:
         similarity, share = _paraphrase(content, weighed, best, window, index)
         values = (*values, similarity)
-    # A swapped German noun holds the verdict back without moving the score (``names.py``).
-    names = [*names, *swapped_nouns(content, missing, index, window)]
+    # A swapped German noun, or a fact of the sentence replaced by a word of the claim's, holds
+    # the verdict back without moving the score (``names.py``, ``hard.py``).
+    names = [
+        *names,
+        *swapped_nouns(content, missing, index, window),
+        *(replaced_facts(folded, missing, claim_facts, index, window) if copied else []),
+    ]
     return Evidence(values, missing, names, window, share, findings)
 
 

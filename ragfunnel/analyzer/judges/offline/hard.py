@@ -36,6 +36,7 @@ __all__ = [
     "check_facts",
     "missing_qualifiers",
     "neighbours",
+    "replaced_facts",
 ]
 
 ClaimFacts = list[tuple[Fact, str, tuple[str, ...]]]
@@ -244,6 +245,41 @@ def neighbours(folded: str, start: int, end: int) -> tuple[str, ...]:
     before = TOKEN.findall(folded[max(0, start - 60) : start])[-_AROUND:]
     after = TOKEN.findall(folded[end : end + 60])[:_AROUND]
     return (*[""] * (_AROUND - len(before)), *before, *after, *[""] * (_AROUND - len(after)))
+
+
+def replaced_facts(folded: str, missing: list[str], claim_facts: ClaimFacts,
+                   index: ContextIndex, window: list[int]) -> list[str]:  # fmt: skip
+    """Facts of the one aligned sentence the claim drops, saying a word of its own in their place.
+
+    "Ihre Daten werden sofort endgültig gelöscht" against "alle Daten werden nach 90 Tagen
+    endgültig gelöscht", "data is deleted immediately" against "data is permanently deleted
+    after 90 days; …": the claim's word ("sofort", missing from the context) stands where the
+    sentence states a fact the claim does not. No contradiction by itself (a paraphrase may say
+    a fact in words), so it holds the verdict back (``align.py``), as a swapped name does.
+    """
+    if not missing or len(window) != 1:
+        return []
+    sid = window[0]
+    spans = index.fact_spans(sid)
+    if not spans:
+        return []
+    stated = {v for fact, _, _ in claim_facts for v in (*fact.keys, *fact.numbers)}
+    sentence = index.sentences[sid]
+    lost = set(missing)
+    words = [m for m in TOKEN.finditer(folded) if m.group(0) in lost]
+    out: list[str] = []
+    for fact, start, end in spans:
+        if stated & {*fact.keys, *fact.numbers}:
+            continue
+        theirs = neighbours(sentence, min(start, fact.start), end)
+        clause_end = not sentence[end:].strip() or sentence[end:].lstrip()[0] in ".;,:)"
+        for m in words:
+            mine = neighbours(folded, m.start(), m.end())
+            last = not folded[m.end() :].strip(" .!")
+            if _same_place(mine, theirs) or (last and clause_end and mine[1] == theirs[1] != ""):
+                out.append(f"{m.group(0)} (context: {fact.text})")
+                break
+    return out
 
 
 def _same_place(mine: tuple[str, ...], theirs: tuple[str, ...]) -> bool:

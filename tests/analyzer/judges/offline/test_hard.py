@@ -425,3 +425,34 @@ def test_a_bound_in_other_words_is_no_neighbour_and_a_limit_holding_the_value_no
     assert held.label != "unsupported"
     beyond = judge_claim("They have begun exhuming more than 150 bodies from a mass grave.", bodies)
     assert beyond.label == "unsupported" and "116" in beyond.missing
+
+
+@pytest.mark.parametrize(
+    ("claim", "context"),
+    [
+        (
+            "Nach der Kündigung werden Ihre Daten sofort endgültig gelöscht.",
+            "Nach der Kündigung werden alle Daten nach 90 Tagen endgültig gelöscht; ein Export ist bis dahin möglich.",
+        ),
+        (
+            "After cancellation, all workspace data is deleted immediately.",
+            "After cancellation, all workspace data is permanently deleted after 90 days; an export remains possible until then.",
+        ),
+    ],
+)
+def test_a_fact_of_the_sentence_replaced_by_a_word_holds_the_claim_back(
+    claim: str, context: str
+) -> None:
+    # A subscription FAQ app: both planted faults were supported (the funnel said ok).
+    for paraphrase in (False, None):
+        verdict = judge_claim(claim, [context], paraphrase)
+        assert verdict.label == "uncertain", verdict
+        assert "(context: 90 " in verdict.missing
+    stated = judge_claim(
+        "After cancellation, all workspace data is deleted after ninety days.",
+        [
+            "After cancellation, all workspace data is permanently deleted after 90 days; an export remains possible until then."
+        ],
+        False,
+    )
+    assert stated.label == "supported"
