@@ -137,8 +137,9 @@ def judge_command(
             "--workers",
             min=1,
             metavar="N",
-            help="Processes the offline screen (offline, tiered) is spread over; 1 (the default) "
-            "judges in process. A few verdicts may differ from in process (docs/judges.md).",
+            help="Processes the offline screen (offline, tiered) is spread over, with the "
+            "verdicts of 1; 1 (the default) judges in process, with the least memory "
+            "(docs/judges.md, 'Both cores').",
         ),
     ] = 1,
     otlp_endpoint: Annotated[

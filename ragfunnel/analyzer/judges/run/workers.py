@@ -60,9 +60,7 @@ MAX_WORKERS = 8
 Item = tuple[str, tuple[Chunk, ...]]
 """An answer to screen: its text and its prompt's chunks.
 
-The signals are read in the parent (while the workers judge): read in the worker between its
-verdicts, 19 of 4,900 benchmark answers got another verdict than in process (bench/RESULTS.md,
-"Issue 35: two cores and bounded memory")."""
+The signals are read in the parent, while the workers judge."""
 
 
 def default_workers() -> int:

@@ -63,7 +63,7 @@ class Echo:
 
     name = "echo"
 
-    def judge(self, answer: str, context: Iterable[Chunk]) -> AnswerVerdict:
+    def judge(self, answer: str, context: Iterable[Chunk | tuple[str, str] | str]) -> AnswerVerdict:
         verdict = OfflineJudge(multilingual=False, chunk_cache=0).judge(answer, list(context))
         return AnswerVerdict(verdict.claims, verdict.refusals, self.name)
 
