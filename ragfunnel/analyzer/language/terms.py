@@ -529,6 +529,6 @@ def days(folded: str) -> dict[int, int]:
                     if first <= last
                     else [*range(first, 8), *range(1, last + 1)]
                 )
-                for day in span:
-                    found.setdefault(day, m.start())
+                for day in span:  # a day between is named where the range ends
+                    found.setdefault(day, later[0].start())
     return found

@@ -169,9 +169,10 @@ def _look(claim: Fact, index: ContextIndex, sids: list[int], aligned: bool, *,
     states instead, the one in the claim's place is quoted: the one whose stretch of the
     sentence (from the value before it to the one after) holds most of the claim's ``words``
     ("SR-5 (context: SR-3)" for "Reimbursement claims need form SR-5" against "Travel requests
-    need form TA-7 and reimbursement claims need form SR-3"), else the first.
+    need form TA-7 and reimbursement claims need form SR-3") — first the one between the claim
+    value's own neighbours ("to 2 pm" for "from 10 am to 4 pm") —, else the first.
     """
-    instead, closest = "", -1
+    instead, closest = "", -1.0
     for sid in sids:
         found = index.facts_of(sid)
         for n, fact in enumerate(found):
@@ -187,10 +188,20 @@ def _look(claim: Fact, index: ContextIndex, sids: list[int], aligned: bool, *,
                 if claim.kind == "date" and not _placed(claim, around, index, sid, n):
                     continue
                 if same_unit or (aligned and claim.kind in _IN_PLACE):
-                    near = _shared(words, index.sentences[sid], found, n) if words else 0
+                    near: float = _shared(words, index.sentences[sid], found, n) if words else 0
+                    if around and _in_its_place(around, index, sid, n):
+                        # Before any value not in place ("to 4 pm" against "from 10 am to 2 pm":
+                        # 2 pm), after the claim's own; of several in place, by shared words.
+                        near = len(words) + 0.5 + 0.49 * near / (len(words) + 1)
                     if near > closest:
                         instead, closest = fact.text, near
     return None, instead
+
+
+def _in_its_place(around: tuple[str, ...], index: ContextIndex, sid: int, n: int) -> bool:
+    """Whether the ``n``-th fact of sentence ``sid`` has the neighbours ``around`` of the claim's."""
+    fact, start, end = index.fact_spans(sid)[n]
+    return _same_place(around, neighbours(index.sentences[sid], min(start, fact.start), end))
 
 
 def _placed(claim: Fact, around: tuple[str, ...], index: ContextIndex, sid: int, n: int) -> bool:

@@ -32,6 +32,8 @@ from ragfunnel.analyzer.language.terms import days, negated
 __all__ = ["missing_names", "swapped_names", "swapped_nouns"]
 
 _NAME = re.compile(r"(?<![\w-])(?:[A-ZÄÖÜ]{2,}[a-zäöü]?|[A-ZÄÖÜ][\w'-]+)")
+_NOUN_WINDOW = 2
+"""The aligned sentences a swapped German noun is looked for in (:func:`swapped_nouns`)."""
 _CAPITALISED = re.compile(r"(?<![\w-])[A-ZÄÖÜ][a-zäöüß]+")
 
 
@@ -201,22 +203,29 @@ def swapped_nouns(content: str, missing: list[str], index: ContextIndex,
     swapped. The verdict holds it back (not supported); the score is not changed, as a synonym
     in place ("Karte" for "Ausweis") swaps a noun too: a case for a stronger judge, never blame.
     """
-    if not index.german or not missing or len(window) != 1:
+    if not index.german or not missing or not window or len(window) > _NOUN_WINDOW:
         return []
     lost = set(missing)
+    # A hyphenated noun is swapped when a part of it is missing ("an das Support-Team").
     mine = [fold(m.group(0)) for m in _NAME.finditer(content) if m.start() > 0]
-    nouns = [w for w in dict.fromkeys(mine) if w in lost]
+    nouns = [w for w in dict.fromkeys(mine) if lost.intersection(w.split("-"))]
     if not nouns:
         return []
     folded = fold(content)
-    sentence = index.written[window[0]]
-    theirs = _named_instead(sentence, folded, STOPWORDS | META_WORDS | WEEKDAYS)
-    claim_tokens, their_tokens = _plain(folded), _plain(fold(sentence))
+    claim_tokens = _plain(folded.replace("-", " "))
     out = []
     for noun in nouns:
-        placed = [o for o in theirs if _same_neighbours(claim_tokens, noun, their_tokens, fold(o))]
-        if placed:
-            out.append(f"{noun} (context: {', '.join(placed)})")
+        first = noun.split("-")[0]
+        for sid in window:  # the claim may align with a sentence beside ("für Jahrestarife")
+            sentence = index.written[sid]
+            theirs = _named_instead(sentence, folded, STOPWORDS | META_WORDS | WEEKDAYS)
+            their_tokens = _plain(fold(sentence))
+            placed = [
+                o for o in theirs if _same_neighbours(claim_tokens, first, their_tokens, fold(o))
+            ]
+            if placed:
+                out.append(f"{noun} (context: {', '.join(placed)})")
+                break
     return out
 
 

@@ -456,3 +456,15 @@ def test_a_fact_of_the_sentence_replaced_by_a_word_holds_the_claim_back(
         False,
     )
     assert stated.label == "supported"
+
+
+def test_the_value_quoted_instead_is_the_one_in_the_claims_place() -> None:
+    # "from 10 am to 4 pm" against "from 10 am to 2 pm" quoted "(context: from 10 am)".
+    context = [
+        "On Saturdays, chat support is available from 10 am to 2 pm. There is no support on Sundays."
+    ]
+    verdict = judge_claim(
+        "On Saturdays, chat support is available from 10 am to 4 pm.", context, False
+    )
+    assert verdict.label == "unsupported"
+    assert verdict.missing.startswith("4 pm (context: 2 pm)"), verdict.missing

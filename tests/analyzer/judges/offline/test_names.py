@@ -227,3 +227,33 @@ def test_a_claim_denying_a_name_the_sentence_does_not_give_swaps_nothing() -> No
     assert (
         judge_claim("SSO is included in the Starter plan.", context, False).label == "unsupported"
     )
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "Erstattungsanträge für Jahrestarife gehen an den Vertrieb.",  # aligns with two sentences
+        "Erstattungsanträge gehen an das Support-Team.",  # a hyphenated noun
+    ],
+)
+def test_a_german_noun_swapped_in_place_beside_another_sentence_or_hyphenated_holds_back(
+    claim: str,
+) -> None:
+    context = [
+        "Jahrestarife werden innerhalb von 30 Tagen nach dem Kauf anteilig erstattet. "
+        "Erstattungsanträge gehen an die Buchhaltung."
+    ]
+    verdict = judge_claim(claim, context, False)
+    assert verdict.label == "uncertain", verdict
+    assert "(context: Buchhaltung)" in verdict.missing
+
+
+def test_a_day_a_range_adds_is_quoted_by_its_name_and_swapped_for_the_sentences() -> None:
+    # "Monday to Saturday" against "Monday to Friday" reported "not in the context: monday".
+    context = ["Phone support is available Monday to Friday from 8 am to 6 pm CET."]
+    verdict = judge_claim(
+        "Phone support is available Monday to Saturday from 8 am to 6 pm CET.", context, False
+    )
+    assert "monday" not in verdict.missing
+    assert verdict.label == "unsupported"
+    assert "saturday (context: Friday)" in verdict.missing
