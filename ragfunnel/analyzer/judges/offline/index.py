@@ -22,7 +22,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from ragfunnel.analyzer.judges.offline.prepared import ChunkCache, PreparedChunk, prepare
-from ragfunnel.analyzer.judges.offline.words import is_german, stem, tokens
+from ragfunnel.analyzer.judges.offline.words import is_german, reads_german, stem, tokens
 from ragfunnel.analyzer.judges.verdict_types import Chunk
 from ragfunnel.analyzer.language.lexicon import DAYS, fold
 from ragfunnel.analyzer.language.terms import Fact, days, facts, negated
@@ -151,19 +151,26 @@ class ContextIndex:
     def day_sentences(self) -> dict[int, set[int]]:
         """The sentences naming each day of the week, ranges spanned (``terms.days``)."""
         out: dict[int, set[int]] = {}
-        for sid, sentence in enumerate(self.sentences):
-            for day in days(sentence):
-                out.setdefault(day, set()).add(sid)
+        if len(self._parts) != len(self.ids):  # not assembled from prepared chunks
+            for sid, sentence in enumerate(self.sentences):
+                for day in days(sentence):
+                    out.setdefault(day, set()).add(sid)
+            return out
+        # Read once per chunk when it was prepared (``PreparedChunk.days``), in sentence order.
+        for part, first in zip(self._parts, self._first, strict=True):
+            for local, named in part.days:
+                for day in named:
+                    out.setdefault(day, set()).add(first + local)
         return out
 
     @cached_property
     def chunk_languages(self) -> frozenset[bool]:
-        """Whether each chunk reads as German (``words.is_german``), as a set.
+        """Whether each chunk reads as German (``words.reads_german``), as a set.
 
         ``{False, True}`` for a prompt holding chunks of both languages.
         """
         return frozenset(
-            is_german(tokens(text[: _LANGUAGE_SAMPLE * 8])[:_LANGUAGE_SAMPLE])
+            reads_german(tokens(text[: _LANGUAGE_SAMPLE * 8])[:_LANGUAGE_SAMPLE])
             for text in self.chunk_text
         )
 

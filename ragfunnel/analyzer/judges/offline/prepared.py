@@ -22,6 +22,7 @@ from typing import Any
 
 from ragfunnel.analyzer.judges.offline.words import stem
 from ragfunnel.analyzer.language.lexicon import (
+    DAYS,
     LETTERS,
     META_WORDS,
     MONTHS,
@@ -32,7 +33,7 @@ from ragfunnel.analyzer.language.lexicon import (
     fold,
 )
 from ragfunnel.analyzer.language.number_words import holds_number_word
-from ragfunnel.analyzer.language.terms import Fact, may_hold_facts
+from ragfunnel.analyzer.language.terms import Fact, days, may_hold_facts
 
 __all__ = ["CHUNK_CACHE", "ChunkCache", "PreparedChunk", "chunk_text", "prepare"]
 
@@ -87,6 +88,8 @@ class PreparedChunk:
         stems: for each stem, in the order stems first occur, the sentences holding it and its
             positions among the chunk's letter tokens (from 1), each in increasing order.
         length: how many letter tokens the chunk has (where the next chunk's positions start).
+        days: the sentences naming a day of the week, each with the days it names or spans
+            (``terms.days``, in its order); the others name none.
         spans, facts, negation, vectors: per sentence, found on first use (``ContextIndex``).
     """
 
@@ -97,6 +100,7 @@ class PreparedChunk:
     word_stems: dict[str, str]
     stems: dict[str, tuple[tuple[int, ...], tuple[int, ...]]]
     length: int
+    days: tuple[tuple[int, tuple[int, ...]], ...] = ()
     spans: dict[int, list[tuple[Fact, int, int]]] = field(default_factory=dict, repr=False)
     facts: dict[int, list[Fact]] = field(default_factory=dict, repr=False)
     negation: dict[int, str] = field(default_factory=dict, repr=False)
@@ -112,6 +116,7 @@ def prepare(text: str, folded: str, german: bool) -> PreparedChunk:
     written_out: list[str] = []
     numeric: list[bool] = []
     seen: set[str] = set()
+    named: list[tuple[int, tuple[int, ...]]] = []
     same = len(folded) == len(text)
     pos = 0
     for a, b in _spans(folded if same else text):
@@ -122,6 +127,8 @@ def prepare(text: str, folded: str, german: bool) -> PreparedChunk:
         written_out.append(written)
         seen.update(TOKEN.findall(sentence))
         words = LETTERS.findall(sentence)
+        if not DAYS.keys().isdisjoint(words):  # the words terms.days reads: few sentences
+            named.append((sid, tuple(days(sentence))))
         # "15st 4lbs" holds two facts though none of its tokens is all digits.
         numeric.append(
             may_hold_facts(sentence) or not numbers.isdisjoint(words) or holds_number_word(words)
@@ -145,6 +152,7 @@ def prepare(text: str, folded: str, german: bool) -> PreparedChunk:
     return PreparedChunk(
         tuple(sentences), tuple(written_out), tuple(numeric), frozenset(seen), word_stems,
         {root: (tuple(ids), tuple(places)) for root, (ids, places) in stems.items()}, pos,
+        tuple(named),
     )  # fmt: skip
 
 

@@ -191,3 +191,29 @@ def test_chunk_text_is_the_folded_text_with_or_without_a_cache() -> None:
     cache = ChunkCache(2)
     assert chunk_text(None, "Größe") == chunk_text(cache, "Größe") == "grosse"
     assert len(cache) == 1
+
+
+DAY_CHUNKS = [
+    Chunk("hours", "Das Büro ist montags bis freitags geöffnet. Am Wochenende bleibt es zu."),
+    Chunk("desk", "The help desk answers Mon–Fri. On Sundays nobody answers.\nCall on weekdays."),
+    Chunk("none", "Refunds take five days. A day pass costs 12 EUR."),
+    Chunk("wrap", "Open Friday to Monday, closed Tuesday; mon1 is no day."),
+]
+
+
+def test_the_days_read_once_per_chunk_are_the_days_of_every_sentence() -> None:
+    # ContextIndex.day_sentences from each chunk's days (prepared.py) against terms.days read
+    # sentence by sentence, with and without a cache, in every order of the chunks.
+    from ragfunnel.analyzer.language.terms import days
+
+    cache = ChunkCache(3)
+    for chunks in itertools.permutations(DAY_CHUNKS):
+        for index in (ContextIndex.of(chunks, False), ContextIndex.of(chunks, False, cache)):
+            expected: dict[int, set[int]] = {}
+            for sid, sentence in enumerate(index.sentences):
+                for day in days(sentence):
+                    expected.setdefault(day, set()).add(sid)
+            assert expected  # the chunks do name days
+            found = index.day_sentences
+            assert list(found) == list(expected)
+            assert all(list(found[d]) == list(expected[d]) for d in expected)
