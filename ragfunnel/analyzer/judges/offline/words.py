@@ -17,7 +17,7 @@ from functools import lru_cache
 
 import snowballstemmer
 
-from ragfunnel.analyzer.language.lexicon import GERMAN_MARKERS
+from ragfunnel.analyzer.language.lexicon import ENGLISH_MARKERS, GERMAN_MARKERS
 
 __all__ = ["is_german", "lead_in_end", "stem", "tokens"]
 
@@ -58,6 +58,17 @@ def is_german(words: list[str]) -> bool:
     """Whether folded words read as German: at least two of them (or one of few) mark it."""
     hits = sum(w in GERMAN_MARKERS for w in words)
     return hits >= 2 or (hits == 1 and len(words) < 8)
+
+
+def reads_german(words: list[str]) -> bool:
+    """Whether a chunk's folded words read as German.
+
+    :func:`is_german`, and its German function words outnumber its English ones: "bis" and "des"
+    in an English abstract (short for bisphosphonates and diethylstilbestrol) make no German
+    chunk.
+    """
+    german = sum(w in GERMAN_MARKERS for w in words)
+    return is_german(words) and german > sum(w in ENGLISH_MARKERS for w in words)
 
 
 @lru_cache(maxsize=_CACHE)
