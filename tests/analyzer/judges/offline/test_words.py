@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from ragfunnel.analyzer.judges.offline.words import is_german, lead_in_end, stem, tokens
+from ragfunnel.analyzer.judges.offline.words import (
+    is_german,
+    lead_in_end,
+    reads_german,
+    stem,
+    tokens,
+)
 from ragfunnel.analyzer.language.lexicon import fold
 from ragfunnel.analyzer.language.terms import key_words
 
@@ -66,3 +72,19 @@ def test_tokens_keep_hyphenated_words_whole() -> None:
 def test_a_contraction_s_auxiliary_is_no_content_word(text: str, words: list[str]) -> None:
     """ "isn't" left the content word "isn", "won't" the word "won", for the context to lack."""
     assert key_words(fold(text), []) == words
+
+
+def test_a_chunk_reads_as_german_only_when_its_german_function_words_outnumber_english_ones() -> (
+    None
+):
+    # PubMed: "bis" and "des" are abbreviations in English abstracts; they made the prompt read
+    # as mixed-language and sent its claims down the (slow) cross-language path.
+    english = tokens(fold(
+        "Patients on bis (bisphosphonates) and DES were compared with the controls of the trial; "
+        "the risk of fracture was lower in those who had taken them for at least five years."
+    ))  # fmt: skip
+    assert is_german(english) and not reads_german(english)
+    german = tokens(
+        fold("Die Kündigung ist bis zum Ende des Monats möglich und wird sofort wirksam.")
+    )
+    assert reads_german(german)
