@@ -4,7 +4,8 @@ Every number the terminal report, the HTML page, its charts, the diagnosis and
 ``ragfunnel threshold`` print goes through here, so one page never shows ``1`` beside
 ``1.000`` or ``0.2115–0.722``:
 
-- counts with thousands separators and the noun agreeing (``1 answer``, ``2 answers``);
+- counts with thousands separators and the noun agreeing (``1 answer``, ``2 answers``): the
+  analyzer's one rule for them, :mod:`ragfunnel.analyzer.nouns`, re-exported here;
 - ratios, scores and means to 3 significant digits (``0.725``, ``1.00``, ``0.0123``);
 - percentages to one decimal (``5.1%``);
 - a missing or undefined value as ``—``, never ``—%`` or ``nan``.
@@ -17,6 +18,8 @@ from __future__ import annotations
 
 import math
 from typing import Any
+
+from ragfunnel.analyzer.nouns import count, plural
 
 __all__ = [
     "MISSING",
@@ -33,23 +36,9 @@ __all__ = [
 MISSING = "—"
 """What a missing or undefined number reads as."""
 
-_IRREGULAR = {"was": "were", "is": "are", "has": "have", "this": "these", "it": "they"}
-
 
 def _missing(value: Any) -> bool:
     return value is None or (isinstance(value, float) and not math.isfinite(value))
-
-
-def plural(n: int, singular: str, many: str | None = None) -> str:
-    """The noun for ``n`` things: ``singular`` for exactly one, else ``many`` (default ``+s``)."""
-    if n == 1:
-        return singular
-    return many if many is not None else _IRREGULAR.get(singular, singular + "s")
-
-
-def count(n: int, singular: str, many: str | None = None) -> str:
-    """``1 answer``, ``2 answers``, ``12,000 questions``."""
-    return f"{n:,} {plural(n, singular, many)}"
 
 
 def ratio(value: float | None) -> str:
