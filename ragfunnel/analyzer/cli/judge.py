@@ -25,6 +25,7 @@ from ragfunnel.analyzer.cli.options import (
 )
 from ragfunnel.analyzer.cli.output import STDOUT, iso, jsonable, say, write_json
 from ragfunnel.analyzer.cli.progress import progress_bar
+from ragfunnel.analyzer.nouns import count
 
 if TYPE_CHECKING:
     from ragfunnel.analyzer.export import EmitError
@@ -189,11 +190,11 @@ def judge_command(
     if emit == "otlp":
         with reported("judge", flags=flags):
             sink.raise_emit_error()
-        say(f"sent {sink.sent:,} gen_ai.evaluation.result events over OTLP", quiet=quiet)
+        say(f"sent {count(sink.sent, 'gen_ai.evaluation.result event')} over OTLP", quiet=quiet)
     if json_out is not None and write_json(summary_document(result, dry_run), json_out, "judge"):
         say(f"wrote the summary to {json_out}", quiet=quiet)
     if jsonl_out is not None:
-        say(f"wrote {sink.written:,} verdict rows to {jsonl_out}", quiet=quiet)
+        say(f"wrote {count(sink.written, 'verdict row')} to {jsonl_out}", quiet=quiet)
     if result.failure is not None:
         typer.echo(f"ragfunnel judge: failed: {result.failure}", err=True)
         raise typer.Exit(1)
@@ -293,8 +294,9 @@ def textless_lines(result: JudgeRun) -> list[str]:
 
     lines = []
     if result.filled_chunks:
-        lines.append(f"--chunks: filled the text of {result.filled_chunks:,} chunks, in "
-                     f"{result.filled_answers:,} answers' prompts")  # fmt: skip
+        prompts = count(result.filled_answers, "answer's prompt", "answers' prompts")
+        lines.append(f"--chunks: filled the text of {count(result.filled_chunks, 'chunk')}, "
+                     f"in {prompts}")  # fmt: skip
     if result.without_answer_text:
         lines.append(f"not judged: {result.without_answer_text:,} without answer text: "
                      f"{ANSWER_TEXT_FIX}")  # fmt: skip
@@ -311,7 +313,7 @@ def summary_text(result: JudgeRun, *, dry_run: bool = False) -> str:
     """What a judging run did, for the terminal."""
     faithfulness = result.faithfulness
     lines = [
-        f"{result.answers:,} answers, {result.judged:,} judged ({result.policy}), "
+        f"{count(result.answers, 'answer')}, {result.judged:,} judged ({result.policy}), "
         f"{result.abstained:,} abstained",
         "mean faithfulness: "
         + ("—" if faithfulness is None else f"{faithfulness:.3f}")
@@ -335,7 +337,8 @@ def summary_text(result: JudgeRun, *, dry_run: bool = False) -> str:
         lines.append(f"  {name} (random sample, n = {e.n}): {value} ({interval})")
     if result.usage:
         u = result.usage
-        lines.append(f"calls {u['calls']:,} ({u['retries']:,} retries), {u['failed']:,} failed, "
+        lines.append(f"calls {u['calls']:,} ({count(u['retries'], 'retry', 'retries')}), "
+                     f"{u['failed']:,} failed, "
                      f"{u['refused']:,} refused by the breaker, HTTP requests {u['requests']:,}, "
                      f"cached {u['cached']:,}, tokens {u['input_tokens']:,} in / "
                      f"{u['output_tokens']:,} out, cost {u['cost']:.4f}")  # fmt: skip
@@ -343,6 +346,6 @@ def summary_text(result: JudgeRun, *, dry_run: bool = False) -> str:
     if len(result.errors) > 5:
         lines.append(f"… and {len(result.errors) - 5:,} more not judged")
     lines.append(
-        "dry run: nothing written" if dry_run else f"wrote {result.row_count:,} verdict rows"
+        "dry run: nothing written" if dry_run else f"wrote {count(result.row_count, 'verdict row')}"
     )
     return "\n".join(lines)
