@@ -19,7 +19,13 @@ from dataclasses import dataclass, field
 
 from ragfunnel.analyzer.judges.offline.checks import AlignedClaim, Findings, run_checks
 from ragfunnel.analyzer.judges.offline.features import DIALOGUE_FEATURES, dialogue_features
-from ragfunnel.analyzer.judges.offline.hard import ClaimFacts, FactCheck, neighbours, replaced_facts
+from ragfunnel.analyzer.judges.offline.hard import (
+    ClaimFacts,
+    FactCheck,
+    neighbours,
+    replaced_facts,
+    widened_scope,
+)
 from ragfunnel.analyzer.judges.offline.index import ContextIndex
 from ragfunnel.analyzer.judges.offline.names import missing_names, swapped_nouns
 from ragfunnel.analyzer.judges.offline.words import lead_in_end, stem
@@ -224,6 +230,7 @@ def align(claim: str, index: ContextIndex) -> Evidence:
         *names,
         *swapped_nouns(content, missing, index, window),
         *(replaced_facts(folded, missing, claim_facts, index, window) if copied else []),
+        *widened_scope(folded, index, window),
     ]
     return Evidence(values, missing, names, window, share, findings)
 

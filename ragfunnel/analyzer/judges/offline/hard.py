@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 from ragfunnel.analyzer.judges.offline.index import ContextIndex
 from ragfunnel.analyzer.language.lexicon import NUMBER_WORDS, TOKEN, fold
-from ragfunnel.analyzer.language.terms import MEASURED, Fact, qualifier_pattern, unit_of
+from ragfunnel.analyzer.language.terms import MEASURED, Fact, qualifier_pattern, qualifiers, unit_of
 
 __all__ = [
     "STRONG_QUALIFIERS",
@@ -37,6 +37,7 @@ __all__ = [
     "missing_qualifiers",
     "neighbours",
     "replaced_facts",
+    "widened_scope",
 ]
 
 ClaimFacts = list[tuple[Fact, str, tuple[str, ...]]]
@@ -390,6 +391,26 @@ def check_facts(claim_facts: ClaimFacts, index: ContextIndex,
         else:
             out.sentences.add(sid)
     return out
+
+
+def widened_scope(folded: str, index: ContextIndex, window: list[int]) -> list[str]:
+    """An "all" of the claim where its one aligned sentence says "only", without "all".
+
+    "Single sign-on is included in all plans" against "… is included only in the Business and
+    Enterprise plans": the claim widens what the sentence restricts. "All" and "only" are
+    paraphrased too often to be a contradiction, so it holds the verdict back (``align.py``).
+    """
+    if len(window) != 1:
+        return []
+    mine = dict(qualifiers(folded))
+    if "all" not in mine or "only" in mine:
+        return []
+    theirs = dict(qualifiers(index.sentences[window[0]]))
+    return (
+        [f"{mine['all']} (context: {theirs['only']})"]
+        if "only" in theirs and "all" not in theirs
+        else []
+    )
 
 
 def missing_qualifiers(claim_qualifiers: list[tuple[str, str]],

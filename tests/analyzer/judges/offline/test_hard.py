@@ -468,3 +468,22 @@ def test_the_value_quoted_instead_is_the_one_in_the_claims_place() -> None:
     )
     assert verdict.label == "unsupported"
     assert verdict.missing.startswith("4 pm (context: 2 pm)"), verdict.missing
+
+
+def test_all_where_the_sentence_says_only_holds_the_claim_back() -> None:
+    # A subscription FAQ app: "included in all plans" against "only in the Business and
+    # Enterprise plans" was supported.
+    context = ["Single sign-on (SSO) is included only in the Business and Enterprise plans."]
+    verdict = judge_claim("Single sign-on is included in all plans.", context, False)
+    assert verdict.label == "uncertain", verdict
+    assert "all (context: only)" in verdict.missing
+    german = judge_claim(
+        "SSO ist in allen Tarifen enthalten.",
+        ["SSO ist nur in den Tarifen Business und Enterprise enthalten."],
+        False,
+    )
+    assert german.label != "supported"
+    assert (
+        judge_claim("SSO is included only in the Business plan.", context, False).label
+        != "unsupported"
+    )
