@@ -24,6 +24,7 @@ from ragfunnel.analyzer.cli.options import (
 )
 from ragfunnel.analyzer.cli.output import STDOUT, iso, say, write_json, write_jsonl
 from ragfunnel.analyzer.cli.progress import progress_steps
+from ragfunnel.analyzer.nouns import count
 
 if TYPE_CHECKING:
     import polars as pl
@@ -128,10 +129,10 @@ def _write(
 ) -> None:
     if jsonl_out is not None:
         write_jsonl(records.iter_rows(named=True), jsonl_out, "analyze")
-        say(f"wrote {records.height:,} records to {jsonl_out}", quiet=quiet)
+        say(f"wrote {count(records.height, 'record')} to {jsonl_out}", quiet=quiet)
     if parquet_out is not None:
         try:
             records.write_parquet(parquet_out)
         except OSError as exc:
             fail("analyze", f"cannot write the records: {exc}")
-        say(f"wrote {records.height:,} records to {parquet_out}", quiet=quiet)
+        say(f"wrote {count(records.height, 'record')} to {parquet_out}", quiet=quiet)

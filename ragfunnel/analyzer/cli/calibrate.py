@@ -12,6 +12,7 @@ from ragfunnel.analyzer.cli.app import app
 from ragfunnel.analyzer.cli.exits import reported
 from ragfunnel.analyzer.cli.options import QuietOption
 from ragfunnel.analyzer.cli.output import say
+from ragfunnel.analyzer.nouns import count
 
 if TYPE_CHECKING:
     from ragfunnel.analyzer.judges import Calibration, Estimate
@@ -46,12 +47,12 @@ def calibration_text(result: Calibration) -> str:
     """The calibration report, for the terminal."""
     from ragfunnel.analyzer.judges import LABELS
 
-    lines = [f"{result.answers} labelled answers; claim split sensible: "
+    lines = [f"{count(result.answers, 'labelled answer')}; claim split sensible: "
              f"{_interval(result.split_sensible, percent=True)}"]  # fmt: skip
     for judge in result.judges:
         doubted = (f", {judge.uncertain} uncertain (kappa over the other "
                    f"{judge.claims - judge.uncertain})" if judge.uncertain else "")  # fmt: skip
-        lines += ["", f"{judge.judge}: {judge.claims} claims{doubted}, "
+        lines += ["", f"{judge.judge}: {count(judge.claims, 'claim')}{doubted}, "
                   f"kappa {_interval(judge.kappa)}",
                   f"  unsupported: precision {_interval(judge.unsupported_precision, True)}, "
                   f"recall {_interval(judge.unsupported_recall, True)}",

@@ -11,6 +11,7 @@ from ragfunnel.analyzer.cli.app import app
 from ragfunnel.analyzer.cli.exits import reported
 from ragfunnel.analyzer.cli.options import ChunksOption, QuietOption, StoreOption
 from ragfunnel.analyzer.cli.output import say
+from ragfunnel.analyzer.nouns import count
 
 CASES_HELP = """Work on evaluation cases files.
 
@@ -85,7 +86,8 @@ def rebase_command(
         typer.echo(f"ragfunnel cases rebase: not rewritten: {problem}", err=True)
     left = len(done.problems)
     say(
-        f"wrote {done.cases:,} cases to {done.output}: {done.rewritten:,} chunk ids rewritten "
+        f"wrote {count(done.cases, 'case')} to {done.output}: "
+        f"{count(done.rewritten, 'chunk id')} rewritten "
         f"as document + quote or span"
         + (f", {left:,} left as they were (listed above)" if left else ""),
         quiet=quiet,

@@ -17,6 +17,7 @@ from ragfunnel.analyzer.cli.exits import fail, reported, usage_error
 from ragfunnel.analyzer.cli.options import JsonOption, QuietOption, StoreOption
 from ragfunnel.analyzer.cli.output import STDOUT, iso, say, write_json
 from ragfunnel.analyzer.errors import AnalyzerError
+from ragfunnel.analyzer.nouns import count
 from ragfunnel.instrumentation import DEFAULT_TRACE_DIR
 
 if TYPE_CHECKING:
@@ -194,11 +195,7 @@ def _report(summary: IngestSummary, *, quiet: bool, unit: str) -> None:
     if len(problems) > SHOWN_PROBLEMS:
         typer.echo(f"… and {len(problems) - SHOWN_PROBLEMS:,} more", err=True)
     if not quiet:
-        files = (
-            f" from {summary.files:,} {unit}{'' if summary.files == 1 else 's'}"
-            if summary.files
-            else ""
-        )
+        files = f" from {count(summary.files, unit)}" if summary.files else ""
         typer.echo(summary.describe() + files)
         if summary.read >= SLOW_HINT_SPANS and not native_converter_available():
             typer.echo(

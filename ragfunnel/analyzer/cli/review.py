@@ -12,6 +12,7 @@ from ragfunnel.analyzer.cli.defaults import REVIEW_SIZE as DEFAULT_SIZE
 from ragfunnel.analyzer.cli.exits import fail, reported, usage_error
 from ragfunnel.analyzer.cli.options import QuietOption, RunOption, StoreOption
 from ragfunnel.analyzer.cli.output import say
+from ragfunnel.analyzer.nouns import count
 
 REVIEW_HELP = """Export this week's sheet of judged answers for people to label.
 
@@ -62,4 +63,7 @@ def review_command(
     except OSError as exc:
         fail("review", f"cannot write the sheet: {exc}")
     where = " and ".join(str(p) for p in (csv_out, jsonl_out) if p is not None)
-    say(f"wrote {len(sheet)} answers for review ({week or iso_week()}) to {where}", quiet=quiet)
+    say(
+        f"wrote {count(len(sheet), 'answer')} for review ({week or iso_week()}) to {where}",
+        quiet=quiet,
+    )

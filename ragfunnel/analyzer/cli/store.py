@@ -11,6 +11,7 @@ from ragfunnel.analyzer.cli.app import app
 from ragfunnel.analyzer.cli.exits import reported
 from ragfunnel.analyzer.cli.options import JsonOption, QuietOption, StoreOption
 from ragfunnel.analyzer.cli.output import STDOUT, iso, say, write_json
+from ragfunnel.analyzer.nouns import count
 
 if TYPE_CHECKING:
     from ragfunnel.analyzer.workflows import StageCheck, StoreInventory
@@ -64,8 +65,8 @@ def migrate_command(*, store: StoreOption = None, quiet: QuietOption = False) ->
     done, repaired = migrated.migration, migrated.repair
     if repaired is not None and not repaired.consistent:
         say(
-            f"stage table repaired: {repaired.missing:,} missing stage spans parsed, "
-            f"{repaired.extra:,} extra rows removed",
+            f"stage table repaired: {count(repaired.missing, 'missing stage span')} parsed, "
+            f"{count(repaired.extra, 'extra row')} removed",
             quiet=quiet,
         )
     if not done.applied:
@@ -130,7 +131,7 @@ def info_text(found: StoreInventory, check: StageCheck | None = None) -> str:
         elif o.rows is None:
             state = o.engine
         else:
-            state = f"{o.engine}, {o.rows:,} rows"
+            state = f"{o.engine}, {count(o.rows, 'row')}"
         lines.append(f"  {o.name:<{width}}  {state:<28}  {o.role}")
     lines.append(
         "view attached: new spans are parsed as they arrive"

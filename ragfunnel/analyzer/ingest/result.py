@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ragfunnel.analyzer.errors import AnalyzerError
+from ragfunnel.analyzer.nouns import count, plural
 
 __all__ = ["IngestError", "IngestSummary", "Skip"]
 
@@ -63,21 +64,17 @@ class IngestSummary:
     def describe(self) -> str:
         """One line for people: ``1,200 spans read: 1,000 inserted, 200 duplicates; 3 skipped``."""
         text = (
-            f"{self.read:,} span{'' if self.read == 1 else 's'} read: "
-            f"{self.inserted:,} inserted, {self.duplicates:,} "
-            f"duplicate{'' if self.duplicates == 1 else 's'}"
+            f"{count(self.read, 'span')} read: "
+            f"{self.inserted:,} inserted, {count(self.duplicates, 'duplicate')}"
         )
         if self.skipped:
             files = len({skip.file for skip in self.skipped})
-            text += (
-                f"; {len(self.skipped):,} problem{'' if len(self.skipped) == 1 else 's'} skipped"
-                f" in {files:,} file{'' if files == 1 else 's'}"
-            )
+            text += f"; {count(len(self.skipped), 'problem')} skipped in {count(files, 'file')}"
         if self.notes:
             text += f"; {len(self.notes):,} repaired"
         if self.unchanged:
             text += (
-                f"; {self.unchanged:,} file{' was' if self.unchanged == 1 else 's were'} "
+                f"; {count(self.unchanged, 'file')} {plural(self.unchanged, 'was')} "
                 "already ingested and unchanged"
             )
         return text

@@ -68,6 +68,16 @@ _PLAIN: dict[str, str] = {
     "faithfulness # below #": "faithfulness {0}, below {1}: claims only partly supported",
     "answer incomplete": "answers judged incomplete",
 }
+_PLAIN_ONE: dict[str, str] = {
+    "answer misses fact(s)": "answer misses facts the case lists",
+    "generate failed": "generate step failed",
+    "answer wrong": "answer judged wrong",
+    "unsupported claim": "answer with an unsupported claim, quoted in the drill-down",
+    "answer incomplete": "answer judged incomplete",
+}
+"""The plain wordings that count the group's answers, for a group of one."""
+_ONE_CANDIDATE = re.compile(r"(?<![\d.–])1 candidates\b")
+_CANDIDATE_KEY = re.compile(r"# candidate\b")
 
 
 def _numbers(text: str) -> list[str]:
@@ -85,7 +95,8 @@ def _head(reason: str) -> str:
 
 
 def _key(reason: str) -> str:
-    return _NUMBER.sub("#", _head(reason))
+    """The reason's shape: numbers as ``#``, ``1 candidate`` grouped with ``5 candidates``."""
+    return _CANDIDATE_KEY.sub("# candidates", _NUMBER.sub("#", _head(reason)))
 
 
 def _span(values: Sequence[str]) -> str:
@@ -113,13 +124,14 @@ class _Group:
     numbers: tuple[str, ...]
 
     def text(self) -> str:
-        plain = _PLAIN.get(self.key)
+        plain = (_PLAIN_ONE if self.count == 1 else {}).get(self.key) or _PLAIN.get(self.key)
         if plain is not None:
-            return _SINGLE_RANK.sub(r"rank \1", plain.format(*self.numbers))
-        out = self.key
-        for number in self.numbers:
-            out = out.replace("#", number, 1)
-        return out
+            out = _SINGLE_RANK.sub(r"rank \1", plain.format(*self.numbers))
+        else:
+            out = self.key
+            for number in self.numbers:
+                out = out.replace("#", number, 1)
+        return _ONE_CANDIDATE.sub(wording.count(1, "candidate"), out)
 
 
 def group_reasons(reasons: Mapping[str, int]) -> list[str]:

@@ -14,6 +14,7 @@ import polars as pl
 from ragfunnel.analyzer.funnel.analysis import FunnelResult
 from ragfunnel.analyzer.funnel.run_summaries import METRICS
 from ragfunnel.analyzer.funnel.shapes import Shapes
+from ragfunnel.analyzer.report import wording
 
 __all__ = ["describe_record", "describe_shape", "shapes_text", "summary_text"]
 
@@ -46,6 +47,15 @@ def _num(value: Any, digits: int = 3) -> str:
     return f"{value:,}"
 
 
+def _counted(value: Any, noun: str) -> str:
+    """``1 id``, ``7 ids``, ``— ids`` for a count the funnel does not know."""
+    return (
+        wording.count(value, noun)
+        if isinstance(value, int)
+        else f"{_num(value)} {wording.plural(2, noun)}"
+    )
+
+
 def _interval(low: Any, high: Any, percent: bool = False) -> str:
     if low is None or high is None or math.isnan(low) or math.isnan(high):
         return "—"
@@ -58,26 +68,31 @@ def summary_text(result: FunnelResult, *, source: str = "") -> str:
     """The terminal summary of an analysis: failures per run with Wilson CIs, then metrics."""
     records = result.records
     lines = [
-        f"{records.height:,} question records{' from ' + source if source else ''}; "
+        f"{wording.count(records.height, 'question record')}"
+        f"{' from ' + source if source else ''}; "
         f"index truth: {result.index_truth}"
     ]
     if result.unmatched_questions:
         examples = ", ".join(result.unmatched_examples)
         lines.append(
-            f"{result.unmatched_questions:,} questions in the store match no case (e.g. {examples})"
+            f"{wording.count(result.unmatched_questions, 'question')} in the store "
+            f"{wording.plural(result.unmatched_questions, 'matches', 'match')} no case "
+            f"(e.g. {examples})"
         )
     if result.cases_without_trace:
         shown = ", ".join(result.cases_without_trace[:5])
         more = len(result.cases_without_trace) - 5
         lines.append(
-            f"{len(result.cases_without_trace):,} cases have no trace: {shown}"
+            f"{wording.count(len(result.cases_without_trace), 'case')} "
+            f"{wording.plural(len(result.cases_without_trace), 'has')} no trace: {shown}"
             + (f" and {more:,} more" if more > 0 else "")
         )
     runs = result.failures.select("run_id", "mode").unique(maintain_order=True).rows()
     for run_id, mode in runs[:MAX_RUNS_SHOWN]:
         failures = result.failures.filter((pl.col("run_id") == run_id) & (pl.col("mode") == mode))
         total = int(failures.get_column("total")[0])
-        lines += ["", f"run {run_id or '(none)'} · {mode} · {total:,} questions (latest of each)"]
+        questions = wording.count(total, "question")
+        lines += ["", f"run {run_id or '(none)'} · {mode} · {questions} (latest of each)"]
         lines += _table(
             ["first failure", "count", "share", "95% CI"],
             (
@@ -92,7 +107,8 @@ def summary_text(result: FunnelResult, *, source: str = "") -> str:
     if len(runs) > MAX_RUNS_SHOWN:
         lines += [
             "",
-            f"… and {len(runs) - MAX_RUNS_SHOWN:,} more runs (write them out with --json)",
+            f"… and {wording.count(len(runs) - MAX_RUNS_SHOWN, 'more run')} "
+            "(write them out with --json)",
         ]
     return "\n".join(lines)
 
@@ -150,8 +166,9 @@ def describe_record(record: Mapping[str, Any], *, question: str = "", jaeger: st
     if record.get("missing"):
         lines.append("missing: " + ", ".join(record["missing"]))
     lines.append(
-        f"prompt: {_num(record['prompt_size'])} ids from the {record['prompt_source'] or '?'} "
-        f"list, k = {_num(record['k_prompt'])}; {_num(record['candidates'])} candidates, "
+        f"prompt: {_counted(record['prompt_size'], 'id')} from the "
+        f"{record['prompt_source'] or '?'} list, k = {_num(record['k_prompt'])}; "
+        f"{_counted(record['candidates'], 'candidate')}, "
         f"top score {_num(record['top_score'])}"
     )
     evidence = record.get("evidence") or []
@@ -212,7 +229,8 @@ def describe_shape(record: Mapping[str, Any]) -> str:
 def shapes_text(found: Shapes, *, source: str = "") -> str:
     """The terminal summary of live-traffic shapes, per run."""
     lines = [
-        f"{found.records.height:,} questions{' from ' + source if source else ''} "
+        f"{wording.count(found.records.height, 'question')}"
+        f"{' from ' + source if source else ''} "
         "(no cases: funnel shapes only; give --cases to attribute failures)"
     ]
     runs = found.summary.get_column("run_id").unique(maintain_order=True).to_list()
@@ -232,6 +250,7 @@ def shapes_text(found: Shapes, *, source: str = "") -> str:
     if len(runs) > MAX_RUNS_SHOWN:
         lines += [
             "",
-            f"… and {len(runs) - MAX_RUNS_SHOWN:,} more runs (write them out with --json)",
+            f"… and {wording.count(len(runs) - MAX_RUNS_SHOWN, 'more run')} "
+            "(write them out with --json)",
         ]
     return "\n".join(lines)

@@ -144,6 +144,17 @@ def test_quiet_prints_nothing_on_stdout(dsn: str, cases_file: Path, tmp_path: Pa
     assert loud.stdout.strip()
 
 
+def test_counts_of_one_are_singular(dsn: str, cases_file: Path, tmp_path: Path) -> None:
+    out = tmp_path / "records.jsonl"
+    result = invoke("analyze", "--store", dsn, "--cases", str(cases_file), "--jsonl", str(out))
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("1 question record from ")
+    assert "· 1 question (latest of each)" in result.stdout
+    assert f"wrote 1 record to {out}" in result.stdout
+    one_plural = r"(?<![\d.,–-])1 (records|questions|question records|ids|candidates|answers)\b"
+    assert not re.search(one_plural, result.stdout), result.stdout
+
+
 def test_times_are_iso_with_a_zone() -> None:
     naive = dt.datetime(2026, 12, 1, 21, 0, 5)
     assert iso(naive) == "2026-12-01T21:00:05+00:00"

@@ -74,7 +74,7 @@ def test_review_label_calibrate_with_all_three_outcomes(tmp_path: Path, kind: st
         labelled.write_text(json.dumps(entry, ensure_ascii=False) + "\n", encoding="utf-8")
 
     report = _invoke("calibrate", str(labelled))
-    assert "1 labelled answers" in report
+    assert "1 labelled answer;" in report
     assert "offline: 3 claims, 1 uncertain (kappa over the other 2), kappa 1.00" in report
     assert "unsupported: precision 100.0%" in report
     lines = report.splitlines()

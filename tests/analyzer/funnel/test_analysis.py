@@ -86,7 +86,7 @@ def test_cases_and_the_manifest_may_be_files(store: Store, tmp_path: Path) -> No
         result = analyze(store, str(cases), index_manifest=given)
         r = result.records.row(0, named=True)
         assert (r["first_failure"], r["failure_item"]) == ("ingestion", B_ID), given
-        assert result.index_truth == "index manifest (1 expected ids present)"
+        assert result.index_truth == "index manifest (1 expected id present)"
     without = analyze(store, cases)
     assert without.records.item(0, "first_failure") == "ingestion_or_search"
     assert without.index_truth.startswith("none")

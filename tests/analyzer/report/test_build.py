@@ -17,7 +17,7 @@ def test_diagnosis_reads_like_an_engineer_wrote_it(runs: Fixture) -> None:
         "search (found at rank 25, beyond the 20 candidates the reranker is given), 1 at rerank "
         "(moved by the reranker from rank 4 to 7, below the cut at 3), 2 at cut (1 scored 0.100, "
         "below the gate's threshold 0.300; 1 unanswerable, let through by the confidence gate, "
-        "top score 0.900 against threshold 0.300) — and 1 at generation (answers miss facts the "
+        "top score 0.900 against threshold 0.300) — and 1 at generation (answer misses facts the "
         "case lists). Changing the answer prompt can fix at most 1: work upstream first. Order "
         "of work: search (2) → ingestion (1) → rerank (1) → dropped by the cut (1) → let through by "
         "the gate (1) → generation (1)."

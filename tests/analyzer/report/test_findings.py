@@ -36,6 +36,18 @@ def test_reasons_differing_in_numbers_become_ranges() -> None:
         "3 answers with an unsupported claim, quoted in the drill-down",
         "2 faithfulness 0.500–0.750, below 0.850: claims only partly supported",
     ]
+    one = {"answer wrong: says 30 days, the case 14": 1, "generate failed: TimeoutError": 1}
+    assert group_reasons(one) == ["1 answer judged wrong", "1 generate step failed"]
+    assert group_reasons({"answer misses fact(s): 4.2.1": 1}) == [
+        "answer misses facts the case lists"
+    ]
+    # The funnel's "1 candidate" is grouped with "5 candidates", and agrees when alone.
+    candidates = {"not retrieved (1 candidate)": 1, "not retrieved (5 candidates)": 2}
+    assert group_reasons(candidates) == ["not among the 1–5 candidates"]
+    assert group_reasons({"not retrieved (1 candidate)": 2}) == ["not among the 1 candidate"]
+    assert group_reasons({"rank 3 beyond rerank depth 1": 1}) == [
+        "found at rank 3, beyond the 1 candidate the reranker is given"
+    ]
     gate = {
         "the confidence gate abstained (top score 0.31, threshold 0.5)": 2,
         "the confidence gate abstained (top score 0.12, threshold 0.5)": 1,

@@ -29,6 +29,7 @@ import polars as pl
 
 from ragfunnel.analyzer.errors import AnalyzerError
 from ragfunnel.analyzer.funnel.read.wide_layout import slot
+from ragfunnel.analyzer.nouns import count
 
 __all__ = ["IndexTruth", "ManifestError", "load_manifest"]
 
@@ -138,7 +139,7 @@ class IndexTruth:
     def describe(self) -> str:
         """One line for reports."""
         if self.kind == "manifest":
-            return f"index manifest ({self.found.height:,} expected ids present)"
+            return f"index manifest ({count(self.found.height, 'expected id')} present)"
         if self.kind == "ingest":
             return "ingest spans, index version(s) " + ", ".join(v or '""' for v in self.versions)
         return "none: items not retrieved are reported as ingestion_or_search"

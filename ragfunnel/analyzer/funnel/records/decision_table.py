@@ -35,6 +35,7 @@ from ragfunnel.analyzer.funnel.read.wide_layout import (
     stage_column,
     unpack_position,
 )
+from ragfunnel.analyzer.nouns import count_expr
 
 __all__ = [
     "STAGES",
@@ -260,7 +261,7 @@ def _reason(code: int) -> pl.Expr:
     top_k = (
         pl.when(pl.col("cand_top_k").is_not_null())
         .then(pl.format("top_k = {}", pl.col("cand_top_k")))
-        .otherwise(pl.format("{} candidates", pl.col("cand_n")))
+        .otherwise(count_expr(pl.col("cand_n"), "candidate"))
     )
     not_retrieved = (
         pl.when(pl.col("cand_error_msg").is_not_null())

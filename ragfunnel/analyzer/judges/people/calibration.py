@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ragfunnel.analyzer.judges.verdict_types import LABELS, UNCERTAIN, UNSUPPORTED, JudgeError
+from ragfunnel.analyzer.nouns import count
 from ragfunnel.analyzer.stats import Estimate, kappa_interval, wilson
 
 __all__ = [
@@ -83,7 +84,8 @@ def _parse(row: dict[str, Any], where: str, problems: list[str]) -> Labelled | N
         return None  # not labelled yet: skipped, not an error
     if len(human_raw) != len(claims):
         problems.append(
-            f"{where}: field 'human_labels': {len(human_raw)} labels for {len(claims)} claims"
+            f"{where}: field 'human_labels': {count(len(human_raw), 'label')} for "
+            f"{count(len(claims), 'claim')}"
         )
         return None
     human = tuple(_label(h, f"{where}: field 'human_labels'", problems) for h in human_raw)

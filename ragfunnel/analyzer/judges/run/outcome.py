@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ragfunnel.analyzer.judges.answers import ANSWER_TEXT_FIX, CHUNK_TEXT_FIX
+from ragfunnel.analyzer.nouns import count
 from ragfunnel.analyzer.stats import Estimate
 from ragfunnel.analyzer.store.tables.verdicts import VerdictRow, deciding_rows
 
@@ -104,7 +105,7 @@ class JudgeRun:
             calls = self.usage["calls"] + self.usage["refused"]
             bad = self.usage["failed"] + self.usage["refused"]
             if calls and bad / calls > MAX_FAILED_SHARE:
-                return (f"{bad:,} of {calls:,} judge calls failed, more than "
+                return (f"{bad:,} of {count(calls, 'judge call')} failed, more than "
                         f"{MAX_FAILED_SHARE:.0%}")  # fmt: skip
         return None
 

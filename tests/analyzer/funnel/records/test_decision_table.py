@@ -87,6 +87,17 @@ def test_without_index_truth_not_retrieved_is_ingestion_or_search(
     assert {e["id"]: e["in_index"] for e in r["evidence"]} == {A_ID: True, B_ID: None}
 
 
+def test_one_candidate_is_counted_in_the_singular(store: Store, b: TraceBuilder) -> None:
+    with b.question("q-017", Q) as q:
+        q.retrieve([A_ID])
+        q.generate([A_ID], WRONG)
+    r = one(run(store, b))
+    assert r["failure_reason"] == (
+        "not retrieved (1 candidate); no index truth (ingest spans or --index-manifest) "
+        "to tell ingestion from search"
+    )
+
+
 def test_candidate_beyond_rerank_depth_is_search(store: Store, b: TraceBuilder) -> None:
     cands = ranked(40, **{A_ID: 1, B_ID: 25})
     with b.question("q-017", Q) as q:

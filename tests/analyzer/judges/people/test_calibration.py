@@ -60,7 +60,7 @@ def test_bad_labels_name_file_line_and_field(tmp_path: Path) -> None:
     with pytest.raises(LabelError) as err:
         read_labels(path)
     message = str(err.value)
-    assert f"{path}:2: field 'human_labels': 1 labels for 2 claims" in message
+    assert f"{path}:2: field 'human_labels': 1 label for 2 claims" in message
     assert f"{path}:3: field 'human_labels': 'maybe' is not" in message
     with pytest.raises(LabelError, match="no labels file"):
         read_labels(tmp_path / "missing.csv")
