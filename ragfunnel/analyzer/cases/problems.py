@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ragfunnel.analyzer.errors import AnalyzerError
+from ragfunnel.analyzer.nouns import count
 
 __all__ = ["MAX_PROBLEMS_SHOWN", "CaseError", "CaseProblem", "EvidenceError"]
 
@@ -51,9 +52,10 @@ class CaseError(AnalyzerError, ValueError):
         shown = [str(p) for p in self.problems[:MAX_PROBLEMS_SHOWN]]
         more = len(self.problems) - len(shown)
         if more > 0:
-            shown.append(f"... and {more} more problem(s)")
-        noun = "problem" if len(self.problems) == 1 else "problems"
-        super().__init__(f"{len(self.problems)} {noun} in cases:\n  " + "\n  ".join(shown))
+            shown.append(f"... and {count(more, 'more problem')}")
+        super().__init__(
+            f"{count(len(self.problems), 'problem')} in cases:\n  " + "\n  ".join(shown)
+        )
 
 
 class EvidenceError(AnalyzerError, ValueError):

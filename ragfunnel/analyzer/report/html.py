@@ -64,7 +64,9 @@ def _clip(text: str | None, kind: str) -> str:
     limit = CLIP[kind]
     if len(text) <= limit:
         return text
-    return f"{text[:limit]}… +{len(text) - limit:,} more characters in the JSON summary"
+    return (
+        f"{text[:limit]}… +{wording.count(len(text) - limit, 'more character')} in the JSON summary"
+    )
 
 
 HEADLINE = 160

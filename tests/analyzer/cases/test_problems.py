@@ -25,7 +25,9 @@ def test_the_error_carries_every_problem_and_shows_the_first_ones() -> None:
     assert lines[0] == "30 problems in cases:"
     assert lines[1] == "  c.jsonl:1: case 'q1': field 'id': duplicate id"
     assert len(lines) == 1 + MAX_PROBLEMS_SHOWN + 1
-    assert lines[-1] == "  ... and 5 more problem(s)"
+    assert lines[-1] == "  ... and 5 more problems"
+    six = CaseError(CaseProblem("c.jsonl", n, f"q{n}", "id", "dup") for n in range(1, 27))
+    assert str(six).split("\n")[-1] == "  ... and 1 more problem"
     one = CaseError([CaseProblem("c.yaml", None, None, None, "empty file")])
     assert str(one) == "1 problem in cases:\n  c.yaml: empty file"
 
