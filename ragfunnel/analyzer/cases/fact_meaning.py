@@ -66,7 +66,9 @@ def _unfolded(word: str) -> str:
 
 
 _MAY_HOLD = (
-    "(?i)[0-9€$£]|\\b(?:" + "|".join(map(_unfolded, NUMBER_WORDS)) + ")\\b"
+    "(?i)[0-9€$£]|\\b(?:"
+    + "|".join(map(_unfolded, NUMBER_WORDS))
+    + ")\\b"
     # German numbers written as one word: "fünfundvierzig", "zweihundert", "zehntausend".
     + "|(?:zig|ßig|ssig|zehn|hundert|tausend)\\b"
 )
