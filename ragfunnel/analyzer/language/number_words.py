@@ -17,12 +17,11 @@ read one by one; a part alone (:data:`~ragfunnel.analyzer.language.lexicon.NUMBE
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from collections.abc import Set as AbstractSet
 
 from ragfunnel.analyzer.language.lexicon import NUMBER_JOINS, NUMBER_PARTS, NUMBER_WORDS
 
-__all__ = ["as_digits", "holds_number_word", "is_number_word", "spells_numbers"]
+__all__ = ["as_digits", "compound_number", "is_number_word", "spells_numbers"]
 
 _VALUES: dict[str, int] = {**NUMBER_PARTS, **NUMBER_WORDS}
 _JOIN = -1
@@ -30,13 +29,36 @@ _JOIN = -1
 _MORPHEME = re.compile("|".join(sorted([*_VALUES, *NUMBER_JOINS], key=len, reverse=True)))
 _WORD = re.compile(r"[a-z]+")
 _ROUND = (100, 1000, 1_000_000)
-_STARTS = frozenset(w[:3] for w in (*_VALUES, *NUMBER_JOINS))
-"""The first three letters of every part: a word starting otherwise is no number's part."""
+_PART = "|".join(sorted(_VALUES, key=len, reverse=True))
+_COMPOUND = re.compile(rf"(?<![a-z])(?:{_PART})(?:und)?(?:{_PART})+(?![a-z])")
+"""A word of several number parts, maybe joined by "und" ("funfundvierzig", "zweihundert")."""
+_COMPOUND_ENDS = ("zig", "ssig", "hundert", "tausend", "million")
+"""What every such word holds (its tens or its round part): a substring test spares the pattern."""
 
 
-def spells_numbers(words: AbstractSet[str]) -> bool:
-    """Whether any of these folded words is a number or a part of one (cheap, may say yes)."""
-    return any(w[:3] in _STARTS for w in words)
+def _may_hold_compound(folded: str) -> bool:
+    return any(end in folded for end in _COMPOUND_ENDS)
+
+
+def spells_numbers(folded: str, words: AbstractSet[str] | None = None) -> bool:
+    """Whether a folded text may spell a number out in words (cheap; may say yes wrongly).
+
+    ``words``, its words when the caller has them, makes the check a set lookup for a number
+    of one word ("ninety", "neunzig") or of several ("forty five"); a German number of several
+    parts in one word ("fünfundvierzig") is looked for in the text.
+    """
+    # A number of several words holds a word of NUMBER_WORDS ("one hundred", "forty five"); a
+    # part alone ("one", "ein") is none.
+    if words is not None and not words.isdisjoint(NUMBER_WORDS):
+        return True
+    if words is None and _ONE_WORD.search(folded):
+        return True
+    return _may_hold_compound(folded) and _COMPOUND.search(folded) is not None
+
+
+_ONE_WORD = re.compile(
+    rf"(?<![a-z])(?:{'|'.join(sorted(NUMBER_WORDS, key=len, reverse=True))})(?![a-z])"
+)
 
 
 def _word_parts(word: str) -> list[int] | None:
@@ -66,9 +88,14 @@ def is_number_word(word: str) -> bool:
     return parts is not None and len(parts) > 1 and _value(parts) is not None
 
 
-def holds_number_word(words: Iterable[str]) -> bool:
-    """Whether any of these folded words is a number by itself (:func:`is_number_word`)."""
-    return any(w[:3] in _STARTS and is_number_word(w) for w in words)
+def compound_number(folded: str) -> bool:
+    """Whether a folded text holds a German number of several parts in one word.
+
+    "funfundvierzig" is no word of ``NUMBER_WORDS``, so a check of a text's words misses it.
+    """
+    if not _may_hold_compound(folded):
+        return False
+    return any(is_number_word(m.group(0)) for m in _COMPOUND.finditer(folded))
 
 
 def _value(parts: list[int]) -> int | None:
@@ -109,7 +136,10 @@ def _runs(folded: str) -> list[list[re.Match[str]]]:
     runs: list[list[re.Match[str]]] = []
     for m in _WORD.finditer(folded):
         word = m.group(0)
-        if word[:3] not in _STARTS or (word not in _VALUES and _word_parts(word) is None):
+        if word in NUMBER_JOINS:
+            if not runs or folded[runs[-1][-1].end() : m.start()] not in (" ", "-"):
+                continue  # a join only between parts ("one hundred and fifty")
+        elif word not in _VALUES and (not _COMPOUND.fullmatch(word) or _word_parts(word) is None):
             continue
         if runs and folded[runs[-1][-1].end() : m.start()] in (" ", "-"):
             runs[-1].append(m)
@@ -159,7 +189,7 @@ def as_digits(folded: str, words: AbstractSet[str] | None = None) -> str:
     ``words``, the text's words when the caller has them, spares the search when none of them
     can be part of a number.
     """
-    if words is not None and not spells_numbers(words):
+    if not spells_numbers(folded, words):
         return folded
     out: list[str] | None = None
     for found in _runs(folded):

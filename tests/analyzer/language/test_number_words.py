@@ -5,7 +5,12 @@ from __future__ import annotations
 import pytest
 
 from ragfunnel.analyzer.language.lexicon import fold
-from ragfunnel.analyzer.language.number_words import as_digits, holds_number_word, is_number_word
+from ragfunnel.analyzer.language.number_words import (
+    as_digits,
+    compound_number,
+    is_number_word,
+    spells_numbers,
+)
 
 
 @pytest.mark.parametrize(
@@ -51,5 +56,10 @@ def test_words_that_make_no_number_stay_words(text: str, expected: str) -> None:
 def test_number_words_are_told_from_other_words() -> None:
     assert is_number_word("neunzig") and is_number_word("funfundvierzig")
     assert not is_number_word("ein") and not is_number_word("einen")
-    assert holds_number_word(frozenset({"nach", "neunundneunzig", "tagen"}))
-    assert not holds_number_word(frozenset({"often", "one", "tension"}))
+    assert compound_number("nach neunundneunzig tagen") and not compound_number("nach neun tagen")
+    assert not compound_number("often one tension einen")
+    assert spells_numbers("after ninety days", frozenset({"after", "ninety", "days"}))
+    assert spells_numbers(
+        "nach funfundvierzig tagen", frozenset({"nach", "funfundvierzig", "tagen"})
+    )
+    assert not spells_numbers("this tension", frozenset({"this", "tension"}))

@@ -32,7 +32,7 @@ from ragfunnel.analyzer.language.lexicon import (
     TOKEN,
     fold,
 )
-from ragfunnel.analyzer.language.number_words import holds_number_word
+from ragfunnel.analyzer.language.number_words import compound_number
 from ragfunnel.analyzer.language.terms import Fact, days, may_hold_facts
 
 __all__ = ["CHUNK_CACHE", "ChunkCache", "PreparedChunk", "chunk_text", "prepare"]
@@ -131,7 +131,7 @@ def prepare(text: str, folded: str, german: bool) -> PreparedChunk:
             named.append((sid, tuple(days(sentence))))
         # "15st 4lbs" holds two facts though none of its tokens is all digits.
         numeric.append(
-            may_hold_facts(sentence) or not numbers.isdisjoint(words) or holds_number_word(words)
+            may_hold_facts(sentence) or not numbers.isdisjoint(words) or compound_number(sentence)
         )
         if "-" in sentence:
             words.extend(h.replace("-", "") for h in _HYPHENATED.findall(sentence))
