@@ -122,5 +122,5 @@ def test_the_cli_says_how_many_texts_the_chunk_file_filled(
         app, ["judge", "--store", dsn, "--chunks", str(_chunk_file(tmp_path))]
     )
     assert result.exit_code == 0, result.output
-    assert "--chunks: filled the text of 2 chunks, in 1 answers' prompts" in result.stdout
+    assert "--chunks: filled the text of 2 chunks, in 1 answer's prompt" in result.stdout
     assert "mean faithfulness: 1.000" in result.stdout
