@@ -27,6 +27,7 @@ from functools import lru_cache
 import polars as pl
 
 from ragfunnel.analyzer.language.lexicon import NUMBER_WORDS, fold
+from ragfunnel.analyzer.language.number_words import COMPOUND_ENDS
 from ragfunnel.analyzer.language.terms import Fact, facts, key_words
 
 __all__ = ["restate_by_meaning", "stated_by_meaning"]
@@ -70,7 +71,9 @@ _MAY_HOLD = (
     + "|".join(map(_unfolded, NUMBER_WORDS))
     + ")\\b"
     # German numbers written as one word: "fünfundvierzig", "zweihundert", "zehntausend".
-    + "|(?:zig|ßig|ssig|zehn|hundert|tausend)\\b"
+    + "|(?:"
+    + "|".join(map(_unfolded, COMPOUND_ENDS))
+    + ")\\b"
 )
 
 

@@ -21,7 +21,7 @@ from collections.abc import Set as AbstractSet
 
 from ragfunnel.analyzer.language.lexicon import NUMBER_JOINS, NUMBER_PARTS, NUMBER_WORDS
 
-__all__ = ["as_digits", "compound_number", "is_number_word", "spells_numbers"]
+__all__ = ["COMPOUND_ENDS", "as_digits", "compound_number", "is_number_word", "spells_numbers"]
 
 _VALUES: dict[str, int] = {**NUMBER_PARTS, **NUMBER_WORDS}
 _JOIN = -1
@@ -32,12 +32,12 @@ _ROUND = (100, 1000, 1_000_000)
 _PART = "|".join(sorted(_VALUES, key=len, reverse=True))
 _COMPOUND = re.compile(rf"(?<![a-z])(?:{_PART})(?:und)?(?:{_PART})+(?![a-z])")
 """A word of several number parts, maybe joined by "und" ("funfundvierzig", "zweihundert")."""
-_COMPOUND_ENDS = ("zig", "ssig", "hundert", "tausend", "million")
+COMPOUND_ENDS = ("zig", "ssig", "hundert", "tausend", "million")
 """What every such word holds (its tens or its round part): a substring test spares the pattern."""
 
 
 def _may_hold_compound(folded: str) -> bool:
-    return any(end in folded for end in _COMPOUND_ENDS)
+    return any(end in folded for end in COMPOUND_ENDS)
 
 
 def spells_numbers(folded: str, words: AbstractSet[str] | None = None) -> bool:

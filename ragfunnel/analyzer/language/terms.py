@@ -64,7 +64,7 @@ _COMPOUND_UNIT = r"tagen?|tag|wochen?|monaten?|monat|jahren?|jahr|stunden?|minut
 _UNIT_AFTER_WORD = r"days?|weeks?|months?|years?|hours?|minutes?|nights?"
 _SUFFIX = r"uhr|[ap]\.\s?m\.|[ap]\.m|[ap]m|o'clock"
 _DAY_PART = "|".join(DAY_PARTS)
-_SUFFIX_DASH = frozenset(("am-", "pm-", "uhr-", "a.m-", "p.m-"))
+_SUFFIX_DASH = frozenset(("am-", "pm-", "uhr-"))
 _FACT = re.compile(
     r"(?<![\d.,])(?P<family>\d+(?:\.\d+)*\.x)(?!\w|\.\w)"  # a version family: 4.2.x, 5.x
     # A decade: "1990s", "1990's", "mid-1990s", "1990er" (not 1,990 seconds, nor a code).
