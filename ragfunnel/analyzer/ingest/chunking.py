@@ -154,10 +154,10 @@ class Loader:
         """Hand the spans gathered so far to the writer."""
         if len(self) and self._writer is not None:
             chunk = self.chunk()
-            # A full chunk is written while the next one is converted, which takes the other
-            # core; the first, smaller chunks and the last one are written on both cores.
-            if chunk.table.num_rows < self._chunk_spans:
-                chunk.streams = INSERT_STREAMS
+            # Written on both cores: the engine's insert (sorting, compressing, the stage view's
+            # parsing) is the ingest's critical path, and the next chunk's conversion takes a
+            # fraction of a core beside it. Twice the parts cost no merges (part_format.py).
+            chunk.streams = INSERT_STREAMS
             self._limit = min(self._limit * 2, self._chunk_spans)
             chunk.source = _names(self.sources)
             self.sources = []

@@ -82,8 +82,7 @@ class Chunk:
     high: int
     """Latest start time (ns)."""
     streams: int = 1
-    """Parallel insert streams (``Store.insert_traces``): more for a chunk the next one's
-    conversion does not run beside."""
+    """Parallel insert streams (``Store.insert_traces``)."""
     source: str = ""
     """The file (or other source) the chunk's spans were read from, for messages."""
 

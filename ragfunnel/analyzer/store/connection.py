@@ -39,6 +39,7 @@ from ragfunnel.analyzer.store.dsn import (
     parse_dsn,
     quote,
 )
+from ragfunnel.analyzer.store.part_format import MERGE_WIDTH
 from ragfunnel.analyzer.store.store_error import StoreError
 from ragfunnel.analyzer.store.tables import traces
 
@@ -61,6 +62,7 @@ _MIN_STREAM_ROWS = 10_000  # fewer rows than this per stream: not worth another 
 
 SETTLED_PARTS = 8
 """Active parts per partition that an ingest leaves to later merges (:meth:`Store.settle`)."""
+_MERGE_START_S = 2.0  # how long settle waits for the engine to start merging a full partition
 
 
 class Store:
@@ -246,16 +248,19 @@ class Store:
     def settle(self, *, timeout: float = 600.0) -> None:
         """Wait until the embedded engine's merges leave few parts to read.
 
-        An insert leaves parts the engine merges in the background, and the merges of a process
+        An insert leaves parts the engine merges in the background, :data:`MERGE_WIDTH` at a
+        time in the tables ragfunnel creates (``part_format.py``), and the merges of a process
         end with it. Ingest calls this last: it waits while a merge runs and some partition of
-        the database still has more than :data:`SETTLED_PARTS` active parts, so stores stay at
-        a few parts per partition however many ingests fill them, and a small ingest does not
-        wait for merges that would save its reader nothing (bench/RESULTS.md, "Ingest").
-        Nothing happens for a server, whose merges are the server's business.
+        the database still has more than :data:`SETTLED_PARTS` active parts, and while a
+        partition holds ``MERGE_WIDTH`` parts it gives the engine a moment to start merging
+        them. A store stays at a bounded number of parts however many ingests fill it, and an
+        ingest that leaves fewer waits for no merge its reader would not notice (bench/RESULTS.md,
+        "Ingest"). Nothing happens for a server, whose merges are the server's business.
         """
         if not self.embedded or self.read_only:
             return
-        deadline = time.monotonic() + timeout
+        now = time.monotonic()
+        deadline, idle_until = now + timeout, now + _MERGE_START_S
         while time.monotonic() < deadline:
             found = self.query_arrow(
                 "SELECT (SELECT count() FROM system.merges WHERE database = {db:String}) AS merges, "
@@ -263,7 +268,12 @@ class Store:
                 "database = {db:String} GROUP BY table, partition)) AS parts",
                 {"db": self.database},
             ).to_pylist()[0]
-            if not found["merges"] or (found["parts"] or 0) <= SETTLED_PARTS:
+            parts = found["parts"] or 0
+            if found["merges"]:
+                if parts <= SETTLED_PARTS:
+                    return
+                idle_until = time.monotonic() + _MERGE_START_S
+            elif parts < MERGE_WIDTH or time.monotonic() > idle_until:
                 return
             time.sleep(0.2)
 

@@ -13,7 +13,7 @@ import pytest
 from ragfunnel.analyzer.cases import CaseSet
 from ragfunnel.analyzer.funnel import analyze
 from ragfunnel.analyzer.ingest import spans_to_arrow
-from ragfunnel.analyzer.store import DEFAULT_DSN, Store, StoreError
+from ragfunnel.analyzer.store import DEFAULT_DSN, Store, StoreError, connection
 from ragfunnel.analyzer.store.dsn import quote
 from tests.support.recorder import recording
 from tests.support.traces import TraceBuilder
@@ -155,6 +155,27 @@ def test_memory_is_released_and_settling_looks_at_merges_and_parts(store: Store)
         store.settle()
     assert recorder.statements[0] == "SYSTEM JEMALLOC PURGE"
     assert len(recorder.statements) == 2 and "system.merges" in recorder.statements[1]
+
+
+def test_settling_waits_for_the_merge_of_a_full_partition(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    width = 12  # a full partition of a table that merges this many parts at once
+    monkeypatch.setattr(connection, "MERGE_WIDTH", width)
+    table = quote(store.database, "bulk")
+    store.command(
+        f"CREATE TABLE {table} (k UInt64) ENGINE = MergeTree ORDER BY k "
+        f"SETTINGS min_parts_to_merge_at_once = {width}"
+    )
+    for part in range(width):
+        store.command(f"INSERT INTO {table} SELECT {part} * 100 + number FROM numbers(100)")
+    store.settle()  # the parts are more than SETTLED_PARTS, and no merge runs yet
+    parts = store.command(
+        "SELECT count() FROM system.parts WHERE active AND database = {db:String} "
+        "AND table = 'bulk'",
+        parameters={"db": store.database},
+    )
+    assert parts == 1
 
 
 def test_traces_are_inserted_through_files_and_other_tables_in_a_block(store: Store) -> None:

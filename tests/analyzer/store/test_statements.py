@@ -38,6 +38,7 @@ CREATE TABLE IF NOT EXISTS {table} (
     RecordedAt DateTime64(6) DEFAULT now64(6)
 ) ENGINE = MergeTree ORDER BY (TracesTable, Host, Path, RecordedAt)
 """
+MERGE_IN_BULK = "min_parts_to_merge_at_once = 64"
 RELEASED_TRACES = """
 CREATE TABLE IF NOT EXISTS {table} (
     Timestamp DateTime64(9) CODEC(Delta, ZSTD(1)),
@@ -97,7 +98,8 @@ def _shown(store: Store, name: str) -> str:
         (traces_ddl, RELEASED_TRACES.replace("{extra}", "")),
         (
             lambda table: traces_ddl(table, compact_parts=True),
-            RELEASED_TRACES.replace("{extra}", f", {COMPACT_PARTS}"),
+            # Settings are not layout: a store made before keeps its own (compact parts only).
+            RELEASED_TRACES.replace("{extra}", f", {COMPACT_PARTS}, {MERGE_IN_BULK}"),
         ),
     ],
     ids=["markers", "ingest_log", "traces", "traces_compact"],
