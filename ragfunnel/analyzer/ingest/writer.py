@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import functools
 import gc
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -70,6 +70,8 @@ class Writer:
         self._ranges_read = False
         self.inserted = 0
         self.duplicates = 0
+        self.wrote_parts: Callable[[int], None] = lambda parts: None
+        """Told the parts each insert may have written (``Store.merges_deferred``)."""
 
     def submit(self, chunk: Chunk) -> None:
         """Queue ``chunk``; raises the store error of an earlier chunk, if any."""
@@ -107,6 +109,7 @@ class Writer:
             self._mend(near, known)
         if table.num_rows:
             self._store.insert_traces(table, streams=chunk.streams)
+            self.wrote_parts(chunk.streams)
             low, high = self._inserted or (chunk.low, chunk.high)
             self._inserted = (min(low, chunk.low), max(high, chunk.high))
         self.inserted += table.num_rows
@@ -266,8 +269,9 @@ def writing(store: Store, summary: IngestSummary) -> Iterator[Writer]:
     first revision): its stage view then parses the spans as they arrive, and the first
     analysis finds the stage table current instead of backfilling it from every stored span
     (docs/store.md). A server's store is
-    never prepared by an ingest: that is ``ragfunnel store migrate``'s job. An ingest that
-    inserted anything ends when the engine's merges have left a few parts (``Store.settle``).
+    never prepared by an ingest: that is ``ragfunnel store migrate``'s job. The engine's merges
+    wait while the store is small in parts (``Store.merges_deferred``), and an ingest that
+    inserted anything ends when the merges it let run have left a few parts (``Store.settle``).
     """
     if store.embedded and not store.read_only:
         # The stage spans' revision only: the judges' tables wait for the first verdict.
@@ -277,14 +281,15 @@ def writing(store: Store, summary: IngestSummary) -> Iterator[Writer]:
     collecting = gc.isenabled()
     gc.disable()
     writer = Writer(store, summary)
-    try:
-        yield writer
-    finally:
-        if collecting:
-            gc.enable()
-        writer.close()
-        summary.inserted += writer.inserted
-        summary.duplicates += writer.duplicates
+    with store.merges_deferred() as writer.wrote_parts:
+        try:
+            yield writer
+        finally:
+            if collecting:
+                gc.enable()
+            writer.close()
+            summary.inserted += writer.inserted
+            summary.duplicates += writer.duplicates
     # Leave the store in a few parts, which the next process (an analysis) reads without
     # merging them (Store.settle; only the embedded engine's own merges are waited for).
     if writer.inserted:

@@ -22,7 +22,7 @@ import re
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, cast
 
@@ -39,7 +39,6 @@ from ragfunnel.analyzer.store.dsn import (
     parse_dsn,
     quote,
 )
-from ragfunnel.analyzer.store.part_format import MERGE_WIDTH
 from ragfunnel.analyzer.store.store_error import StoreError
 from ragfunnel.analyzer.store.tables import traces
 
@@ -62,7 +61,12 @@ _MIN_STREAM_ROWS = 10_000  # fewer rows than this per stream: not worth another 
 
 SETTLED_PARTS = 8
 """Active parts per partition that an ingest leaves to later merges (:meth:`Store.settle`)."""
-_MERGE_START_S = 2.0  # how long settle waits for the engine to start merging a full partition
+DEFERRED_PARTS = 256
+"""Active parts per partition up to which an ingest defers merges (:meth:`Store.merges_deferred`)."""
+
+
+def _ignore(parts: int) -> None:
+    """Takes a count of parts written, and does nothing with it."""
 
 
 class Store:
@@ -248,34 +252,62 @@ class Store:
     def settle(self, *, timeout: float = 600.0) -> None:
         """Wait until the embedded engine's merges leave few parts to read.
 
-        An insert leaves parts the engine merges in the background, :data:`MERGE_WIDTH` at a
-        time in the tables ragfunnel creates (``part_format.py``), and the merges of a process
+        An insert leaves parts the engine merges in the background, and the merges of a process
         end with it. Ingest calls this last: it waits while a merge runs and some partition of
-        the database still has more than :data:`SETTLED_PARTS` active parts, and while a
-        partition holds ``MERGE_WIDTH`` parts it gives the engine a moment to start merging
-        them. A store stays at a bounded number of parts however many ingests fill it, and an
-        ingest that leaves fewer waits for no merge its reader would not notice (bench/RESULTS.md,
-        "Ingest"). Nothing happens for a server, whose merges are the server's business.
+        the database still has more than :data:`SETTLED_PARTS` active parts, so stores stay at
+        a few parts per partition however many ingests fill them, and a small ingest does not
+        wait for merges that would save its reader nothing (bench/RESULTS.md, "Ingest").
+        Nothing happens for a server, whose merges are the server's business.
         """
         if not self.embedded or self.read_only:
             return
-        now = time.monotonic()
-        deadline, idle_until = now + timeout, now + _MERGE_START_S
+        deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            found = self.query_arrow(
-                "SELECT (SELECT count() FROM system.merges WHERE database = {db:String}) AS merges, "
-                "(SELECT max(n) FROM (SELECT count() AS n FROM system.parts WHERE active AND "
-                "database = {db:String} GROUP BY table, partition)) AS parts",
-                {"db": self.database},
-            ).to_pylist()[0]
-            parts = found["parts"] or 0
-            if found["merges"]:
-                if parts <= SETTLED_PARTS:
-                    return
-                idle_until = time.monotonic() + _MERGE_START_S
-            elif parts < MERGE_WIDTH or time.monotonic() > idle_until:
+            merges, parts = self._merges_and_parts()
+            if not merges or parts <= SETTLED_PARTS:
                 return
             time.sleep(0.2)
+
+    def _merges_and_parts(self) -> tuple[int, int]:
+        """Merges running in the database, and the most active parts of one partition."""
+        found = self.query_arrow(
+            "SELECT (SELECT count() FROM system.merges WHERE database = {db:String}) AS merges, "
+            "(SELECT max(n) FROM (SELECT count() AS n FROM system.parts WHERE active AND "
+            "database = {db:String} GROUP BY table, partition)) AS parts",
+            {"db": self.database},
+        ).to_pylist()[0]
+        return found["merges"] or 0, found["parts"] or 0
+
+    @contextlib.contextmanager
+    def merges_deferred(self) -> Iterator[Callable[[int], None]]:
+        """Within the block, the embedded engine merges nothing while the store is small in parts.
+
+        Yields a function to call with the number of parts each insert wrote. Merges stay
+        paused until a partition may hold :data:`DEFERRED_PARTS` parts (the most found at the
+        start plus every part written since), then resume for the rest of the block; a store
+        already that fragmented merges throughout. The engine merged a few small parts as soon as
+        they appeared, over and over: at a million spans a quarter of an ingest's CPU, for a
+        first analysis no faster (bench/RESULTS.md, "Issue 35"). Nothing happens for a server or
+        a read-only store.
+        """
+        if not self.embedded or self.read_only:
+            yield _ignore
+            return
+        start = self._merges_and_parts()[1]
+        if start >= DEFERRED_PARTS:
+            yield _ignore
+            return
+        written = 0
+        with contextlib.ExitStack() as paused:
+            paused.enter_context(self.merges_paused())
+
+            def wrote(parts: int) -> None:
+                nonlocal written
+                written += parts
+                if start + written >= DEFERRED_PARTS:
+                    paused.close()  # merges resume (once; closing again does nothing)
+
+            yield wrote
 
     @contextlib.contextmanager
     def merges_paused(self) -> Iterator[None]:

@@ -21,6 +21,7 @@ from ragfunnel.analyzer.ingest import (
 )
 from ragfunnel.analyzer.store import Store, StoreError
 from tests.support.otlp_json import T0, count, line, span
+from tests.support.recorder import recording
 
 pytestmark = pytest.mark.usefixtures("converter")
 
@@ -45,6 +46,17 @@ def test_ingesting_a_folder_twice_adds_nothing_the_second_time(
     assert (again.read, again.inserted, again.duplicates) == (4, 0, 4)
     assert again.describe() == "4 spans read: 0 inserted, 4 duplicates"
     assert count(store) == 4
+
+
+def test_an_ingest_into_a_store_of_few_parts_defers_the_engine_s_merges(store: Store) -> None:
+    with recording(store) as recorder:
+        ingest_lines(store, [line(span(1), span(2, parent=1)), line(span(3, trace=2))])
+    statements = recorder.statements
+    into = f"INSERT INTO {store.traces_table}"
+    inserts = [n for n, sql in enumerate(statements) if sql.startswith(into)]
+    assert inserts  # every insert runs with merges paused, resumed once all are written
+    assert statements.index("SYSTEM STOP MERGES") < inserts[0]
+    assert statements.index("SYSTEM START MERGES") > inserts[-1]
 
 
 def test_a_collector_made_table_is_deduplicated_too(store: Store) -> None:

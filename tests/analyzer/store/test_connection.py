@@ -157,25 +157,33 @@ def test_memory_is_released_and_settling_looks_at_merges_and_parts(store: Store)
     assert len(recorder.statements) == 2 and "system.merges" in recorder.statements[1]
 
 
-def test_settling_waits_for_the_merge_of_a_full_partition(
+def test_merges_are_deferred_until_a_partition_may_hold_deferred_parts(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    width = 12  # a full partition of a table that merges this many parts at once
-    monkeypatch.setattr(connection, "MERGE_WIDTH", width)
-    table = quote(store.database, "bulk")
-    store.command(
-        f"CREATE TABLE {table} (k UInt64) ENGINE = MergeTree ORDER BY k "
-        f"SETTINGS min_parts_to_merge_at_once = {width}"
-    )
-    for part in range(width):
-        store.command(f"INSERT INTO {table} SELECT {part} * 100 + number FROM numbers(100)")
-    store.settle()  # the parts are more than SETTLED_PARTS, and no merge runs yet
-    parts = store.command(
-        "SELECT count() FROM system.parts WHERE active AND database = {db:String} "
-        "AND table = 'bulk'",
-        parameters={"db": store.database},
-    )
-    assert parts == 1
+    monkeypatch.setattr(connection, "DEFERRED_PARTS", 4)
+    with recording(store) as recorder:
+        with store.merges_deferred() as wrote:
+            assert recorder.statements[-1] == "SYSTEM STOP MERGES"
+            wrote(2)
+            assert "SYSTEM START MERGES" not in recorder.statements
+            wrote(2)  # no part at the start, four written: merges resume
+            assert recorder.statements[-1] == "SYSTEM START MERGES"
+            wrote(2)
+    assert recorder.statements.count("SYSTEM START MERGES") == 1
+
+
+def test_a_store_already_in_many_parts_merges_throughout(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(connection, "DEFERRED_PARTS", 1)
+    b = TraceBuilder()
+    with b.question("q-1", "What?"):
+        pass
+    store.insert_traces(spans_to_arrow(b.spans))  # one part
+    with recording(store) as recorder:
+        with store.merges_deferred() as wrote:
+            wrote(1)
+    assert len(recorder.statements) == 1 and "system.parts" in recorder.statements[0]
 
 
 def test_traces_are_inserted_through_files_and_other_tables_in_a_block(store: Store) -> None:

@@ -38,7 +38,6 @@ CREATE TABLE IF NOT EXISTS {table} (
     RecordedAt DateTime64(6) DEFAULT now64(6)
 ) ENGINE = MergeTree ORDER BY (TracesTable, Host, Path, RecordedAt)
 """
-MERGE_IN_BULK = "min_parts_to_merge_at_once = 64"
 RELEASED_TRACES = """
 CREATE TABLE IF NOT EXISTS {table} (
     Timestamp DateTime64(9) CODEC(Delta, ZSTD(1)),
@@ -98,8 +97,7 @@ def _shown(store: Store, name: str) -> str:
         (traces_ddl, RELEASED_TRACES.replace("{extra}", "")),
         (
             lambda table: traces_ddl(table, compact_parts=True),
-            # Settings are not layout: a store made before keeps its own (compact parts only).
-            RELEASED_TRACES.replace("{extra}", f", {COMPACT_PARTS}, {MERGE_IN_BULK}"),
+            RELEASED_TRACES.replace("{extra}", f", {COMPACT_PARTS}"),
         ),
     ],
     ids=["markers", "ingest_log", "traces", "traces_compact"],

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ragfunnel.analyzer.store import Store
-from ragfunnel.analyzer.store.part_format import COMPACT_PARTS, EMBEDDED_PARTS
+from ragfunnel.analyzer.store.part_format import COMPACT_PARTS
 from ragfunnel.analyzer.store.schema import table_columns
 from ragfunnel.analyzer.store.tables.stage_spans import (
     STAGE_COLUMNS,
@@ -56,7 +56,7 @@ def test_the_statements_name_the_table_its_view_and_the_traces_they_read() -> No
     assert view.startswith(f"CREATE MATERIALIZED VIEW IF NOT EXISTS `db`.`{VIEW_NAME}` TO ")
     assert "FROM `db`.`spans`" in view
     compact, _ = view_ddl("db", "`db`.`spans`", compact_parts=True)
-    assert compact.endswith(f"SETTINGS {EMBEDDED_PARTS}")
+    assert compact.endswith(f"SETTINGS {COMPACT_PARTS}")
 
 
 def test_the_table_has_the_layout_s_columns_and_is_backfilled_once(staged: Store) -> None:
