@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import functools
 import gc
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -30,6 +30,7 @@ import pyarrow.compute as pc
 from ragfunnel.analyzer.ingest.result import IngestSummary, Skip
 from ragfunnel.analyzer.ingest.rows import Chunk
 from ragfunnel.analyzer.store import StoreError
+from ragfunnel.analyzer.store.connection import MergeDeferral
 from ragfunnel.analyzer.store.migrations import REVISIONS, migrate
 from ragfunnel.analyzer.store.schema import stage_view_attached
 from ragfunnel.analyzer.store.tables import stage_spans, traces
@@ -70,8 +71,8 @@ class Writer:
         self._ranges_read = False
         self.inserted = 0
         self.duplicates = 0
-        self.wrote_parts: Callable[[int], None] = lambda parts: None
-        """Told the parts each insert may have written (``Store.merges_deferred``)."""
+        self.merges = MergeDeferral()
+        """Told the parts each insert may write (``Store.merges_deferred``)."""
 
     def submit(self, chunk: Chunk) -> None:
         """Queue ``chunk``; raises the store error of an earlier chunk, if any."""
@@ -109,7 +110,7 @@ class Writer:
             self._mend(near, known)
         if table.num_rows:
             self._store.insert_traces(table, streams=chunk.streams)
-            self.wrote_parts(chunk.streams)
+            self.merges.wrote(chunk.streams)
             low, high = self._inserted or (chunk.low, chunk.high)
             self._inserted = (min(low, chunk.low), max(high, chunk.high))
         self.inserted += table.num_rows
@@ -212,6 +213,7 @@ class Writer:
                 known_traces.add(trace)
             else:
                 new_by_trace.setdefault(trace, []).append(key)
+        self.merges.resume()  # its DELETE is a mutation, which runs on the merge pool
         try:
             # The window's trace ids in batches, as the identity lookup's: bound into the
             # statement's text, a whole chunk's ids made a rescan of a million stored spans
@@ -281,7 +283,7 @@ def writing(store: Store, summary: IngestSummary) -> Iterator[Writer]:
     collecting = gc.isenabled()
     gc.disable()
     writer = Writer(store, summary)
-    with store.merges_deferred() as writer.wrote_parts:
+    with store.merges_deferred() as writer.merges:
         try:
             yield writer
         finally:
@@ -291,6 +293,7 @@ def writing(store: Store, summary: IngestSummary) -> Iterator[Writer]:
             summary.inserted += writer.inserted
             summary.duplicates += writer.duplicates
     # Leave the store in a few parts, which the next process (an analysis) reads without
-    # merging them (Store.settle; only the embedded engine's own merges are waited for).
-    if writer.inserted:
+    # merging them (Store.settle; only the embedded engine's own merges are waited for), unless
+    # merges were deferred throughout: then the parts are few enough to read as they are.
+    if writer.inserted and writer.merges.merging:
         store.settle()

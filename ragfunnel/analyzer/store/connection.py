@@ -65,8 +65,29 @@ DEFERRED_PARTS = 256
 """Active parts per partition up to which an ingest defers merges (:meth:`Store.merges_deferred`)."""
 
 
-def _ignore(parts: int) -> None:
-    """Takes a count of parts written, and does nothing with it."""
+class MergeDeferral:
+    """An ingest's deferred merges (:meth:`Store.merges_deferred`): told the parts it writes."""
+
+    def __init__(self, resume: Callable[[], None] | None = None, parts: int = 0) -> None:
+        self._resume = resume
+        self._parts = parts
+
+    def wrote(self, parts: int) -> None:
+        """Count ``parts`` more parts; past :data:`DEFERRED_PARTS`, merges resume."""
+        self._parts += parts
+        if self._parts >= DEFERRED_PARTS:
+            self.resume()
+
+    @property
+    def merging(self) -> bool:
+        """Whether the engine may have merged within the block (not deferred, or resumed)."""
+        return self._resume is None
+
+    def resume(self) -> None:
+        """Let the engine merge again, for the rest of the block (once; again does nothing)."""
+        if self._resume is not None:
+            resume, self._resume = self._resume, None
+            resume()
 
 
 class Store:
@@ -279,35 +300,28 @@ class Store:
         return found["merges"] or 0, found["parts"] or 0
 
     @contextlib.contextmanager
-    def merges_deferred(self) -> Iterator[Callable[[int], None]]:
+    def merges_deferred(self) -> Iterator[MergeDeferral]:
         """Within the block, the embedded engine merges nothing while the store is small in parts.
 
-        Yields a function to call with the number of parts each insert wrote. Merges stay
-        paused until a partition may hold :data:`DEFERRED_PARTS` parts (the most found at the
-        start plus every part written since), then resume for the rest of the block; a store
-        already that fragmented merges throughout. The engine merged a few small parts as soon as
-        they appeared, over and over: at a million spans a quarter of an ingest's CPU, for a
-        first analysis no faster (bench/RESULTS.md, "Issue 35"). Nothing happens for a server or
-        a read-only store.
+        Yields a :class:`MergeDeferral` to tell the parts each insert wrote. Merges stay paused
+        until a partition may hold :data:`DEFERRED_PARTS` parts (the most found at the start
+        plus every part written since), or until asked to resume (a mutation, such as the stage
+        table's repair, runs on the merge pool), then run for the rest of the block; a store
+        already that fragmented merges throughout. The engine merged a few small parts as soon
+        as they appeared, over and over: at a million spans a quarter of an ingest's CPU, for a
+        first analysis no faster (bench/RESULTS.md, "Issue 35"). Nothing happens for a server
+        or a read-only store.
         """
         if not self.embedded or self.read_only:
-            yield _ignore
+            yield MergeDeferral()
             return
         start = self._merges_and_parts()[1]
         if start >= DEFERRED_PARTS:
-            yield _ignore
+            yield MergeDeferral()
             return
-        written = 0
         with contextlib.ExitStack() as paused:
             paused.enter_context(self.merges_paused())
-
-            def wrote(parts: int) -> None:
-                nonlocal written
-                written += parts
-                if start + written >= DEFERRED_PARTS:
-                    paused.close()  # merges resume (once; closing again does nothing)
-
-            yield wrote
+            yield MergeDeferral(paused.close, start)
 
     @contextlib.contextmanager
     def merges_paused(self) -> Iterator[None]:

@@ -162,13 +162,23 @@ def test_merges_are_deferred_until_a_partition_may_hold_deferred_parts(
 ) -> None:
     monkeypatch.setattr(connection, "DEFERRED_PARTS", 4)
     with recording(store) as recorder:
-        with store.merges_deferred() as wrote:
+        with store.merges_deferred() as merges:
             assert recorder.statements[-1] == "SYSTEM STOP MERGES"
-            wrote(2)
+            merges.wrote(2)
             assert "SYSTEM START MERGES" not in recorder.statements
-            wrote(2)  # no part at the start, four written: merges resume
+            merges.wrote(2)  # no part at the start, four written: merges resume
             assert recorder.statements[-1] == "SYSTEM START MERGES"
-            wrote(2)
+            merges.wrote(2)
+            merges.resume()
+    assert recorder.statements.count("SYSTEM START MERGES") == 1
+
+
+def test_deferred_merges_resume_when_asked_for_a_mutation(store: Store) -> None:
+    with recording(store) as recorder:
+        with store.merges_deferred() as merges:
+            merges.resume()
+            assert recorder.statements[-1] == "SYSTEM START MERGES"
+            store.command(f"DELETE FROM {store.traces_table} WHERE SpanId = 'none'")  # returns
     assert recorder.statements.count("SYSTEM START MERGES") == 1
 
 
@@ -181,8 +191,8 @@ def test_a_store_already_in_many_parts_merges_throughout(
         pass
     store.insert_traces(spans_to_arrow(b.spans))  # one part
     with recording(store) as recorder:
-        with store.merges_deferred() as wrote:
-            wrote(1)
+        with store.merges_deferred() as merges:
+            merges.wrote(1)
     assert len(recorder.statements) == 1 and "system.parts" in recorder.statements[0]
 
 
