@@ -156,7 +156,8 @@ class Loader:
             chunk = self.chunk()
             # Written on both cores: the engine's insert (sorting, compressing, the stage view's
             # parsing) is the ingest's critical path, and the next chunk's conversion takes a
-            # fraction of a core beside it. Twice the parts cost no merges (part_format.py).
+            # fraction of a core beside it. The twice as many parts wait for no merge during the
+            # ingest (Store.merges_deferred).
             chunk.streams = INSERT_STREAMS
             self._limit = min(self._limit * 2, self._chunk_spans)
             chunk.source = _names(self.sources)
