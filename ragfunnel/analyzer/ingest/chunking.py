@@ -16,7 +16,6 @@ from ragfunnel.analyzer.ingest.otlp_structs import ResourceSpans
 from ragfunnel.analyzer.ingest.result import IngestSummary, Skip
 from ragfunnel.analyzer.ingest.rows import Chunk, RowBuilder
 from ragfunnel.analyzer.ingest.writer import Writer
-from ragfunnel.analyzer.store.connection import INSERT_STREAMS
 
 __all__ = ["CHUNK_BYTES", "CHUNK_SPANS", "Loader"]
 
@@ -154,11 +153,6 @@ class Loader:
         """Hand the spans gathered so far to the writer."""
         if len(self) and self._writer is not None:
             chunk = self.chunk()
-            # Written on both cores: the engine's insert (sorting, compressing, the stage view's
-            # parsing) is the ingest's critical path, and the next chunk's conversion takes a
-            # fraction of a core beside it. The twice as many parts wait for no merge during the
-            # ingest (Store.merges_deferred).
-            chunk.streams = INSERT_STREAMS
             self._limit = min(self._limit * 2, self._chunk_spans)
             chunk.source = _names(self.sources)
             self.sources = []

@@ -81,8 +81,6 @@ class Chunk:
     """Earliest start time (ns)."""
     high: int
     """Latest start time (ns)."""
-    streams: int = 1
-    """Parallel insert streams (``Store.insert_traces``)."""
     source: str = ""
     """The file (or other source) the chunk's spans were read from, for messages."""
 

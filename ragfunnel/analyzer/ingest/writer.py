@@ -30,7 +30,7 @@ import pyarrow.compute as pc
 from ragfunnel.analyzer.ingest.result import IngestSummary, Skip
 from ragfunnel.analyzer.ingest.rows import Chunk
 from ragfunnel.analyzer.store import StoreError
-from ragfunnel.analyzer.store.connection import MergeDeferral
+from ragfunnel.analyzer.store.connection import INSERT_STREAMS, MergeDeferral
 from ragfunnel.analyzer.store.migrations import REVISIONS, migrate
 from ragfunnel.analyzer.store.schema import stage_view_attached
 from ragfunnel.analyzer.store.tables import stage_spans, traces
@@ -96,7 +96,7 @@ class Writer:
         table = chunk.table
         if not self._ranges_read:
             if stage_view_attached(self._store):
-                self._mender = StageMender(self._store)
+                self._mender = StageMender(self._store, self.merges.resume)
             self._stored = self._stored_range()
             self._ranges_read = True
         near = self._near(chunk) if self._mender is not None else None
@@ -109,8 +109,12 @@ class Writer:
         if near is not None and self._mender is not None:
             self._mend(near, known)
         if table.num_rows:
-            self._store.insert_traces(table, streams=chunk.streams)
-            self.merges.wrote(chunk.streams)
+            # On both cores: the engine's insert (sorting, compressing, the stage view's
+            # parsing) is the ingest's critical path, and the next chunk's conversion takes a
+            # fraction of a core beside it; the twice as many parts wait for no merge
+            # (Store.merges_deferred).
+            self._store.insert_traces(table, streams=INSERT_STREAMS)
+            self.merges.wrote(INSERT_STREAMS)
             low, high = self._inserted or (chunk.low, chunk.high)
             self._inserted = (min(low, chunk.low), max(high, chunk.high))
         self.inserted += table.num_rows
@@ -213,7 +217,6 @@ class Writer:
                 known_traces.add(trace)
             else:
                 new_by_trace.setdefault(trace, []).append(key)
-        self.merges.resume()  # its DELETE is a mutation, which runs on the merge pool
         try:
             # The window's trace ids in batches, as the identity lookup's: bound into the
             # statement's text, a whole chunk's ids made a rescan of a million stored spans

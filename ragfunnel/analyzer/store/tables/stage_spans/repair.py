@@ -30,6 +30,8 @@ from ragfunnel.analyzer.store.schema import stage_table_ready
 from ragfunnel.analyzer.store.tables.stage_spans import stage_select, stage_table
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ragfunnel.analyzer.store.connection import Store
 
 __all__ = ["StageCheck", "StageMender", "check_stage", "repair_stage"]
@@ -125,9 +127,11 @@ class StageMender:
     query or two only when it lies where the store already holds rows.
     """
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, before_delete: Callable[[], None] | None = None) -> None:
         self._store = store
         self._stage = _stage(store)
+        self._before_delete = before_delete
+        """Called before each ``DELETE``: a mutation, which runs only where merges may run."""
         self.deleted = 0
 
     def _where(self, keys_in: str) -> str:
@@ -149,6 +153,8 @@ class StageMender:
         params = {**window, "keys": new_keys}
         stray = self._store.command(f"SELECT count() FROM {self._stage} WHERE {where}", params)
         if stray:
+            if self._before_delete is not None:
+                self._before_delete()
             self._store.command(f"DELETE FROM {self._stage} WHERE {where}", params)
             self.deleted += int(stray) if isinstance(stray, int) else 0
 
