@@ -75,13 +75,25 @@ QUESTIONS = {
 
 
 def run(
-    store: Store, version: str, sentences: int, tag: str, *, content: bool = True, drop: str = ""
+    store: Store,
+    version: str,
+    sentences: int,
+    tag: str,
+    *,
+    content: bool = True,
+    drop: str = "",
+    named: bool = True,
+    ingested: bool = True,
+    run_id: str | None = None,
 ) -> None:
-    INDEX.clear()
-    with capture_spans(
-        capture_content=content, run_id=version, pipeline={"index_version": version}
-    ) as s:
-        for document in CORPUS:
+    """One run (see the module); ``named=False`` leaves the index version out of the run's
+    pipeline snapshot, ``ingested=False`` asks the questions of the index already built, under
+    ``run_id`` (default: ``version``)."""
+    if ingested:
+        INDEX.clear()
+    pipeline = {"index_version": version} if named else {}
+    with capture_spans(capture_content=content, run_id=run_id or version, pipeline=pipeline) as s:
+        for document in CORPUS if ingested else ():
             ingest(document, sentences, tag, drop)
         for qid, (question, _) in QUESTIONS.items():
             answer(qid, question)

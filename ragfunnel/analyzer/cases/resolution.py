@@ -13,9 +13,11 @@ own chunks, and this module finds, among the chunks of that document, the ones t
 
 A leaf that cannot be resolved keeps its label as its id (never an id of the index) and says
 why: its document was never ingested into the version (the funnel then reports the loss at
-ingestion, as for any chunk never indexed), or it was but no chunk holds the quote or overlaps
-the span, or its chunks carry no text or offsets to look in. Those last reasons make the case
-``stale_case``. Pure values: the chunks come from the caller; no files, no store.
+ingestion, as for any chunk never indexed); it was, but no chunk holds the quote or overlaps
+the span (a label that fits no chunking of this version: ``stale_case``); or its chunks carry
+no text (for a quote) or offsets (for a span) to look in — nothing is wrong with the label,
+the trace lacks what resolving it needs (``incomplete_trace``). Pure values: the chunks come
+from the caller; no files, no store.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import re
 import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from ragfunnel.analyzer.cases.evidence import AllOf, AnyOf, Evidence, Leaf, Quote, Span
 
@@ -70,13 +73,23 @@ class DocumentChunks:
 class Resolution:
     """A tree with chunk ids for leaves, and why some leaves could not be resolved.
 
-    ``stale`` holds one sentence per leaf of an ingested document that matched no chunk (or
-    could not be looked for); ``missing`` the documents the version never ingested.
+    ``stale`` holds one sentence per leaf of an ingested document that matched no chunk;
+    ``unreadable`` one per leaf whose document's chunks were recorded without the text (or
+    offsets) to look in; ``missing`` the documents the version never ingested.
     """
 
     evidence: Evidence
     stale: tuple[str, ...] = ()
     missing: tuple[str, ...] = ()
+    unreadable: tuple[str, ...] = ()
+
+
+class _Outcome(NamedTuple):
+    """What one document leaf resolved to; else why not, as a stale label or an unreadable one."""
+
+    evidence: Evidence
+    stale: str | None = None
+    unreadable: str | None = None
 
 
 @dataclass
@@ -97,12 +110,13 @@ class Resolver:
         self.documents = documents
         self.version = version
         self._folded: dict[str, _Folded] = {}
-        self._leaves: dict[Quote | Span, tuple[Evidence, str | None]] = {}
+        self._leaves: dict[Quote | Span, _Outcome] = {}
 
     def resolve(self, node: Evidence) -> Resolution:
         """The tree with every document leaf replaced by what it resolves to."""
         stale: dict[str, None] = {}
         missing: dict[str, None] = {}
+        unreadable: dict[str, None] = {}
 
         def walk(n: Evidence) -> Evidence:
             if isinstance(n, Leaf):
@@ -111,17 +125,19 @@ class Resolver:
                 if n.document not in self.documents:
                     missing.setdefault(n.document, None)
                     return Leaf(n.id)
-                found, why = self.leaf(n)
-                if why is not None:
-                    stale.setdefault(why, None)
-                return found
+                found = self.leaf(n)
+                if found.stale is not None:
+                    stale.setdefault(found.stale, None)
+                if found.unreadable is not None:
+                    unreadable.setdefault(found.unreadable, None)
+                return found.evidence
             children = tuple(walk(child) for child in n.children)
             return AllOf(children) if isinstance(n, AllOf) else AnyOf(children)
 
-        return Resolution(walk(node), tuple(stale), tuple(missing))
+        return Resolution(walk(node), tuple(stale), tuple(missing), tuple(unreadable))
 
-    def leaf(self, leaf: Quote | Span) -> tuple[Evidence, str | None]:
-        """What one leaf of an ingested document resolves to, and why not (None when it did)."""
+    def leaf(self, leaf: Quote | Span) -> _Outcome:
+        """What one leaf of an ingested document resolves to, and why not if it did not."""
         cached = self._leaves.get(leaf)
         if cached is None:
             cached = self._quote(leaf) if isinstance(leaf, Quote) else self._span(leaf)
@@ -131,17 +147,16 @@ class Resolver:
     def _where(self) -> str:
         return f" in index {self.version}" if self.version else ""
 
-    def _quote(self, leaf: Quote) -> tuple[Evidence, str | None]:
+    def _quote(self, leaf: Quote) -> _Outcome:
         doc = self._folded_document(leaf.document)
         if doc.texts is None:
-            return Leaf(leaf.id), (
-                f"document {leaf.document}{self._where()} has no chunk text to find "
-                f"the quote in (trace with capture_content=True, or pass --chunks)"
-            )
+            return _Outcome(Leaf(leaf.id), unreadable=(
+                f"chunk text of document {leaf.document}{self._where()} (to find a quote in)"
+            ))  # fmt: skip
         quote = fold_text(leaf.quote)
         singles = [doc.ids[i] for i, text in enumerate(doc.texts) if quote in text]
         if singles:
-            return _choice([Leaf(i) for i in dict.fromkeys(singles)]), None
+            return _Outcome(_choice([Leaf(i) for i in dict.fromkeys(singles)]))
         n = len(doc.ids)
         for width in range(2, min(n, _MAX_WINDOW) + 1):
             windows = [
@@ -150,12 +165,12 @@ class Resolver:
                 if any(quote in text for text in self._merged(doc, first, width))
             ]
             if windows:
-                return _choice(windows), None
-        return Leaf(leaf.id), (
+                return _Outcome(_choice(windows))
+        return _Outcome(Leaf(leaf.id), stale=(
             f'quote "{leaf.quote}" found in no chunk of document {leaf.document}{self._where()}'
-        )
+        ))  # fmt: skip
 
-    def _span(self, leaf: Span) -> tuple[Evidence, str | None]:
+    def _span(self, leaf: Span) -> _Outcome:
         chunks = self.documents[leaf.document]
         ranges = [
             (chunk, start, end if end is not None else start + len(text or ""))
@@ -165,21 +180,20 @@ class Resolver:
             if start is not None and (end is not None or text is not None)
         ]
         if not ranges:
-            return Leaf(leaf.id), (
-                f"document {leaf.document}{self._where()} has no chunk offsets to place the "
-                f"span {leaf.start}-{leaf.end} in (record start/end offsets at ingest)"
-            )
+            return _Outcome(Leaf(leaf.id), unreadable=(
+                f"chunk offsets of document {leaf.document}{self._where()} (to place a span in)"
+            ))  # fmt: skip
         covering = [c for c, s, e in ranges if s <= leaf.start and e >= leaf.end]
         if covering:
-            return _choice([Leaf(c) for c in dict.fromkeys(covering)]), None
+            return _Outcome(_choice([Leaf(c) for c in dict.fromkeys(covering)]))
         overlapping = [c for c, s, e in ranges if s < leaf.end and e > leaf.start]
         if overlapping:
             ids = tuple(dict.fromkeys(overlapping))
-            return (Leaf(ids[0]) if len(ids) == 1 else AllOf(tuple(map(Leaf, ids)))), None
-        return Leaf(leaf.id), (
+            return _Outcome(Leaf(ids[0]) if len(ids) == 1 else AllOf(tuple(map(Leaf, ids))))
+        return _Outcome(Leaf(leaf.id), stale=(
             f"span {leaf.start}-{leaf.end} overlaps no chunk of document "
             f"{leaf.document}{self._where()}"
-        )
+        ))  # fmt: skip
 
     def _folded_document(self, document: str) -> _Folded:
         doc = self._folded.get(document)

@@ -33,6 +33,8 @@ from ragfunnel.analyzer.funnel.records.stale_cases import (
     names_documents,
     resolved_case_tables,
     stale_labels,
+    unreadable_notice,
+    unresolvable_cases,
 )
 from ragfunnel.analyzer.funnel.run_summaries import failure_table, metric_table
 from ragfunnel.analyzer.store import Store
@@ -183,9 +185,11 @@ def analyze(
     parts: list[pl.DataFrame] = []
     unmatched, examples = 0, cast("tuple[str, ...]", ())
     truth = IndexTruth.none()
-    for pass_runs, pass_frame, pass_nodes, stale in _passes(store, source, case_set, runs, chunks):
+    notices = list(source.notices)
+    for one in _passes(store, source, case_set, runs, chunks):
+        notices += [one.notice] if one.notice else []
         truth, found, built = _funnel_pass(
-            store, source, case_set, pass_frame, pass_nodes, pass_runs, stale,
+            store, source, case_set, one.frame, one.nodes, one.runs, one.stale,
             manifest=manifest, question=question, k_values=k_values, verdicts=verdicts,
             faithfulness_threshold=faithfulness_threshold,
         )  # fmt: skip
@@ -206,7 +210,7 @@ def analyze(
         unmatched_questions=unmatched if question is None else 0,
         unmatched_examples=examples if question is None else (),
         cases_without_trace=tuple(missing.to_list()),
-        notices=source.notices,
+        notices=tuple(notices),
     )
 
 
@@ -283,13 +287,28 @@ def _funnel_pass(  # noqa: PLR0917 (one pass of analyze, which checked every arg
     return truth, found, parts
 
 
+@dataclass(frozen=True)
+class _Pass:
+    """Runs analyzed together: their index version's case tables, stale cases and notice.
+
+    The notice says what the user should know of the stale cases (``unreadable_notice``,
+    ``unresolvable_cases``).
+    """
+
+    runs: tuple[str, ...]
+    frame: pl.DataFrame
+    nodes: pl.DataFrame
+    stale: pl.DataFrame
+    notice: str | None = None
+
+
 def _passes(
     store: Store,
     source: StageSource,
     case_set: CaseSet,
     runs: tuple[str, ...],
     chunk_texts: Mapping[str, str] | None,
-) -> list[tuple[tuple[str, ...], pl.DataFrame, pl.DataFrame, pl.DataFrame]]:
+) -> list[_Pass]:
     """The runs to analyze together, each group with the case tables of its index version.
 
     Cases naming no document need one pass. Document leaves are resolved against each run's
@@ -298,7 +317,7 @@ def _passes(
     frame, nodes = case_tables(case_set)  # cached on the case set
     columns = case_set.columns
     if not names_documents(columns):
-        return [(runs, frame, nodes, pl.DataFrame(schema=STALE_SCHEMA))]
+        return [_Pass(runs, frame, nodes, pl.DataFrame(schema=STALE_SCHEMA))]
     chunks = ingested_chunks(store, texts=chunk_texts)
     only = next(iter(chunks)) if len(chunks) == 1 else None
     with Session(store, source) as session:
@@ -315,6 +334,13 @@ def _passes(
     passes = []
     for version, group in groups.items():
         held = chunks.get(version) or Documents(_NO_DOCUMENTS)
-        resolved = resolved_case_tables(frame, nodes, columns, held, version)
-        passes.append((tuple(group) if len(groups) > 1 else runs, *resolved))
+        resolved_frame, resolved_nodes, stale = resolved_case_tables(
+            frame, nodes, columns, held, version
+        )
+        if version in chunks:
+            notice = unreadable_notice(stale)
+        else:  # no ingest span says what this version holds
+            stale, notice = unresolvable_cases(frame, columns, version, sorted(chunks))
+        group_runs = tuple(group) if len(groups) > 1 else runs
+        passes.append(_Pass(group_runs, resolved_frame, resolved_nodes, stale, notice))
     return passes

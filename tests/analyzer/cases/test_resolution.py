@@ -69,9 +69,14 @@ def test_what_cannot_be_resolved_keeps_its_label_and_says_why() -> None:
         Leaf('p "Business class"'),
         ('quote "Business class" found in no chunk of document p in index v2',),
     )
-    bare = DocumentChunks(("p#0",))
-    assert "has no chunk text" in _resolve(Quote("p", "hotel"), bare)[1][0]
-    assert "has no chunk offsets" in _resolve(Span("p", 1, 2), bare)[1][0]
+    # Chunks recorded without text (or offsets): nothing wrong with the label, nothing to
+    # look in. Unreadable, not stale.
+    bare = Resolver({"p": DocumentChunks(("p#0",))}, "v2")
+    quote, span = bare.resolve(Quote("p", "hotel")), bare.resolve(Span("p", 1, 2))
+    assert (quote.evidence, quote.stale) == (Leaf('p "hotel"'), ())
+    assert quote.unreadable == ("chunk text of document p in index v2 (to find a quote in)",)
+    assert (span.evidence, span.stale) == (Leaf("p[1:2]"), ())
+    assert span.unreadable == ("chunk offsets of document p in index v2 (to place a span in)",)
     missing = Resolver({}, "v2").resolve(AllOf((Quote("hr", "leave"), Leaf("x"))))
     assert missing.evidence == AllOf((Leaf('hr "leave"'), Leaf("x")))
     assert (missing.stale, missing.missing) == ((), ("hr",))

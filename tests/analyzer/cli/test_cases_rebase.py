@@ -123,8 +123,17 @@ def test_analyze_reads_chunk_texts_from_a_chunk_file(tmp_path: Path) -> None:
     without = _invoke(*args, str(tmp_path / "a.jsonl"), "-q")
     assert without.exit_code == 0, without.output
     (row,) = [json.loads(line) for line in (tmp_path / "a.jsonl").read_text().splitlines()]
-    assert row["first_failure"] == "stale_case"
-    assert row["failure_reason"].startswith("document travel in index v1 has no chunk text")
+    # Nothing is wrong with the label: the trace lacks the text to look in. Not stale_case,
+    # and the command says what to do.
+    assert row["first_failure"] == "incomplete_trace"
+    assert row["failure_reason"] == (
+        "missing: chunk text of document travel in index v1 (to find a quote in)"
+    )
+    assert row["missing"] == ["chunk text of document travel in index v1 (to find a quote in)"]
+    assert "1 case names evidence by document that index v1 recorded without chunk text" in (
+        without.stderr
+    )
+    assert "--chunks" in without.stderr
     chunks = tmp_path / "chunks.jsonl"
     chunks.write_text(
         json.dumps({"id": "travel#0", "text": "The hotel allowance is 120 EUR per night."}) + "\n"

@@ -82,7 +82,11 @@ def ingested_chunks(
     ``texts`` (chunk id → text, a chunk file) fills in the texts the spans did not record.
     """
     frame = traces.ingested_chunk_lists(store, versions)
-    found: VersionChunks = {}
+    # Every version ingested has its entry, an empty one if no document of it made a chunk.
+    found: VersionChunks = {
+        str(v): Documents(frame.clear().select("document", "ids", "texts", "starts", "ends"))
+        for v in frame.get_column("version").unique(maintain_order=True)
+    }
     # A document whose latest ingest made no chunk is not there to look in (ingestion lost it).
     frame = frame.filter(pl.col("ids").list.len() > 0).with_columns(
         texts=pl.when(pl.col("texts").list.len() == pl.col("ids").list.len())

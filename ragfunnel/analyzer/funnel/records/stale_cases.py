@@ -5,11 +5,13 @@ Two things the index version decides about a case, before and after its funnel i
 
 - :func:`resolved_case_tables`: the case table with each document leaf (a quote, a span)
   replaced by the chunk ids it resolves to in the version (``cases.Resolver``), and the
-  sentences saying which leaves of an ingested document resolved to nothing;
+  sentences saying which leaves of an ingested document resolved to nothing (stale) or could
+  not be looked for, the chunks having been recorded without text or offsets (unreadable);
 - :func:`stale_labels`: chunk ids a case names that the version lacks while their document
   (known from another version's ingest spans) is in it — labels written for another chunking;
-- :func:`with_stale_cases`: such a question's ``first_failure`` is ``stale_case``, its reason
-  names the document and the ids, and it is never blamed on ingestion.
+- :func:`with_stale_cases`: such a question's ``first_failure`` is ``stale_case`` (or
+  ``incomplete_trace`` for an unreadable leaf: the trace lacks the chunk text), its reason
+  names the document, and it is never blamed on ingestion.
 
 Pure polars over what ``read/`` returned.
 """
@@ -17,7 +19,7 @@ Pure polars over what ``read/`` returned.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import polars as pl
 
@@ -26,19 +28,34 @@ from ragfunnel.analyzer.cases.case_columns import CaseColumns
 from ragfunnel.analyzer.funnel.read.index_truth import IndexTruth
 from ragfunnel.analyzer.funnel.read.ingest_chunks import Documents
 from ragfunnel.analyzer.funnel.records.evidence_tree import node_table
+from ragfunnel.analyzer.nouns import count, plural
 
 __all__ = [
     "STALE_SCHEMA",
     "names_documents",
     "resolved_case_tables",
     "stale_labels",
+    "unreadable_notice",
+    "unresolvable_cases",
     "with_stale_cases",
 ]
 
-STALE_SCHEMA = {"index_version": pl.String, "case_idx": pl.UInt32, "stale_reason": pl.String}
-"""A stale table: the cases (``case_idx``) whose labels do not fit an index version, and why."""
+STALE_SCHEMA = {
+    "index_version": pl.String,
+    "case_idx": pl.UInt32,
+    "stale_failure": pl.String,
+    "stale_reason": pl.String,
+}
+"""A stale table: the cases (``case_idx``) whose labels an index version cannot resolve, the
+``first_failure`` that makes them (``stale_case`` or ``incomplete_trace``), and why."""
 
 REBASE_HINT = "stale labels: `ragfunnel cases rebase` rewrites them as document + quote"
+UNREADABLE_FIX = (
+    "have the ingest function return its chunks with their text (dicts with id and text, "
+    "content captured: capture_content=True or 'chunks') and, for spans, start/end offsets; "
+    "or pass the texts with --chunks"
+)
+"""How to give the analysis what a document leaf is looked for in."""
 
 
 def names_documents(columns: CaseColumns) -> bool:
@@ -138,13 +155,17 @@ def _one_by_one(
 ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     """The case tables with ``cases`` (by ``case_idx``) resolved as trees, and a stale table."""
     resolved: list[tuple[int, Case]] = []
-    stale_rows: list[tuple[str, int, str]] = []
+    stale_rows: list[tuple[str, int, str, str]] = []
     for idx, case in cases.items():
         assert case.evidence is not None
         found = resolver.resolve(case.evidence)
         resolved.append((idx, dataclasses.replace(case, evidence=found.evidence)))
-        if found.stale:
-            stale_rows.append((resolver.version, idx, "; ".join(found.stale)))
+        # What the trace lacks comes first: a label may be fine, once the text is there.
+        if found.unreadable:
+            reason = "; ".join(found.unreadable)
+            stale_rows.append((resolver.version, idx, "incomplete_trace", reason))
+        elif found.stale:
+            stale_rows.append((resolver.version, idx, "stale_case", "; ".join(found.stale)))
     if not resolved:
         return frame, nodes, pl.DataFrame(schema=STALE_SCHEMA)
     items = [list(evidence_ids(case.evidence)) for _, case in resolved]
@@ -171,6 +192,63 @@ def _one_by_one(
     nodes = pl.concat([kept, node_table(resolved)], how="vertical")
     stale = pl.DataFrame(stale_rows, schema=STALE_SCHEMA, orient="row")
     return frame, nodes, stale
+
+
+def unresolvable_cases(
+    frame: pl.DataFrame, columns: CaseColumns, version: str, ingested: Sequence[str]
+) -> tuple[pl.DataFrame, str | None]:
+    """Every case naming a document leaf, for a version nothing says about; and a notice.
+
+    The notice is None when no case names a document leaf.
+
+    When the runs name an index version no ingest span describes (or name none, and several
+    were ingested), no leaf can be resolved: followed as their labels, ids no index holds,
+    the questions would be lost "at ingestion or search" though nothing says the evidence was
+    lost. They are ``incomplete_trace``, naming what the trace lacks.
+    """
+    labels = columns.leaf_table.get_column("label").implode()
+    named = frame.get_column("items").list.eval(pl.element().is_in(labels)).list.any()
+    rows = set(named.fill_null(False).arg_true().to_list())
+    rows.update(row for row, tree in columns.trees.items() if has_document_leaves(tree))
+    known = ", ".join(v or '""' for v in ingested) or "none in the store"
+    if version:
+        lacks = f"ingest spans of index {version} (ingested: {known})"
+    elif ingested:
+        lacks = (
+            f"the index version the run searched (ingested: {known}; name it with "
+            "configure(pipeline={'index_version': ...}))"
+        )
+    else:
+        lacks = "ingest spans (none in the store)"
+    reason = f"{lacks}, to resolve evidence named by document in"
+    table = pl.DataFrame(
+        [(version, row + 1, "incomplete_trace", reason) for row in sorted(rows)],
+        schema=STALE_SCHEMA,
+        orient="row",
+    )
+    if not rows:
+        return table, None
+    n = len(rows)
+    return table, (
+        f"{count(n, 'case')} {plural(n, 'names', 'name')} evidence by document, and the "
+        f"trace lacks {lacks} to resolve it in: {plural(n, 'its question is', 'their questions are')} "
+        "incomplete_trace"
+    )
+
+
+def unreadable_notice(stale: pl.DataFrame) -> str | None:
+    """One sentence for the cases of a stale table that could not be looked for, if any."""
+    unread = stale.filter(pl.col("stale_failure") == "incomplete_trace")
+    if unread.is_empty():
+        return None
+    n = unread.get_column("case_idx").n_unique()
+    versions = ", ".join(v or '""' for v in unread.get_column("index_version").unique().sort())
+    return (
+        f"{count(n, 'case')} {plural(n, 'names', 'name')} evidence by document that index "
+        f"{versions} recorded without chunk text (or offsets) to look in, so "
+        f"{plural(n, 'its question is', 'their questions are')} incomplete_trace, not "
+        f"stale_case: {UNREADABLE_FIX}"
+    )
 
 
 def stale_labels(frame: pl.DataFrame, truth: IndexTruth) -> pl.DataFrame:
@@ -223,6 +301,7 @@ def stale_labels(frame: pl.DataFrame, truth: IndexTruth) -> pl.DataFrame:
         .select(
             pl.col("version").alias("index_version"),
             pl.col("case_idx").cast(pl.UInt32),
+            pl.lit("stale_case").alias("stale_failure"),
             "stale_reason",
         )
     )
@@ -234,13 +313,15 @@ def with_stale_cases(
     """``first_failure`` ``stale_case`` (with the reason) for the instances of stale cases.
 
     An instance is matched by its case and the index version its question searched (a root
-    naming none searched the only version ingested). A trace missing spans stays
-    ``incomplete_trace``: what is missing comes first.
+    naming none searched the only version ingested). A case whose leaves could not be looked
+    for (no chunk text) is ``incomplete_trace`` instead. A trace missing spans stays
+    ``incomplete_trace`` with its own reason: what is missing comes first.
     """
     if stale.is_empty():
         return instances
     given = instances.get_column("index_version").unique().to_list()
-    searched = {v: truth.version_of(v) for v in given}
+    # A version no ingest span tells of is matched as named (``unresolvable_cases``).
+    searched = {v: truth.version_of(v) or v for v in given}
     versions = instances.select(
         "inst",
         "case_idx",
@@ -250,16 +331,28 @@ def with_stale_cases(
     )
     found = versions.join(
         stale.rename({"index_version": "_version"}), on=["case_idx", "_version"], how="inner"
-    ).select("inst", "stale_reason")
+    ).select("inst", "stale_failure", "stale_reason")
     if found.is_empty():
         return instances
     marked = pl.col("stale_reason").is_not_null() & (pl.col("first_failure") != "incomplete_trace")
+    unread = marked & (pl.col("stale_failure") == "incomplete_trace")
+    columns = {
+        "first_failure": pl.when(marked).then("stale_failure").otherwise("first_failure"),
+        "failure_reason": pl.when(unread)
+        .then(pl.lit("missing: ") + pl.col("stale_reason"))
+        .when(marked)
+        .then("stale_reason")
+        .otherwise("failure_reason"),
+        "failure_item": pl.when(marked).then(None).otherwise("failure_item"),
+    }
+    if "missing" in instances.columns:  # the list of what the trace lacks, as its reason says
+        columns["missing"] = (
+            pl.when(unread)
+            .then(pl.col("missing").list.concat(pl.concat_list("stale_reason")))
+            .otherwise("missing")
+        )
     return (
         instances.join(found, on="inst", how="left", maintain_order="left")
-        .with_columns(
-            first_failure=pl.when(marked).then(pl.lit("stale_case")).otherwise("first_failure"),
-            failure_reason=pl.when(marked).then("stale_reason").otherwise("failure_reason"),
-            failure_item=pl.when(marked).then(None).otherwise("failure_item"),
-        )
-        .drop("stale_reason")
+        .with_columns(**columns)
+        .drop("stale_failure", "stale_reason")
     )

@@ -136,6 +136,72 @@ def test_a_quote_in_no_chunk_of_an_ingested_document_is_named(two_chunkings: Sto
     assert Leaf("x") != never  # the label is no chunk id of the index
 
 
+def test_chunks_recorded_without_text_are_incomplete_not_stale(store: Store) -> None:
+    run(store, "v1", 1, "#", content=False)  # ids and offsets only: no text to find quotes in
+    quotes = {
+        "q-hotel": {"document": "travel", "quote": "hotel allowance is 120 EUR"},
+        "q-taxi": {"document": "travel", "start": 42, "end": 60},  # offsets were recorded
+        "q-pass": "it#1",
+    }
+    result = analyze(store, _cases(quotes), run="v1")
+    found = _first_failures(result, "v1")
+    assert found["q-hotel"] == (
+        "incomplete_trace",
+        "missing: chunk text of document travel in index v1 (to find a quote in)",
+    )
+    assert found["q-taxi"][0] != "incomplete_trace"  # a span needs offsets only
+    assert found["q-pass"][0] != "incomplete_trace"
+    (notice,) = [n for n in result.notices if "without chunk text" in n]
+    assert notice.startswith(
+        "1 case names evidence by document that index v1 recorded without chunk text (or "
+        "offsets) to look in, so its question is incomplete_trace, not stale_case: "
+    )
+    with_texts = analyze(store, _cases(quotes), run="v1", chunks=INDEX_TEXTS)
+    hotel = with_texts.record("q-hotel").row(0, named=True)
+    # Resolved and reached the prompt; no answer text was captured: unjudged, not blamed.
+    assert [(e["id"], e["in_prompt"]) for e in hotel["evidence"]] == [("travel#0", True)]
+    assert hotel["first_failure"] == "unjudged"
+    assert not [n for n in with_texts.notices if "without chunk text" in n]
+
+
+INDEX_TEXTS = {f"travel#{n}": text for n, text in enumerate(
+    ("The hotel allowance is 120 EUR per night.", "Taxis are refunded up to 40 EUR.")
+)}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", ["quote", "span"])
+def test_a_run_naming_no_index_among_several_is_incomplete_not_a_loss(
+    two_chunkings: Store, case: str
+) -> None:
+    # The questions asked of v2's index, the run's pipeline naming no version: which
+    # chunking to resolve the quote in cannot be told, so nothing is blamed.
+    run(two_chunkings, "v2", 2, "@v2-", named=False, ingested=False, run_id="unnamed")
+    leaf = (
+        {"document": "travel", "quote": "Taxis are refunded up to 40 EUR"}
+        if case == "quote"
+        else {"document": "travel", "start": 42, "end": 60}
+    )
+    cases = _cases({"q-hotel": "travel@v2-0", "q-taxi": leaf, "q-pass": "it@v2-0"})
+    result = analyze(two_chunkings, cases, run="unnamed")
+    found = _first_failures(result, "unnamed")
+    version = (
+        "the index version the run searched (ingested: v1, v2; name it with "
+        "configure(pipeline={'index_version': ...}))"
+    )
+    lacks = f"{version}, to resolve evidence named by document in"
+    assert found["q-taxi"] == ("incomplete_trace", f"missing: {lacks}")
+    assert result.record("q-taxi").row(0, named=True)["missing"] == [lacks]
+    assert found["q-hotel"][0] != "incomplete_trace"  # chunk ids need no resolving
+    assert (
+        f"1 case names evidence by document, and the trace lacks {version} to resolve it in: "
+        "its question is incomplete_trace"
+    ) in result.notices
+    # Named, the same questions resolve and are right.
+    run(two_chunkings, "v2", 2, "@v2-", ingested=False, run_id="named")
+    named = analyze(two_chunkings, cases, run="named")
+    assert _first_failures(named, "named")["q-taxi"][0] == "ok"
+
+
 def test_the_diagnosis_counts_stale_cases_apart_from_failures(two_chunkings: Store) -> None:
     from ragfunnel.analyzer.workflows import report_from_store
 
