@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ragfunnel.analyzer.ingest.inserted_traces import InsertedTraces
 from ragfunnel.analyzer.ingest.result import IngestSummary, Skip
 from ragfunnel.analyzer.ingest.rows import Chunk
 from ragfunnel.analyzer.store import StoreError
@@ -56,8 +57,9 @@ class Writer:
 
     Every chunk's trace ids are looked up once the table holds anything (a query per 16,000 ids,
     which reads the table's ``TraceId`` column): a span already stored, whatever its start
-    time, is not stored again. The stage table is mended where a chunk lies within a second of
-    the rows stored when the writer started.
+    time, is not stored again. Into an embedded store that held nothing, only the ids of the
+    traces this writer inserted are looked up (``inserted_traces``). The stage table is mended
+    where a chunk lies within a second of the rows stored when the writer started.
     """
 
     def __init__(self, store: Store, summary: IngestSummary | None = None) -> None:
@@ -73,6 +75,8 @@ class Writer:
         self.duplicates = 0
         self.merges = MergeDeferral()
         """Told the parts each insert may write (``Store.merges_deferred``)."""
+        self._own: InsertedTraces | None = None
+        """The trace ids inserted, while the store held nothing else (``inserted_traces``)."""
 
     def submit(self, chunk: Chunk) -> None:
         """Queue ``chunk``; raises the store error of an earlier chunk, if any."""
@@ -99,6 +103,9 @@ class Writer:
                 self._mender = StageMender(self._store, self.merges.resume)
             self._stored = self._stored_range()
             self._ranges_read = True
+            # An embedded store is this process's alone: nothing else writes to it meanwhile.
+            if self._stored is None and self._store.embedded:
+                self._own = InsertedTraces()
         near = self._near(chunk) if self._mender is not None else None
         stored = self._identities(chunk)
         known = list(stored)
@@ -109,6 +116,8 @@ class Writer:
         if near is not None and self._mender is not None:
             self._mend(near, known)
         if table.num_rows:
+            if self._own is not None:
+                self._own.add(pc.unique(table.column("TraceId")).to_pylist())
             # On both cores: the engine's insert (sorting, compressing, the stage view's
             # parsing) is the ingest's critical path, and the next chunk's conversion takes a
             # fraction of a core beside it; the twice as many parts wait for no merge
@@ -168,13 +177,17 @@ class Writer:
 
         A span is its trace id and span id, whatever its start time: a second copy with other
         content is not stored again (and is reported, :meth:`_report_conflicts`). Looked up by
-        trace id over the whole table, as soon as the table holds anything.
+        trace id over the whole table, as soon as the table holds anything; into a store that
+        held nothing, only the trace ids this writer may have inserted.
         """
         if self._stored is None and self._inserted is None:
             return {}
+        ids = pc.unique(chunk.table.column("TraceId")).to_pylist()
+        if self._own is not None:
+            ids = self._own.maybe(ids)
         found: dict[str, int] = {}
-        for ids in _id_batches(pc.unique(chunk.table.column("TraceId")).to_pylist()):
-            found.update(traces.stored_starts(self._store, ids))
+        for batch in _id_batches(ids):
+            found.update(traces.stored_starts(self._store, batch))
         return found
 
     def _report_conflicts(self, chunk: Chunk, stored: dict[str, int]) -> None:

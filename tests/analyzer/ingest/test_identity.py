@@ -145,3 +145,50 @@ def test_trace_ids_are_looked_up_in_batches_and_every_batch_finds_its_copies(
     assert (summary.inserted, summary.duplicates) == (1, 299)
     (problem,) = summary.skipped
     assert f"span {299:016x} of trace {299:032x}" in problem.reason
+
+
+def test_into_an_empty_store_only_traces_it_inserted_are_looked_up(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Issue 35: an ingest into an empty embedded store looks up only the trace ids it may have
+    # inserted itself; every copy is still found, and a store holding spans looks up all.
+    from ragfunnel.analyzer.ingest import chunking
+    from ragfunnel.analyzer.store.tables import traces
+
+    looked_up: list[str] = []
+    stored_starts = traces.stored_starts
+
+    def spy(opened: Store, ids: list[str]) -> dict[str, int]:
+        looked_up.extend(ids)
+        return stored_starts(opened, ids)
+
+    monkeypatch.setattr(traces, "stored_starts", spy)
+    monkeypatch.setattr(chunking, "CHUNK_SPANS", 100)
+    fresh = [span(n, trace=n) for n in range(1, 301)]  # 300 traces in 3 chunks
+    split = span(1_000, trace=150)  # trace 150 again, in the last chunk: a new span of it
+    moved = span(42, trace=42, startTimeUnixNano=str(T0 + 10**9))  # a conflicting copy
+    lines = [line(*fresh[i : i + 100]) for i in range(0, 300, 100)]
+    (tmp_path / "a.jsonl").write_text("\n".join([*lines, line(split, moved)]) + "\n")
+    summary = ingest_paths(store, [tmp_path / "a.jsonl"])
+    assert (summary.inserted, summary.duplicates) == (301, 1)
+    (problem,) = summary.skipped
+    assert f"span {42:016x} of trace {42:032x}" in problem.reason
+    assert {f"{150:032x}", f"{42:032x}"} <= set(looked_up)
+    assert len(looked_up) < 10  # not the 200 trace ids of the second and third chunks
+    looked_up.clear()
+    (tmp_path / "b.jsonl").write_text(line(*[span(n, trace=n) for n in range(301, 351)]) + "\n")
+    ingest_paths(store, [tmp_path / "b.jsonl"])
+    assert len(looked_up) == 50  # the store held spans: every trace id is looked up
+
+
+def test_the_inserted_trace_set_misses_none_and_flags_few_others() -> None:
+    from ragfunnel.analyzer.ingest.inserted_traces import InsertedTraces
+
+    seen = InsertedTraces()
+    inserted = [f"{n * 7919:032x}" for n in range(200_000)]
+    seen.add(inserted[:100_000])
+    seen.add(inserted[100_000:])
+    assert seen.maybe(inserted) == inserted
+    others = [f"{n * 7919 + 1:032x}" for n in range(100_000)]
+    assert len(seen.maybe(others)) < 1_000  # about 0.15 % with 200,000 traces
+    assert seen.maybe([]) == []
