@@ -2,7 +2,7 @@
 
 An ingest into an empty store can meet a span already stored only among the traces it inserted
 itself (a trace whose spans lie in several chunks, a file given twice). :class:`InsertedTraces`
-remembers those trace ids as a bit set of their hashes — 16 MiB whatever the number of spans —
+remembers those trace ids as a bit set of their hashes — 4 MiB whatever the number of spans —
 so the writer looks up in the store only the trace ids that may be there, not every chunk's
 (bench/RESULTS.md, issue 35: the lookups were a sixth of the insert thread's time). A hash
 collision costs one needless lookup, never a missed duplicate: the store still says which
@@ -17,8 +17,8 @@ import numpy as np
 
 __all__ = ["InsertedTraces"]
 
-_BITS = 1 << 27
-"""Bits of the set: with a million traces inserted, about 1 in 130 new ids is looked up."""
+_BITS = 1 << 25
+"""Bits of the set: with a million traces inserted, about 1 in 30 new ids is looked up."""
 
 
 class InsertedTraces:

@@ -190,5 +190,5 @@ def test_the_inserted_trace_set_misses_none_and_flags_few_others() -> None:
     seen.add(inserted[100_000:])
     assert seen.maybe(inserted) == inserted
     others = [f"{n * 7919 + 1:032x}" for n in range(100_000)]
-    assert len(seen.maybe(others)) < 1_000  # about 0.15 % with 200,000 traces
+    assert len(seen.maybe(others)) < 1_500  # about 0.6 % with 200,000 traces
     assert seen.maybe([]) == []
