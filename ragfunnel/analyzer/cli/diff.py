@@ -21,6 +21,7 @@ from ragfunnel.analyzer.cli.exits import EXIT_GATE, fail, reported, show_notices
 from ragfunnel.analyzer.cli.options import (
     REPORT_FLAGS,
     CasesOption,
+    ChunksOption,
     HtmlOption,
     IndexManifestOption,
     JaegerOption,
@@ -73,6 +74,7 @@ def diff_command(
         float,
         typer.Option("--alpha", min=0.0, max=1.0, help="Significance level of a regression."),
     ] = ALPHA,
+    chunks: ChunksOption = None,
     read_only: ReadOnlyOption = False,
     quiet: QuietOption = False,
 ) -> None:
@@ -92,6 +94,7 @@ def diff_command(
         compared = diff_from_files(
             store=store, cases=cases, run_a=run_a, run_b=run_b, index_manifest=index_manifest,
             k=k, jaeger_url=jaeger, read_only=read_only, top=top, progress=step,
+            chunks=chunks,
         )  # fmt: skip
         done, diff = compared.reported, compared.diff
         written: list[Path] = []

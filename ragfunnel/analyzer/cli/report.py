@@ -21,6 +21,7 @@ from ragfunnel.analyzer.cli.exits import EXIT_GATE, reported, show_notices, usag
 from ragfunnel.analyzer.cli.options import (
     REPORT_FLAGS,
     CasesOption,
+    ChunksOption,
     HtmlOption,
     IndexManifestOption,
     JaegerOption,
@@ -105,6 +106,7 @@ def report_command(
     sample: SampleOption = 50,
     fail_under: FailUnderOption = None,
     fail_over: FailOverOption = None,
+    chunks: ChunksOption = None,
     read_only: ReadOnlyOption = False,
     quiet: QuietOption = False,
 ) -> None:
@@ -124,6 +126,7 @@ def report_command(
         done = report_from_files(
             store=store, cases=cases, runs=run, index_manifest=index_manifest, k=k,
             jaeger_url=jaeger, read_only=read_only, top=top, sample=sample, progress=step,
+            chunks=chunks,
         )  # fmt: skip
         breaches = check_limits(done.report, limits)
         step("writing")

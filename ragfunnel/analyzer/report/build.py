@@ -424,6 +424,7 @@ def build_report(
         ragfunnel_version=_version(),
         store=store,
         cases_file=(cases.source or None) if cases is not None else None,
+        notices=result.notices,
     )
 
 

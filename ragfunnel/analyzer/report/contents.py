@@ -159,6 +159,9 @@ class Report:
     """The store analyzed, its DSN with any password redacted."""
     cases_file: str | None = None
     """Where the cases came from (the file given to ``--cases``)."""
+    notices: tuple[str, ...] = ()
+    """What the analysis says of how it ran (``FunnelResult.notices``), e.g. cases naming
+    evidence by quote in chunks recorded without text."""
 
     def run(self, run_id: str) -> RunReport:
         """The report of one run; ``KeyError`` when the report has no such run."""

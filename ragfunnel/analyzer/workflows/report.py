@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ragfunnel.analyzer import funnel
 from ragfunnel.analyzer.cases import load_cases
+from ragfunnel.analyzer.judges.chunk_file import load_chunks
 from ragfunnel.analyzer.report import (
     Report,
     ReportError,
@@ -72,18 +73,20 @@ def report_from_store(
     sample: int = 50,
     progress: Callable[[str], None] = _quiet,
     run_order: Sequence[str] = (),
+    chunks: Mapping[str, str] | None = None,
 ) -> Reported:
     """Analyze ``store`` against ``cases`` and build the report of every run analyzed.
 
     ``store`` may be a DSN or path, opened for the call (never created). ``progress`` is told
     each step's name before it starts (the CLI's progress line). Runs are reported in the
-    order they ran, ``run_order``'s first (``build_report``).
+    order they ran, ``run_order``'s first (``build_report``). ``chunks`` (chunk id → text)
+    gives the texts the ingest spans did not record, as ``analyze``'s does.
     """
     assert isinstance(store, Store)  # takes_store opened it
     progress("rebuilding every question's funnel")
     result = funnel.analyze(
         store, cases, run=chosen_runs(runs), index_manifest=index_manifest,
-        k=list(k) if k else None,
+        k=list(k) if k else None, chunks=chunks,
     )  # fmt: skip
     progress("reading the runs' configurations")
     sources = report_sources(store, result)
@@ -169,6 +172,7 @@ def diff_from_store(
     jaeger_url: str | None = None,
     top: int = 20,
     progress: Callable[[str], None] = _quiet,
+    chunks: Mapping[str, str] | None = None,
 ) -> Compared:
     """Analyze runs ``run_a`` and ``run_b`` of ``store`` and compare them pair by pair.
 
@@ -180,6 +184,7 @@ def diff_from_store(
     done = report_from_store(
         store, cases, runs=[run_a, run_b], index_manifest=index_manifest, k=k,
         jaeger_url=jaeger_url, top=top, sample=0, progress=progress, run_order=[run_a, run_b],
+        chunks=chunks,
     )  # fmt: skip
     progress("pairing the runs")
     snapshots = {r.run_id: r.config for r in done.report.runs}
@@ -198,19 +203,21 @@ def report_from_files(
     top: int,
     sample: int,
     progress: Callable[[str], None] = _quiet,
+    chunks: Path | None = None,
 ) -> Reported:
     """Read the cases file, open the store (read-only where it must), report on it.
 
     The CLI's ``ragfunnel report``: :func:`report_from_store` between a cases file and a store
-    DSN; the store is closed again before it returns.
+    DSN (and a chunk file: ``judges.chunk_file``); the store is closed again before it returns.
     """
     progress("reading the cases")
     case_set = load_cases(cases)
+    texts = load_chunks(chunks) if chunks is not None else None
     check_jaeger_url(jaeger_url)  # before the long part: a typo should not cost an analysis
     with Store.open_for_analysis(store, read_only=read_only or None) as opened:
         return report_from_store(
             opened, case_set, runs=runs, index_manifest=index_manifest, k=k,
-            jaeger_url=jaeger_url, top=top, sample=sample, progress=progress,
+            jaeger_url=jaeger_url, top=top, sample=sample, progress=progress, chunks=texts,
         )  # fmt: skip
 
 
@@ -226,13 +233,15 @@ def diff_from_files(
     read_only: bool,
     top: int,
     progress: Callable[[str], None] = _quiet,
+    chunks: Path | None = None,
 ) -> Compared:
     """Read the cases, open the store, and compare ``run_b`` with ``run_a`` (``ragfunnel diff``)."""
     progress("reading the cases")
     case_set = load_cases(cases)
+    texts = load_chunks(chunks) if chunks is not None else None
     check_jaeger_url(jaeger_url)
     with Store.open_for_analysis(store, read_only=read_only or None) as opened:
         return diff_from_store(
             opened, case_set, run_a, run_b, index_manifest=index_manifest, k=k,
-            jaeger_url=jaeger_url, top=top, progress=progress,
+            jaeger_url=jaeger_url, top=top, progress=progress, chunks=texts,
         )  # fmt: skip

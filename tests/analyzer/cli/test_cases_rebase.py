@@ -144,3 +144,37 @@ def test_analyze_reads_chunk_texts_from_a_chunk_file(tmp_path: Path) -> None:
     # Resolved: the chunk reached the prompt; the answer text was not captured, so unjudged.
     assert [(e["id"], e["in_prompt"]) for e in row["evidence"]] == [("travel#0", True)]
     assert row["first_failure"] == "unjudged"
+
+
+def test_report_and_diff_read_the_chunk_file_and_the_page_names_the_note(tmp_path: Path) -> None:
+    dsn = _store(tmp_path, content=False)  # v1's ingest spans recorded ids and offsets only
+    cases = tmp_path / "quotes.yaml"
+    hotel = {"document": "travel", "quote": "hotel allowance is 120 EUR"}
+    cases.write_text(
+        yaml.safe_dump([{"id": "q-hotel", "question": QUESTIONS["q-hotel"][0],
+                         "evidence": hotel, "facts": ["120 EUR"]}]),
+        encoding="utf-8",
+    )  # fmt: skip
+    args = ["--cases", str(cases), "--store", dsn, "-q"]
+    page, summary = tmp_path / "r.html", tmp_path / "r.json"
+    without = _invoke("report", *args, "--run", "v1", "--html", str(page), "--json", str(summary))
+    assert without.exit_code == 0, without.output
+    note = "1 case names evidence by document that index v1 recorded without chunk text"
+    assert note in without.stderr
+    (written,) = json.loads(summary.read_text())["notices"]
+    assert written.startswith(note)
+    assert note in page.read_text(encoding="utf-8")
+    chunks = tmp_path / "chunks.jsonl"
+    chunks.write_text(
+        json.dumps({"id": "travel#0", "text": "The hotel allowance is 120 EUR per night."}) + "\n"
+    )
+    done = _invoke("report", *args, "--run", "v1", "--json", str(summary), "--chunks", str(chunks))
+    assert done.exit_code == 0, done.output
+    assert note not in done.stderr and json.loads(summary.read_text())["notices"] == []
+    both = _invoke("diff", "v1", "v2", *args, "--chunks", str(chunks), "--json", str(summary))
+    assert both.exit_code == 0, both.output
+    assert note not in both.stderr
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "travel#0"}\n')
+    refused = _invoke("report", *args, "--chunks", str(bad))
+    assert refused.exit_code == 1 and str(bad) in refused.stderr
