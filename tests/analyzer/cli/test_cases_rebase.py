@@ -110,8 +110,8 @@ def test_an_unknown_index_version_is_named(tmp_path: Path) -> None:
     assert "no ingest span of index version 'v9'" in done.stderr and "'v1', 'v2'" in done.stderr
 
 
-def test_analyze_reads_chunk_texts_from_a_chunk_file(tmp_path: Path) -> None:
-    dsn = _store(tmp_path, content=False)  # v1's ingest spans recorded ids and offsets only
+def _hotel_quote(tmp_path: Path) -> Path:
+    """A cases file of one case naming its evidence by document + quote."""
     cases = tmp_path / "quotes.yaml"
     hotel = {"document": "travel", "quote": "hotel allowance is 120 EUR"}
     cases.write_text(
@@ -119,6 +119,12 @@ def test_analyze_reads_chunk_texts_from_a_chunk_file(tmp_path: Path) -> None:
                          "evidence": hotel, "facts": ["120 EUR"]}]),
         encoding="utf-8",
     )  # fmt: skip
+    return cases
+
+
+def test_analyze_reads_chunk_texts_from_a_chunk_file(tmp_path: Path) -> None:
+    dsn = _store(tmp_path, content=False)  # v1's ingest spans recorded ids and offsets only
+    cases = _hotel_quote(tmp_path)
     args = ["analyze", "--cases", str(cases), "--store", dsn, "--run", "v1", "--jsonl"]
     without = _invoke(*args, str(tmp_path / "a.jsonl"), "-q")
     assert without.exit_code == 0, without.output
@@ -148,13 +154,7 @@ def test_analyze_reads_chunk_texts_from_a_chunk_file(tmp_path: Path) -> None:
 
 def test_report_and_diff_read_the_chunk_file_and_the_page_names_the_note(tmp_path: Path) -> None:
     dsn = _store(tmp_path, content=False)  # v1's ingest spans recorded ids and offsets only
-    cases = tmp_path / "quotes.yaml"
-    hotel = {"document": "travel", "quote": "hotel allowance is 120 EUR"}
-    cases.write_text(
-        yaml.safe_dump([{"id": "q-hotel", "question": QUESTIONS["q-hotel"][0],
-                         "evidence": hotel, "facts": ["120 EUR"]}]),
-        encoding="utf-8",
-    )  # fmt: skip
+    cases = _hotel_quote(tmp_path)
     args = ["--cases", str(cases), "--store", dsn, "-q"]
     page, summary = tmp_path / "r.html", tmp_path / "r.json"
     without = _invoke("report", *args, "--run", "v1", "--html", str(page), "--json", str(summary))
