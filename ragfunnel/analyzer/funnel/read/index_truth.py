@@ -31,7 +31,10 @@ from ragfunnel.analyzer.errors import AnalyzerError
 from ragfunnel.analyzer.funnel.read.wide_layout import slot
 from ragfunnel.analyzer.nouns import count
 
-__all__ = ["IndexTruth", "ManifestError", "load_manifest"]
+__all__ = ["NO_TRUTH", "IndexTruth", "ManifestError", "load_manifest"]
+
+NO_TRUTH = "no index truth (ingest spans or --index-manifest) to tell ingestion from search"
+"""Why an item not retrieved is lost at "ingestion or search" when nothing says what was indexed."""
 
 
 class ManifestError(AnalyzerError, ValueError):
@@ -130,6 +133,17 @@ class IndexTruth:
         if given in self.versions:
             return given
         return self.versions[0] if given == "" and len(self.versions) == 1 else None
+
+    def unknown_reason(self) -> str:
+        """Why an item not retrieved cannot be told lost at ingestion or at search."""
+        if self.kind == "ingest":
+            ingested = ", ".join(v or '""' for v in self.versions)
+            return (
+                f"the index version the question searched is not known (ingested: {ingested}; "
+                "name it with configure(pipeline={'index_version': ...})) to tell ingestion "
+                "from search"
+            )
+        return NO_TRUTH
 
     @classmethod
     def none(cls) -> IndexTruth:

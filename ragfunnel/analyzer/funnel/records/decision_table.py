@@ -255,8 +255,11 @@ def number_text(expr: pl.Expr) -> pl.Expr:
     )
 
 
-def _reason(code: int) -> pl.Expr:
-    """The reason text for items with one survival code (evaluated on those rows only)."""
+def _reason(code: int, unknown: str) -> pl.Expr:
+    """The reason text for items with one survival code (evaluated on those rows only).
+
+    ``unknown`` says why ingestion cannot be told from search (``IndexTruth.unknown_reason``).
+    """
     k = pl.col("k").cast(pl.String)
     top_k = (
         pl.when(pl.col("cand_top_k").is_not_null())
@@ -328,10 +331,7 @@ def _reason(code: int) -> pl.Expr:
             .otherwise(not_retrieved)
         )
     if code == INGESTION_OR_SEARCH:
-        return pl.format(
-            "{}; no index truth (ingest spans or --index-manifest) to tell ingestion from search",
-            not_retrieved,
-        )
+        return pl.format("{}; {}", not_retrieved, pl.lit(unknown))
     if code == INGESTION:
         return pl.lit("never indexed (parser, connector, scope)")
     return pl.lit(None, dtype=pl.String)
@@ -344,15 +344,16 @@ _REASON_INPUTS = (
 )  # fmt: skip
 
 
-def item_reasons(long: pl.DataFrame, frame: pl.DataFrame) -> pl.DataFrame:
+def item_reasons(long: pl.DataFrame, frame: pl.DataFrame, unknown: str) -> pl.DataFrame:
     """Add ``reason``, ``lost_at`` and ``in_prompt`` to the long items.
 
-    Each reason is formatted only on the rows whose code needs it: a when/then chain over
+    ``unknown`` says why an item not retrieved is not told lost at ingestion or at search
+    (``IndexTruth.unknown_reason``). Each reason is formatted only on the rows whose code needs it: a when/then chain over
     every row would format every branch for every item.
     """
     joined = long.join(frame.select("inst", *_REASON_INPUTS), on="inst", how="left")
     parts = [
-        part.with_columns(reason=_reason(int(code)))
+        part.with_columns(reason=_reason(int(code), unknown))
         for (code,), part in joined.group_by(["code"], maintain_order=True)
     ]
     out = pl.concat(parts) if parts else joined.with_columns(reason=pl.lit(None, pl.String))

@@ -163,7 +163,8 @@ def _on_instances(
 
 def _item_reasons(batch: Batch, given: BatchInputs) -> Batch:
     rows = long_items(batch.instances, given.items)
-    return replace(batch, item_rows=item_reasons(rows, batch.instances))
+    reasons = item_reasons(rows, batch.instances, given.truth.unknown_reason())
+    return replace(batch, item_rows=reasons)
 
 
 def _first_failure(batch: Batch, given: BatchInputs) -> Batch:

@@ -181,9 +181,17 @@ def test_a_run_naming_no_index_among_several_is_incomplete_not_a_loss(
         if case == "quote"
         else {"document": "travel", "start": 42, "end": 60}
     )
-    cases = _cases({"q-hotel": "travel@v2-0", "q-taxi": leaf, "q-pass": "it@v2-0"})
+    cases = _cases({"q-hotel": "travel@v2-0", "q-taxi": leaf, "q-pass": "gone#1"})
     result = analyze(two_chunkings, cases, run="unnamed")
     found = _first_failures(result, "unnamed")
+    # A chunk id not retrieved: ingestion or search, and the reason says why not told apart.
+    (lost,) = result.record("q-pass").row(0, named=True)["evidence"]
+    assert lost["lost_at"] == "ingestion_or_search"
+    assert lost["reason"].startswith("not retrieved (")
+    assert lost["reason"].endswith(
+        "; the index version the question searched is not known (ingested: v1, v2; name it "
+        "with configure(pipeline={'index_version': ...})) to tell ingestion from search"
+    )
     version = (
         "the index version the run searched (ingested: v1, v2; name it with "
         "configure(pipeline={'index_version': ...}))"
