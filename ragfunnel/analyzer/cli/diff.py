@@ -7,6 +7,7 @@ and HTML asked for, and with ``--fail-on-regression`` exits 3 naming each regres
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -17,7 +18,14 @@ from rich.console import Console
 
 from ragfunnel.analyzer.cli.app import app
 from ragfunnel.analyzer.cli.defaults import ALPHA
-from ragfunnel.analyzer.cli.exits import EXIT_GATE, fail, reported, show_notices, usage_error
+from ragfunnel.analyzer.cli.exits import (
+    EXIT_GATE,
+    fail,
+    reported,
+    show_notices,
+    usage_error,
+    worded_report,
+)
 from ragfunnel.analyzer.cli.options import (
     REPORT_FLAGS,
     CasesOption,
@@ -97,6 +105,7 @@ def diff_command(
             chunks=chunks,
         )  # fmt: skip
         done, diff = compared.reported, compared.diff
+        done = dataclasses.replace(done, report=worded_report(done.report))
         written: list[Path] = []
         if html is not None:
             written.append(write_html(done.report, html, diff=diff))

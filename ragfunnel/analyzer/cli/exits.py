@@ -14,9 +14,10 @@ CLI's terms.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import typer
 from typer import _click
@@ -30,6 +31,9 @@ from typer._click.exceptions import (
 )
 
 from ragfunnel.analyzer.errors import AnalyzerError, InvalidArgument
+
+if TYPE_CHECKING:
+    from ragfunnel.analyzer.report import Report
 
 __all__ = [
     "EXIT_CODES",
@@ -189,8 +193,18 @@ def notice_wording() -> Mapping[str, str]:
     }
 
 
+def worded_notices(notices: tuple[str, ...]) -> tuple[str, ...]:
+    """Each notice once, in the command line's words (what a report page shows, too)."""
+    wording = notice_wording() if notices else {}
+    return tuple(wording.get(notice, notice) for notice in dict.fromkeys(notices))
+
+
+def worded_report(report: Report) -> Report:
+    """``report`` with its notices in the command line's words, as the page and JSON show them."""
+    return dataclasses.replace(report, notices=worded_notices(report.notices))
+
+
 def show_notices(command: str, notices: tuple[str, ...]) -> None:
     """Print each notice once, on stderr, as ``ragfunnel COMMAND: note: ...``."""
-    wording = notice_wording() if notices else {}
-    for notice in dict.fromkeys(notices):
-        typer.echo(f"ragfunnel {command}: note: {wording.get(notice, notice)}", err=True)
+    for notice in worded_notices(notices):
+        typer.echo(f"ragfunnel {command}: note: {notice}", err=True)

@@ -7,6 +7,7 @@ was asked, and exits 3 with one line per breached limit. It holds no statistic o
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from collections.abc import Sequence
@@ -17,7 +18,13 @@ import typer
 from rich.console import Console
 
 from ragfunnel.analyzer.cli.app import app
-from ragfunnel.analyzer.cli.exits import EXIT_GATE, reported, show_notices, usage_error
+from ragfunnel.analyzer.cli.exits import (
+    EXIT_GATE,
+    reported,
+    show_notices,
+    usage_error,
+    worded_report,
+)
 from ragfunnel.analyzer.cli.options import (
     REPORT_FLAGS,
     CasesOption,
@@ -128,6 +135,7 @@ def report_command(
             jaeger_url=jaeger, read_only=read_only, top=top, sample=sample, progress=step,
             chunks=chunks,
         )  # fmt: skip
+        done = dataclasses.replace(done, report=worded_report(done.report))
         breaches = check_limits(done.report, limits)
         step("writing")
         written = _write_outputs(

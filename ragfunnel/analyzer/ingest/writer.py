@@ -107,7 +107,8 @@ class Writer:
             if self._stored is None and self._store.embedded:
                 self._own = InsertedTraces()
         near = self._near(chunk) if self._mender is not None else None
-        stored = self._identities(chunk)
+        trace_ids: list[str] = pc.unique(chunk.table.column("TraceId")).to_pylist()
+        stored = self._identities(trace_ids)
         known = list(stored)
         if known:
             table = chunk.without(known)
@@ -116,8 +117,8 @@ class Writer:
         if near is not None and self._mender is not None:
             self._mend(near, known)
         if table.num_rows:
-            if self._own is not None:
-                self._own.add(pc.unique(table.column("TraceId")).to_pylist())
+            if self._own is not None:  # (traces of copies only are stored already: no harm)
+                self._own.add(trace_ids)
             # On both cores: the engine's insert (sorting, compressing, the stage view's
             # parsing) is the ingest's critical path, and the next chunk's conversion takes a
             # fraction of a core beside it; the twice as many parts wait for no merge
@@ -172,8 +173,10 @@ class Writer:
         }
         return _Near(candidates, window)
 
-    def _identities(self, chunk: Chunk) -> dict[str, int]:
-        """The chunk's spans already stored, by identity (trace and span id): their start times.
+    def _identities(self, trace_ids: list[str]) -> dict[str, int]:
+        """A chunk's spans already stored, by identity (trace and span id): their start times.
+
+        ``trace_ids``: the chunk's trace ids, each once.
 
         A span is its trace id and span id, whatever its start time: a second copy with other
         content is not stored again (and is reported, :meth:`_report_conflicts`). Looked up by
@@ -182,9 +185,7 @@ class Writer:
         """
         if self._stored is None and self._inserted is None:
             return {}
-        ids = pc.unique(chunk.table.column("TraceId")).to_pylist()
-        if self._own is not None:
-            ids = self._own.maybe(ids)
+        ids = self._own.maybe(trace_ids) if self._own is not None else trace_ids
         found: dict[str, int] = {}
         for batch in _id_batches(ids):
             found.update(traces.stored_starts(self._store, batch))

@@ -53,8 +53,13 @@ def analyze_store(
         return funnel.shapes(store, run=chosen_runs(runs))
     return funnel.analyze(
         store, cases, run=chosen_runs(runs), index_manifest=index_manifest,
-        k=list(k) if k else None, chunks=load_chunks(chunks) if chunks is not None else None,
+        k=list(k) if k else None, chunks=chunk_file(chunks),
     )  # fmt: skip
+
+
+def chunk_file(path: Path | None) -> dict[str, str] | None:
+    """The chunk texts of a chunk file (``judges.chunk_file``), None without one."""
+    return load_chunks(path) if path is not None else None
 
 
 def question_funnel(

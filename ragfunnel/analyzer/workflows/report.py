@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 
 from ragfunnel.analyzer import funnel
 from ragfunnel.analyzer.cases import load_cases
-from ragfunnel.analyzer.judges.chunk_file import load_chunks
 from ragfunnel.analyzer.report import (
     Report,
     ReportError,
@@ -27,7 +26,7 @@ from ragfunnel.analyzer.report import (
 )
 from ragfunnel.analyzer.report.diff import RunDiff, diff_runs
 from ragfunnel.analyzer.store import Store, StoreArg, takes_store
-from ragfunnel.analyzer.workflows.analysis import chosen_runs
+from ragfunnel.analyzer.workflows.analysis import chosen_runs, chunk_file
 
 if TYPE_CHECKING:
     from ragfunnel.analyzer.cases import CaseSet
@@ -212,7 +211,7 @@ def report_from_files(
     """
     progress("reading the cases")
     case_set = load_cases(cases)
-    texts = load_chunks(chunks) if chunks is not None else None
+    texts = chunk_file(chunks)
     check_jaeger_url(jaeger_url)  # before the long part: a typo should not cost an analysis
     with Store.open_for_analysis(store, read_only=read_only or None) as opened:
         return report_from_store(
@@ -238,7 +237,7 @@ def diff_from_files(
     """Read the cases, open the store, and compare ``run_b`` with ``run_a`` (``ragfunnel diff``)."""
     progress("reading the cases")
     case_set = load_cases(cases)
-    texts = load_chunks(chunks) if chunks is not None else None
+    texts = chunk_file(chunks)
     check_jaeger_url(jaeger_url)
     with Store.open_for_analysis(store, read_only=read_only or None) as opened:
         return diff_from_store(

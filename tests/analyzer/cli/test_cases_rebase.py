@@ -162,7 +162,7 @@ def test_report_and_diff_read_the_chunk_file_and_the_page_names_the_note(tmp_pat
     note = "1 case names evidence by document that index v1 recorded without chunk text"
     assert note in without.stderr
     (written,) = json.loads(summary.read_text())["notices"]
-    assert written.startswith(note)
+    assert written.startswith(note) and f"ragfunnel report: note: {written}\n" in without.stderr
     assert note in page.read_text(encoding="utf-8")
     chunks = tmp_path / "chunks.jsonl"
     chunks.write_text(

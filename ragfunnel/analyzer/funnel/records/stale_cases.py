@@ -315,7 +315,8 @@ def with_stale_cases(
     An instance is matched by its case and the index version its question searched (a root
     naming none searched the only version ingested). A case whose leaves could not be looked
     for (no chunk text) is ``incomplete_trace`` instead. A trace missing spans stays
-    ``incomplete_trace`` with its own reason: what is missing comes first.
+    ``incomplete_trace`` with its own reason: what is missing comes first. ``instances``
+    have their verdict (``first_failure``, ``failure_reason``, ``failure_item``, ``missing``).
     """
     if stale.is_empty():
         return instances
@@ -336,23 +337,20 @@ def with_stale_cases(
         return instances
     marked = pl.col("stale_reason").is_not_null() & (pl.col("first_failure") != "incomplete_trace")
     unread = marked & (pl.col("stale_failure") == "incomplete_trace")
-    columns = {
-        "first_failure": pl.when(marked).then("stale_failure").otherwise("first_failure"),
-        "failure_reason": pl.when(unread)
-        .then(pl.lit("missing: ") + pl.col("stale_reason"))
-        .when(marked)
-        .then("stale_reason")
-        .otherwise("failure_reason"),
-        "failure_item": pl.when(marked).then(None).otherwise("failure_item"),
-    }
-    if "missing" in instances.columns:  # the list of what the trace lacks, as its reason says
-        columns["missing"] = (
-            pl.when(unread)
-            .then(pl.col("missing").list.concat(pl.concat_list("stale_reason")))
-            .otherwise("missing")
-        )
     return (
         instances.join(found, on="inst", how="left", maintain_order="left")
-        .with_columns(**columns)
+        .with_columns(
+            first_failure=pl.when(marked).then("stale_failure").otherwise("first_failure"),
+            failure_reason=pl.when(unread)
+            .then(pl.lit("missing: ") + pl.col("stale_reason"))
+            .when(marked)
+            .then("stale_reason")
+            .otherwise("failure_reason"),
+            failure_item=pl.when(marked).then(None).otherwise("failure_item"),
+            # The list of what the trace lacks, as its reason says.
+            missing=pl.when(unread)
+            .then(pl.col("missing").list.concat(pl.concat_list("stale_reason")))
+            .otherwise("missing"),
+        )
         .drop("stale_failure", "stale_reason")
     )
