@@ -201,8 +201,7 @@ def _look(claim: Fact, index: ContextIndex, sids: list[int], aligned: bool, *,
 
 def _in_its_place(around: tuple[str, ...], index: ContextIndex, sid: int, n: int) -> bool:
     """Whether the ``n``-th fact of sentence ``sid`` has the neighbours ``around`` of the claim's."""
-    fact, start, end = index.fact_spans(sid)[n]
-    return _same_place(around, neighbours(index.sentences[sid], min(start, fact.start), end))
+    return _same_place(around, places(index, sid)[n])
 
 
 def _placed(claim: Fact, around: tuple[str, ...], index: ContextIndex, sid: int, n: int) -> bool:
@@ -212,10 +211,10 @@ def _placed(claim: Fact, around: tuple[str, ...], index: ContextIndex, sid: int,
     of bound ("from 1 April 2025" and "ab dem 1. März 2025", whatever the language); without
     ``around`` every date of the sentence is in place.
     """
-    fact, start, end = index.fact_spans(sid)[n]
+    fact = index.fact_spans(sid)[n][0]
     if not around or (claim.bound and _bound(claim) == _bound(fact)):
         return True
-    return _same_place(around, neighbours(index.sentences[sid], min(start, fact.start), end))
+    return _same_place(around, places(index, sid)[n])
 
 
 def _shared(words: frozenset[str], sentence: str, found: list[Fact], n: int) -> int:
@@ -259,6 +258,14 @@ def neighbours(folded: str, start: int, end: int) -> tuple[str, ...]:
     return (*[""] * (_AROUND - len(before)), *before, *after, *[""] * (_AROUND - len(after)))
 
 
+def places(index: ContextIndex, sid: int) -> tuple[tuple[str, ...], ...]:
+    """The :func:`neighbours` of each fact of sentence ``sid`` (``fact_spans``; kept with it)."""
+    return index.derived(sid, "places", lambda s: tuple(
+        neighbours(index.sentences[s], min(start, fact.start), end)
+        for fact, start, end in index.fact_spans(s)
+    ))  # fmt: skip
+
+
 def replaced_facts(folded: str, missing: list[str], claim_facts: ClaimFacts,
                    index: ContextIndex, window: list[int]) -> list[str]:  # fmt: skip
     """Facts of the one aligned sentence the claim drops, saying a word of its own in their place.
@@ -280,10 +287,9 @@ def replaced_facts(folded: str, missing: list[str], claim_facts: ClaimFacts,
     lost = set(missing)
     words = [m for m in TOKEN.finditer(folded) if m.group(0) in lost]
     out: list[str] = []
-    for fact, start, end in spans:
+    for (fact, _, end), theirs in zip(spans, places(index, sid), strict=True):
         if stated & {*fact.keys, *fact.numbers}:
             continue
-        theirs = neighbours(sentence, min(start, fact.start), end)
         clause_end = not sentence[end:].strip() or sentence[end:].lstrip()[0] in ".;,:)"
         for m in words:
             mine = neighbours(folded, m.start(), m.end())
@@ -320,8 +326,9 @@ def _in_place(claim: Fact, around: tuple[str, ...], index: ContextIndex,
         if not index.numeric[sid]:
             continue
         sentence, written = index.sentences[sid], index.written[sid]
-        for fact, start, end in index.fact_spans(sid):
-            place = neighbours(sentence, min(start, fact.start), end)
+        for (fact, start, end), place in zip(
+            index.fact_spans(sid), places(index, sid), strict=True
+        ):
             if fact.kind not in _NUMERIC or not fact.numbers or not _same_place(around, place):
                 continue
             if _states(claim, fact) or _inside(claim, fact):
@@ -332,9 +339,7 @@ def _in_place(claim: Fact, around: tuple[str, ...], index: ContextIndex,
     # A sentence like the window's elsewhere may state the claim's value in that place.
     for sid in range(len(index.sentences)):
         if index.numeric[sid] and sid not in aligned:
-            sentence = index.sentences[sid]
-            for fact, start, end in index.fact_spans(sid):
-                place = neighbours(sentence, min(start, fact.start), end)
+            for (fact, _, _), place in zip(index.fact_spans(sid), places(index, sid), strict=True):
                 if _states(claim, fact) and _same_place(around, place):
                     return ""
     return other

@@ -16,10 +16,10 @@ down to the order they iterate in.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ragfunnel.analyzer.judges.offline.prepared import ChunkCache, PreparedChunk, prepare
 from ragfunnel.analyzer.judges.offline.words import is_german, reads_german, stem, tokens
@@ -34,6 +34,12 @@ __all__ = ["ContextIndex"]
 
 _LANGUAGE_SAMPLE = 400
 _UNSEEN: set[int] = set()
+_ABSENT = object()
+T = TypeVar("T")
+
+
+def _chunk_reads_german(folded: str) -> bool:
+    return reads_german(tokens(folded[: _LANGUAGE_SAMPLE * 8])[:_LANGUAGE_SAMPLE])
 
 
 class _Merged(Mapping[str, set[int]]):
@@ -167,12 +173,33 @@ class ContextIndex:
     def chunk_languages(self) -> frozenset[bool]:
         """Whether each chunk reads as German (``words.reads_german``), as a set.
 
-        ``{False, True}`` for a prompt holding chunks of both languages.
+        ``{False, True}`` for a prompt holding chunks of both languages. Read once per prepared
+        chunk (``PreparedChunk.reads_german``).
         """
-        return frozenset(
-            reads_german(tokens(text[: _LANGUAGE_SAMPLE * 8])[:_LANGUAGE_SAMPLE])
-            for text in self.chunk_text
-        )
+        if len(self._parts) != len(self.ids):  # not assembled from prepared chunks
+            return frozenset(_chunk_reads_german(text) for text in self.chunk_text)
+        out = set()
+        for part, text in zip(self._parts, self.chunk_text, strict=True):
+            if part.reads_german is None:
+                part.reads_german = _chunk_reads_german(text)
+            out.add(part.reads_german)
+        return frozenset(out)
+
+    def derived(self, sid: int, name: str, read: Callable[[int], T]) -> T:
+        """``read(sid)``, kept with sentence ``sid``'s prepared chunk as ``name`` (first use).
+
+        For a reading of one sentence that its chunk's text alone decides (as ``fact_spans``):
+        a chunk that comes back in many prompts is read once. Shared: never change what it
+        returns.
+        """
+        if len(self._parts) != len(self.ids):
+            return read(sid)
+        part, local = self._part(sid)
+        key = (name, local)
+        found = part.derived.get(key, _ABSENT)
+        if found is _ABSENT:
+            found = part.derived[key] = read(sid)
+        return found  # type: ignore[no-any-return]
 
     def _assemble(self, parts: list[PreparedChunk]) -> None:
         """The index of the prepared chunks, sentence ids and positions offset chunk by chunk."""

@@ -96,17 +96,26 @@ def _spelt_out(name: str, index: ContextIndex) -> bool:
     States" (BEGIN's dialogue responses abbreviate so).
     """
     if len(name) == 2 and name.isalpha():
-        return any(name in _name_initials(sentence) for sentence in index.written)
+        return any(
+            name in index.derived(sid, "name initials", lambda s: _name_initials(index.written[s]))
+            for sid in range(len(index.written))
+        )
     if not 3 <= len(name) <= 6 or not name.isalpha():
         return False
-    for sentence in index.sentences:  # folded already
-        words = LETTERS.findall(sentence)
-        initials = "".join(w[0] for w in words)
-        # "nasm": "National Air and Space Museum" leaves its function words out.
-        content = "".join(w[0] for w in words if w not in STOPWORDS)
+    for sid in range(len(index.sentences)):
+        initials, content = index.derived(sid, "initials", lambda s: _initials(index.sentences[s]))
         if name in initials or name in content:
             return True
     return False
+
+
+def _initials(sentence: str) -> tuple[str, str]:
+    """The initials of a folded sentence's words, and of its content words alone.
+
+    "nasm": "National Air and Space Museum" leaves its function words out.
+    """
+    words = LETTERS.findall(sentence)
+    return "".join(w[0] for w in words), "".join(w[0] for w in words if w not in STOPWORDS)
 
 
 def _abbreviated(phrase: list[str], index: ContextIndex) -> bool:

@@ -91,6 +91,10 @@ class PreparedChunk:
         days: the sentences naming a day of the week, each with the days it names or spans
             (``terms.days``, in its order); the others name none.
         spans, facts, negation, vectors: per sentence, found on first use (``ContextIndex``).
+        reads_german: whether the chunk reads as German (``words.reads_german``), found on
+            first use (``ContextIndex.chunk_languages``).
+        derived: other readings of one sentence, by the reader's name and the sentence, found on
+            first use (``ContextIndex.derived``).
     """
 
     sentences: tuple[str, ...]
@@ -105,6 +109,8 @@ class PreparedChunk:
     facts: dict[int, list[Fact]] = field(default_factory=dict, repr=False)
     negation: dict[int, str] = field(default_factory=dict, repr=False)
     vectors: dict[int, Any] = field(default_factory=dict, repr=False)
+    reads_german: bool | None = field(default=None, repr=False)
+    derived: dict[tuple[str, int], Any] = field(default_factory=dict, repr=False)
 
 
 def prepare(text: str, folded: str, german: bool) -> PreparedChunk:

@@ -56,8 +56,11 @@ def lead_in_end(claim: str) -> int:
 
 def is_german(words: list[str]) -> bool:
     """Whether folded words read as German: at least two of them (or one of few) mark it."""
-    hits = sum(w in GERMAN_MARKERS for w in words)
-    return hits >= 2 or (hits == 1 and len(words) < 8)
+    return _marks_german(sum(map(GERMAN_MARKERS.__contains__, words)), len(words))
+
+
+def _marks_german(hits: int, count: int) -> bool:
+    return hits >= 2 or (hits == 1 and count < 8)
 
 
 def reads_german(words: list[str]) -> bool:
@@ -67,8 +70,10 @@ def reads_german(words: list[str]) -> bool:
     in an English abstract (short for bisphosphonates and diethylstilbestrol) make no German
     chunk.
     """
-    german = sum(w in GERMAN_MARKERS for w in words)
-    return is_german(words) and german > sum(w in ENGLISH_MARKERS for w in words)
+    german = sum(map(GERMAN_MARKERS.__contains__, words))
+    return _marks_german(german, len(words)) and german > sum(
+        map(ENGLISH_MARKERS.__contains__, words)
+    )
 
 
 @lru_cache(maxsize=_CACHE)

@@ -21,7 +21,9 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 
+from ragfunnel.analyzer.judges.offline.prepared import CHUNK_CACHE
 from ragfunnel.analyzer.judges.offline.words import is_german, tokens
 from ragfunnel.analyzer.judges.run.context import prepare
 from ragfunnel.analyzer.judges.verdict_types import Chunk
@@ -75,19 +77,28 @@ def _readable(terms: set[str]) -> str:
     return ", ".join(sorted(t.split(":", 1)[1] for t in terms))
 
 
+@lru_cache(maxsize=CHUNK_CACHE)
+def _measured(text: str) -> tuple[tuple[str, str, frozenset[str], str], ...]:
+    """A chunk's amounts and quantities: unit, value, their sentence's key words, as written.
+
+    Kept for the most recent chunks: the same chunks come back in many prompts.
+    """
+    prepared = prepare(text)
+    out = []
+    for k, fact in enumerate(prepared.facts):
+        if fact.kind not in MEASURED:
+            continue
+        sentence = prepared.sentence_text(prepared.fact_sentence(k))
+        words = frozenset(key_words(sentence, []))
+        # A day's rate is not a week's: the period is part of what is compared.
+        unit = unit_of(fact) + (f" per {fact.period}" if fact.period else "")
+        out.append((unit, min(fact.keys), words, fact.text))
+    return tuple(out)
+
+
 def conflicting_sources(chunks: Sequence[Chunk]) -> list[str]:
     """Pairs of chunks stating different values of the same thing (see the module docstring)."""
-    claims: list[tuple[str, str, str, frozenset[str], str]] = []
-    for chunk in chunks:
-        prepared = prepare(chunk.text)
-        for k, fact in enumerate(prepared.facts):
-            if fact.kind not in MEASURED:
-                continue
-            sentence = prepared.sentence_text(prepared.fact_sentence(k))
-            words = frozenset(key_words(sentence, []))
-            # A day's rate is not a week's: the period is part of what is compared.
-            unit = unit_of(fact) + (f" per {fact.period}" if fact.period else "")
-            claims.append((chunk.id, unit, min(fact.keys), words, fact.text))
+    claims = [(chunk.id, *measured) for chunk in chunks for measured in _measured(chunk.text)]
     found = []
     for n, (cid, unit, value, words, text) in enumerate(claims):
         for other_id, other_unit, other_value, other_words, other_text in claims[n + 1 :]:

@@ -17,10 +17,14 @@ import pytest
 
 from ragfunnel.analyzer.judges import Chunk
 from ragfunnel.analyzer.judges.offline import OfflineJudge
+from ragfunnel.analyzer.judges.offline.hard import neighbours, places
 from ragfunnel.analyzer.judges.offline.index import ContextIndex
+from ragfunnel.analyzer.judges.offline.names import _initials
 from ragfunnel.analyzer.judges.offline.prepared import ChunkCache, chunk_text, prepare
+from ragfunnel.analyzer.judges.offline.words import reads_german, tokens
 from ragfunnel.analyzer.judges.verdict_types import AnswerVerdict
 from ragfunnel.analyzer.language.lexicon import fold
+from ragfunnel.analyzer.language.terms import facts
 
 CORPUS = [
     Chunk("hotel", "Die Hotelpauschale beträgt 120 EUR pro Nacht. Frühstück ist nicht enthalten."),
@@ -217,3 +221,34 @@ def test_the_days_read_once_per_chunk_are_the_days_of_every_sentence() -> None:
             found = index.day_sentences
             assert list(found) == list(expected)
             assert all(list(found[d]) == list(expected[d]) for d in expected)
+
+
+def test_readings_kept_with_a_chunk_are_its_sentences_readings_in_any_prompt() -> None:
+    # What the judge keeps with a prepared chunk (its language, each fact's neighbours, the
+    # initials of each sentence's words) equals what a prompt without a cache reads anew, in
+    # every order of the chunks and beside any others; a repeated chunk shares its readings.
+    cache = ChunkCache(3)
+    asked = [0]
+
+    def counted(index: ContextIndex, sid: int) -> str:
+        asked[0] += 1
+        return index.sentences[sid]
+
+    for chunks in itertools.islice(itertools.permutations([*CORPUS, CORPUS[2]], 4), 0, 600, 11):
+        for index in (ContextIndex.of(chunks, False), ContextIndex.of(iter(chunks), False, cache)):
+            assert index.chunk_languages == frozenset(
+                reads_german(tokens(text[:3200])[:400]) for text in index.chunk_text
+            )
+            for sid, sentence in enumerate(index.sentences):
+                assert places(index, sid) == tuple(
+                    neighbours(sentence, min(start, fact.start), end)
+                    for fact, start, end in facts(sentence)
+                )
+                assert index.derived(sid, "test", lambda s: _initials(index.sentences[s])) == (
+                    _initials(sentence)
+                )
+    # Read once per sentence of a chunk and language, not once per prompt.
+    index = ContextIndex.of([CORPUS[4], CORPUS[4]], False, ChunkCache(2))
+    for sid in range(len(index.sentences)):
+        assert index.derived(sid, "counted", lambda s: counted(index, s)) == index.sentences[sid]
+    assert asked[0] == len(index.sentences) // 2
