@@ -133,16 +133,17 @@ def judge_command(
         ),
     ] = None,
     workers: Annotated[
-        int,
+        int | None,
         typer.Option(
             "--workers",
             min=1,
             metavar="N",
+            show_default="one per core (at most 8)",
             help="Processes the offline screen (offline, tiered) is spread over, with the "
-            "verdicts of 1; 1 (the default) judges in process, with the least memory "
-            "(docs/judges.md, 'Both cores').",
+            "verdicts of 1; runs of fewer than 400 answers are judged in process. 1 judges "
+            "in process, with the least memory (docs/judges.md, 'Both cores').",
         ),
-    ] = 1,
+    ] = None,
     otlp_endpoint: Annotated[
         str | None,
         typer.Option(

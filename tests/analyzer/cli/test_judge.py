@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from ragfunnel.analyzer.cli import app
 from ragfunnel.analyzer.ingest import ingest_spans
+from ragfunnel.analyzer.judges.run import batch
 from ragfunnel.analyzer.store import Store
 from ragfunnel.testing import capture_spans
 from tests.support.cli_store import stored
@@ -149,8 +152,21 @@ def test_review_and_calibrate(tmp_path: Path) -> None:
     assert empty.exit_code == 2 and "give --csv and/or --jsonl" in empty.stderr
 
 
-def test_judge_workers_write_the_same_rows_page_by_page(tmp_path: Path) -> None:
-    """Issue 35: `--workers 2` (400 answers: past the in-process threshold) and `--workers 1`."""
+def test_judge_workers_write_the_same_rows_page_by_page(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 35: `--workers 2` (400 answers: past the in-process threshold) and `--workers 1`;
+    without `--workers`, one per core."""
+    started: list[int] = []
+
+    class Counted(batch.ScreenPool):
+        def start(self) -> ProcessPoolExecutor:
+            if not self.started:
+                started.append(self.workers)
+            return super().start()
+
+    monkeypatch.setattr(batch, "ScreenPool", Counted)
+    monkeypatch.setattr(batch, "default_workers", lambda: 2)  # as on this 2-core machine
 
     def asked() -> None:
         for n in range(400):
@@ -160,16 +176,18 @@ def test_judge_workers_write_the_same_rows_page_by_page(tmp_path: Path) -> None:
     dsn, _ = stored(tmp_path, [], asked)
     runner = CliRunner()
     found = {}
-    for workers in ("1", "2"):
+    for workers in ("1", "2", "default"):
         out, summary = tmp_path / f"rows-{workers}.jsonl", tmp_path / f"judge-{workers}.json"
-        result = runner.invoke(app, ["judge", "--store", dsn, "--workers", workers, "--dry-run",
+        chosen = [] if workers == "default" else ["--workers", workers]
+        result = runner.invoke(app, ["judge", "--store", dsn, *chosen, "--dry-run",
                                      "--jsonl", str(out), "--json", str(summary)])  # fmt: skip
         assert result.exit_code == 0, result.output
         assert f"wrote 400 verdict rows to {out}" in result.stdout
         assert json.loads(summary.read_text(encoding="utf-8"))["rows"] == 400
         rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
         found[workers] = [{k: v for k, v in r.items() if k != "JudgedAt"} for r in rows]
-    assert found["1"] == found["2"] and len(found["1"]) == 400
+    assert found["1"] == found["2"] == found["default"] and len(found["1"]) == 400
+    assert started == [2, 2]  # --workers 1 starts none; the default as many as there are cores
     bad = runner.invoke(app, ["judge", "--store", dsn, "--workers", "0"])
     assert bad.exit_code == 2 and "--workers" in bad.output
     unwritable = tmp_path / "missing-folder" / "rows.jsonl"

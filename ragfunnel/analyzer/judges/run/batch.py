@@ -114,9 +114,9 @@ def judge_store(
             ``1`` (the default) judges in process; ``None`` one per usable core
             (:func:`~ragfunnel.analyzer.judges.run.workers.default_workers`). Used only for
             :data:`IN_PROCESS_BELOW` answers or more and a ``screen`` that is ``None`` or
-            pickles (``run/workers.py``). The verdicts are the ones given in process; not the
-            default because on a machine whose cores are busy the workers cost more than they
-            save (docs/judges.md, "Both cores").
+            pickles (``run/workers.py``). The verdicts are the ones given in process.
+            ``ragfunnel judge`` passes ``None`` unless told ``--workers``; here the default
+            starts no processes unasked (docs/judges.md, "Both cores").
         keep_rows: keep every verdict row in the result's ``rows`` (default); ``False`` keeps
             none (``row_count`` and the means still hold), so the offline policy, which reads,
             judges and writes :data:`~ragfunnel.analyzer.judges.answers.PAGE_TRACES` traces at
