@@ -174,7 +174,10 @@ def _look(claim: Fact, index: ContextIndex, sids: list[int], aligned: bool, *,
     value's own neighbours ("to 2 pm" for "from 10 am to 4 pm") —, else the first.
     """
     instead, closest = "", -1.0
+    numeric, limited = index.numeric, claim.bound in _STRICT_LIMITS  # else never _within
     for sid in sids:
+        if not numeric[sid]:  # no facts (``facts_of``)
+            continue
         found = index.facts_of(sid)
         for n, fact in enumerate(found):
             if _match(claim, fact):
@@ -182,7 +185,7 @@ def _look(claim: Fact, index: ContextIndex, sids: list[int], aligned: bool, *,
                     return sid, ""
                 instead = instead or fact.text
                 closest = max(closest, len(words) + 1)  # the claim's own value: never replaced
-            elif _within(claim, fact):
+            elif limited and _within(claim, fact):
                 return sid, ""
             elif fact.kind == claim.kind:
                 same_unit = claim.kind in MEASURED and unit_of(fact) == unit_of(claim)
@@ -340,7 +343,7 @@ def _in_place(claim: Fact, around: tuple[str, ...], index: ContextIndex,
     for sid in range(len(index.sentences)):
         if index.numeric[sid] and sid not in aligned:
             for (fact, _, _), place in zip(index.fact_spans(sid), places(index, sid), strict=True):
-                if _states(claim, fact) and _same_place(around, place):
+                if _same_place(around, place) and _states(claim, fact):
                     return ""
     return other
 
