@@ -106,7 +106,10 @@ class AnswerPages:
     """The answers of :func:`read_answers`, read a page of traces at a time.
 
     Iterating gives one frame per page of ``traces_at_once`` traces (:func:`read_answers`'
-    columns and order: the pages, one after the other, are its frame); ``total`` is how many
+    columns, its rows of those traces in its order), the traces in the order their answers
+    started, so that a page's spans lie close together in the store (reading a page of traces
+    scattered over the whole table read the whole table: a run's time grew with its square);
+    the pages hold :func:`read_answers`' rows, each once. ``total`` is how many
     pipeline answers the pages hold before a run filter (a progress bar's total), known before
     the first page is read. Only the trace ids are held between pages.
     """
@@ -197,11 +200,18 @@ def _contexts(
     store: Store, source: str, answers: pl.DataFrame, chunk_texts: Mapping[str, str]
 ) -> pl.DataFrame:
     """Each answer's prompt chunks with their texts, :data:`_TRACES_AT_ONCE` traces at a time."""
-    sliced = answers.select(
-        "trace_id",
-        "span_id",
-        part=(pl.col("trace_id").rank("dense") - 1) // _TRACES_AT_ONCE,
-    ).partition_by("part", include_key=False)
+    # Traces in the order they started, so that each slice's spans lie close together.
+    order = (
+        answers.group_by("trace_id")
+        .agg(pl.col("started").min())
+        .sort("started", "trace_id")
+        .select("trace_id", part=pl.int_range(pl.len()) // _TRACES_AT_ONCE)
+    )
+    sliced = (
+        answers.select("trace_id", "span_id")
+        .join(order, on="trace_id", how="left", maintain_order="left")
+        .partition_by("part", include_key=False)
+    )
     parts = [_slice_contexts(store, source, part, chunk_texts) for part in sliced]
     return pl.concat(parts) if parts else pl.DataFrame(schema=_CONTEXT_COLUMNS)
 

@@ -239,17 +239,18 @@ def generate_answers(
 def answer_traces(
     store: Store, source: str, *, modes: Sequence[str] = ("pipeline",)
 ) -> pl.DataFrame:
-    """The traces holding a generate answer of ``modes``, in trace order.
+    """The traces holding a generate answer of ``modes``, in the order their answers started.
 
     Columns ``TraceId`` and ``Pipeline`` (how many question instances of the trace have a
     pipeline answer, before any run filter): the pages ``generate_answers(traces=...)`` is read
-    in (``judges/answers.py``).
+    in (``judges/answers.py``). By start (then trace id), so that a page's spans lie close
+    together in ``otel_traces`` (``traces.chunk_texts``).
     """
     return store.query_df(
         f"""SELECT TraceId, toInt64(uniqExactIf(QuestionKey, Mode = 'pipeline')) AS Pipeline
     FROM {source}
     WHERE Stage = 'generate' AND StatusCode != 'Error' AND Mode IN {{modes:Array(String)}}
-    GROUP BY TraceId ORDER BY TraceId""",
+    GROUP BY TraceId ORDER BY min(Timestamp), TraceId""",
         {"modes": list(modes)},
     )
 
