@@ -138,7 +138,7 @@ def judge_command(
             "--workers",
             min=1,
             metavar="N",
-            show_default="one per core (at most 8)",
+            show_default="one per core, at most 8",
             help="Processes the offline screen (offline, tiered) is spread over, with the "
             "verdicts of 1; runs of fewer than 400 answers are judged in process. 1 judges "
             "in process, with the least memory (docs/judges.md, 'Both cores').",
