@@ -10,7 +10,11 @@ is taken and judged against the whole abstract in three forms:
   ``8.32``): the aligned sentence says another number in the same place, a contradiction
   (should be unsupported: at least 90 %);
 - **negation**: ``not`` inserted after the sentence's first auxiliary (``were depression`` →
-  ``were not depression``; should be unsupported: at least 90 %).
+  ``were not depression``; should be unsupported: at least 90 %);
+- **exception**: an exception clause appended (``…, except in patients over 80 years of age.``,
+  one of :data:`EXCEPTION_CLAUSES` in turn): the abstract does not restrict its statement so, new
+  content (should be unsupported: at least 90 %; a context about patients of that age may make
+  the clause read as stated).
 
 Sentences of 8 to 60 words only (a heading or a table row is no claim), one per abstract and
 form, chosen with a fixed seed. The judge is measured with and without the paraphrase
@@ -57,6 +61,22 @@ def change_number(sentence: str) -> str | None:
     return sentence[: m.start()] + changed + sentence[m.end() :]
 
 
+EXCEPTION_CLAUSES = (
+    "except in patients over 80 years of age",
+    "except in children under 12 years",
+    "unless the patients had received prior chemotherapy",
+    "other than in women with diabetes",
+    "excluding patients with renal failure",
+)
+"""Exceptions a generator might add to a copied sentence, none tuned to any abstract."""
+
+
+def append_exception(sentence: str) -> str:
+    """The sentence with one of :data:`EXCEPTION_CLAUSES` (by its length) before its full stop."""
+    clause = EXCEPTION_CLAUSES[len(sentence) % len(EXCEPTION_CLAUSES)]
+    return f"{sentence.rstrip().rstrip('.')}, {clause}."
+
+
 def insert_negation(sentence: str) -> str | None:
     """``not`` after the first auxiliary (``were depression`` → ``were not depression``)."""
     m = _AUXILIARY.search(sentence)
@@ -69,6 +89,7 @@ FORMS: dict[str, Callable[[str], str | None]] = {
     "verbatim": lambda s: s,
     "number": change_number,
     "negation": insert_negation,
+    "exception": append_exception,
 }
 
 

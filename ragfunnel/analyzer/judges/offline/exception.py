@@ -84,22 +84,25 @@ def exception_finding(folded: str, written: str, index: ContextIndex) -> str:
     flipped = _flipped(folded, written, index)
     if flipped:
         return flipped
-    m = _EXCEPTION.search(folded)
-    if m is None:
-        return ""
-    end = _END.search(folded, m.end())
-    clause = folded[m.start() : end.start() if end else len(folded)].strip(" ,")
-    words = [
-        w for w in key_words(folded[m.end() : m.start() + len(clause)], []) if w not in META_WORDS
-    ]
+    # Every exception the claim makes, each up to the next: a copied sentence keeps its own
+    # ("apart from decreased verbal fluency") and a generator appends another after it.
+    found = list(_EXCEPTION.finditer(folded))
+    for k, m in enumerate(found):
+        limit = found[k + 1].start() if k + 1 < len(found) else len(folded)
+        end = _END.search(folded, m.end(), limit)
+        stop = end.start() if end else limit
+        clause = folded[m.start() : stop].strip(" ,")
+        if not _stated(folded[m.end() : m.start() + len(clause)], index):
+            if len(written) == len(folded):
+                clause = written[m.start() : m.start() + len(clause)]
+            return f"exception '{clause}' (not in the context)"
+    return ""
+
+
+def _stated(clause: str, index: ContextIndex) -> bool:
+    """Whether one context sentence holds most of the clause's words (a clause of none is)."""
+    words = [w for w in key_words(clause, []) if w not in META_WORDS]
     if not words:
-        return ""
-    german = index.german
-    roots = {stem(w, german) for w in words}
-    # Stated where one context sentence holds most of the clause's words.
-    unstated = max(_held(roots, index).values(), default=0) < _FOUND * len(roots)
-    if not unstated:
-        return ""
-    if len(written) == len(folded):
-        clause = written[m.start() : m.start() + len(clause)]
-    return f"exception '{clause}' (not in the context)"
+        return True
+    roots = {stem(w, index.german) for w in words}
+    return max(_held(roots, index).values(), default=0) >= _FOUND * len(roots)

@@ -90,6 +90,27 @@ def test_the_clause_is_quoted_as_written_and_folded_when_folding_changed_its_len
     )
 
 
+@pytest.mark.parametrize(
+    ("context", "claim", "clause"),
+    [
+        ("The remaining 13 performed normally on the test battery apart from decreased verbal "
+         "fluency.",
+         "The remaining 13 performed normally on the test battery apart from decreased verbal "
+         "fluency, unless the patients had received prior chemotherapy.",
+         "unless the patients had received prior chemotherapy"),
+        ("Alkohol wird nicht erstattet, außer bei Kundenessen.",
+         "Alkohol wird nicht erstattet, außer bei Kundenessen, ausgenommen Spirituosen.",
+         "ausgenommen spirituosen"),
+    ],
+)  # fmt: skip
+def test_an_exception_appended_after_one_the_context_states_is_found(
+    context: str, claim: str, clause: str
+) -> None:
+    # The copied sentence's own exception is stated; the one a generator appended is not.
+    assert _finding(claim, context) == f"exception '{clause}' (not in the context)"
+    assert _finding(context, context) == ""
+
+
 def test_a_claim_without_an_exception_phrase_has_no_finding() -> None:
     assert _finding("Alcohol is not reimbursed.", "Client dinners are reimbursed.") == ""
 
