@@ -18,6 +18,7 @@ LLM judge; nothing here changes a score.
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 from collections.abc import Sequence
@@ -25,7 +26,7 @@ from functools import lru_cache
 
 from ragfunnel.analyzer.judges.offline.prepared import CHUNK_CACHE
 from ragfunnel.analyzer.judges.offline.words import is_german, tokens
-from ragfunnel.analyzer.judges.run.context import prepare
+from ragfunnel.analyzer.judges.run.context import Text
 from ragfunnel.analyzer.judges.verdict_types import Chunk
 from ragfunnel.analyzer.language.lexicon import fold
 from ragfunnel.analyzer.language.terms import MEASURED, facts, key_words, unit_of
@@ -47,6 +48,8 @@ _NAME = re.compile(r"(?<![\w-])[A-ZÄÖÜ][\w-]+")
 _OPENS = re.compile(r"(?:^|[.!?:;\n])[\s\"'“„(*-]*$")
 """The text before a word that opens a sentence (or the answer, or a list item)."""
 _SHARED_WORDS = 2
+_SENTENCE_END = re.compile(r"[.!?;:]\s+|\n+")
+"""Where a sentence ends, for the key words of an amount's sentence."""
 
 
 def answer_terms(answer: str) -> set[str]:
@@ -81,18 +84,29 @@ def _readable(terms: set[str]) -> str:
 def _measured(text: str) -> tuple[tuple[str, str, frozenset[str], str], ...]:
     """A chunk's amounts and quantities: unit, value, their sentence's key words, as written.
 
-    Kept for the most recent chunks: the same chunks come back in many prompts.
+    Kept for the most recent chunks: the same chunks come back in many prompts. Only what the
+    signal compares is kept and worked out — each sentence's key words once, however many
+    amounts it states (when no chunk repeats, this was a quarter of a judge run's CPU).
     """
-    prepared = prepare(text)
+    folded = fold(text)
+    source = text if len(text) == len(folded) else folded
+    starts: list[int] = []
+    keys: dict[int, frozenset[str]] = {}
     out = []
-    for k, fact in enumerate(prepared.facts):
+    for fact, start, end in facts(folded, Text.of(folded).words):
         if fact.kind not in MEASURED:
             continue
-        sentence = prepared.sentence_text(prepared.fact_sentence(k))
-        words = frozenset(key_words(sentence, []))
+        if not starts:
+            starts = [0, *(m.end() for m in _SENTENCE_END.finditer(folded))]
+        sid = bisect.bisect_right(starts, start) - 1
+        words = keys.get(sid)
+        if words is None:
+            stop = starts[sid + 1] if sid + 1 < len(starts) else len(folded)
+            words = keys[sid] = frozenset(key_words(folded[starts[sid] : stop], []))
         # A day's rate is not a week's: the period is part of what is compared.
         unit = unit_of(fact) + (f" per {fact.period}" if fact.period else "")
-        out.append((unit, min(fact.keys), words, fact.text))
+        # The fact as written, with its bound phrase ("bis zu 120 EUR").
+        out.append((unit, min(fact.keys), words, source[fact.start : end]))
     return tuple(out)
 
 
