@@ -110,6 +110,8 @@ def _phrases(
 _QUALIFIER, _QUALIFIER_OF = _phrases(QUALIFIERS)
 _BOUND_OF = {phrase: name for name, phrases in BOUNDS for phrase in phrases}
 _BOUND_WINDOW = 28
+_BOUND_LAST = frozenset(phrase.split()[-1] for phrase in _BOUND_OF)
+"""The last word of every bound phrase: a window ending in no such word holds none (most)."""
 MEASURED = frozenset({"amount", "quantity"})
 """The kinds of fact measured in a unit (a currency, ``day``, ``kg`` …): only they are rates
 for a period, and another value of the same unit contradicts them anywhere."""
@@ -364,6 +366,8 @@ def _bound(folded: str, start: int) -> tuple[str, int]:
     cut_word = offset > 0 and folded[offset - 1].isalpha()
     for skip in (0, 1):
         end = len(tokens) - skip
+        if end < 1 or tokens[end - 1] not in _BOUND_LAST:
+            continue
         for size in (3, 2, 1):
             first = end - size
             if first < 0 or (first == 0 and cut_word):
