@@ -26,7 +26,6 @@ from functools import lru_cache
 
 from ragfunnel.analyzer.judges.offline.prepared import CHUNK_CACHE
 from ragfunnel.analyzer.judges.offline.words import is_german, tokens
-from ragfunnel.analyzer.judges.run.context import Text
 from ragfunnel.analyzer.judges.verdict_types import Chunk
 from ragfunnel.analyzer.language.lexicon import fold
 from ragfunnel.analyzer.language.terms import MEASURED, facts, key_words, unit_of
@@ -50,6 +49,7 @@ _OPENS = re.compile(r"(?:^|[.!?:;\n])[\s\"'“„(*-]*$")
 _SHARED_WORDS = 2
 _SENTENCE_END = re.compile(r"[.!?;:]\s+|\n+")
 """Where a sentence ends, for the key words of an amount's sentence."""
+_PUNCTUATION = ".,;:!?()[]{}\"'„“”«»/*`<>|"
 
 
 def answer_terms(answer: str) -> set[str]:
@@ -80,6 +80,16 @@ def _readable(terms: set[str]) -> str:
     return ", ".join(sorted(t.split(":", 1)[1] for t in terms))
 
 
+def _words(folded: str) -> set[str]:
+    """A folded text's words, its hyphenated ones also split and joined ("twenty-five")."""
+    words = {token.strip(_PUNCTUATION) for token in folded.split()}
+    if "-" in folded:
+        for token in [t for t in words if "-" in t]:
+            words.update(token.split("-"))
+            words.add(token.replace("-", ""))
+    return words
+
+
 @lru_cache(maxsize=CHUNK_CACHE)
 def _measured(text: str) -> tuple[tuple[str, str, frozenset[str], str], ...]:
     """A chunk's amounts and quantities: unit, value, their sentence's key words, as written.
@@ -93,7 +103,7 @@ def _measured(text: str) -> tuple[tuple[str, str, frozenset[str], str], ...]:
     starts: list[int] = []
     keys: dict[int, frozenset[str]] = {}
     out = []
-    for fact, start, end in facts(folded, Text.of(folded).words):
+    for fact, start, end in facts(folded, _words(folded)):
         if fact.kind not in MEASURED:
             continue
         if not starts:

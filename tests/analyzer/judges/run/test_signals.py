@@ -13,6 +13,17 @@ from ragfunnel.analyzer.judges.run.signals import (
 )
 
 
+def test_an_amount_is_quoted_as_written_with_its_bound_phrase() -> None:
+    chunks = [
+        Chunk("a", "Das Parken ist 2 Stunden frei. Die Hotelpauschale beträgt bis zu 120 EUR pro Nacht."),
+        Chunk("b", "Die Hotelpauschale beträgt 150 EUR pro Nacht.\nDas Parken ist 3 Stunden frei."),
+    ]  # fmt: skip
+    assert conflicting_sources(chunks) == [
+        "a says 2 Stunden, b says 3 Stunden",
+        "a says bis zu 120 EUR pro Nacht, b says 150 EUR pro Nacht",
+    ]
+
+
 def test_signals() -> None:
     chunks = [
         Chunk("policy-v1#hotel", "Die Hotelpauschale beträgt 120 EUR pro Nacht."),
