@@ -395,8 +395,14 @@ def facts(folded: str, words: AbstractSet[str] | None = None) -> list[tuple[Fact
             continue
         start = m.start()
         # A number word's digit sits at its end ("four" reads "   4"): the fact, and so the
-        # span the caller removes from the key words, starts where the word does.
-        while start > 0 and folded[start - 1] == " " and written[start - 1].isalpha():
+        # span the caller removes from the key words, starts where the words do — over the
+        # space or hyphen inside one number too ("twenty-five", "two hundred"), which has a
+        # rewritten letter before it (a rewritten run ends in its digits).
+        while start > 0 and folded[start - 1] == " " and (
+            written[start - 1].isalpha()
+            or (written[start - 1] in " -" and start > 1 and folded[start - 2] == " "
+                and written[start - 2].isalpha())
+        ):  # fmt: skip
             start -= 1
         bound, at = _bound(folded, start)
         end, period = m.end(), ""

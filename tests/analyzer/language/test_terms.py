@@ -105,11 +105,24 @@ def test_codes_are_exact_and_a_measured_fact_has_a_unit() -> None:
     assert (unit_of(amount[0]), unit_of(days[0])) == ("EUR", "day")
 
 
-def test_a_facts_span_covers_its_number_word() -> None:
-    folded = fold("Loans run four weeks.")
-    ((fact, start, end),) = facts(folded)
-    assert folded[start:end].startswith("four")
-    assert fact.keys[0] == "4 week"
+@pytest.mark.parametrize(
+    ("text", "span", "key"),
+    [
+        ("Loans run four weeks.", "four weeks", "4 week"),
+        # Every word of the number, over its hyphen or space: a message quotes "twenty-five
+        # euros", not "five euros", and no part is left among the key words.
+        ("The fee is twenty-five euros.", "twenty-five euros", "EUR 25"),
+        ("They enrolled two hundred and fifty patients.", "two hundred and fifty", "250"),
+        ("Es gilt ab einundzwanzig Tagen.", "einundzwanzig tagen", "21 day"),
+        # A word before the number stays out ("the", and a join word).
+        ("It lasts the five days and five nights.", "five days", "5 day"),
+    ],
+)
+def test_a_facts_span_covers_every_word_of_its_number(text: str, span: str, key: str) -> None:
+    folded = fold(text)
+    fact, start, end = facts(folded)[0]
+    assert folded[start:end] == span
+    assert fact.keys[0] == key
 
 
 def test_may_hold_facts_looks_for_digits_and_currency_signs() -> None:

@@ -44,7 +44,12 @@ ClaimFacts = list[tuple[Fact, str, tuple[str, ...]]]
 """A claim's facts: each with the claim's text of it and its neighbouring words
 (:func:`neighbours`), as :func:`check_facts` reads them."""
 
-_CORE = re.compile(r"\d+(?:[.,:]\d+)*|" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)))
+_NUMBER_WORD = "|".join(sorted(NUMBER_WORDS, key=len, reverse=True))
+_CORE = re.compile(
+    rf"\d+(?:[.,:]\d+)*|(?:{_NUMBER_WORD})(?:(?:\s+and\s+|[\s-]+)(?:{_NUMBER_WORD}))*"
+)
+"""A number as written: its digits, or all its words ("fifty-seven", "two hundred and ten"): the
+first alone would find "fifty-seven" in "fifty-one"."""
 STRONG_QUALIFIERS = frozenset(("always", "never", "unlimited", "without exception", "guaranteed"))
 """Qualifier groups whose absence from the context is a contradiction; the others (``all``,
 ``only``, ``must``) are paraphrased too often and only lower the score."""

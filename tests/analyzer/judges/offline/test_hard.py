@@ -98,6 +98,27 @@ def test_a_changed_number_word_is_still_caught() -> None:
 
 
 @pytest.mark.parametrize(
+    ("claim", "context", "label", "missing"),
+    [
+        # Every word of a spelled-out number is looked for: "fifty-seven" is not written in
+        # "Fifty-one patients", and it is quoted whole.
+        ("Fifty-seven patients were enrolled.",
+         "Fifty-one patients with 46 malignant and 44 benign lesions were enrolled.",
+         "uncertain", "not in the context: Fifty-seven"),
+        ("Fifty-seven patients were enrolled.", "Fifty-seven patients were enrolled in 2010.",
+         "supported", ""),
+        ("Two hundred and ten patients were enrolled.",
+         "Two hundred and ten patients were enrolled in 2010.", "supported", ""),
+    ],
+)  # fmt: skip
+def test_a_spelled_out_number_is_found_only_whole(
+    claim: str, context: str, label: str, missing: str
+) -> None:
+    (verdict,) = OfflineJudge(paraphrase=False).judge(claim, [("c", context)]).claims
+    assert (verdict.label, verdict.missing) == (label, missing)
+
+
+@pytest.mark.parametrize(
     ("claim", "context", "missing"),
     [
         ("Taxis are allowed from 20:00.", "Taxis are allowed from 22:00.", "(context: from 22:00)"),
