@@ -103,7 +103,7 @@ def _measured(text: str) -> tuple[tuple[str, str, frozenset[str], str], ...]:
     starts: list[int] = []
     keys: dict[int, frozenset[str]] = {}
     out = []
-    for fact, start, end in facts(folded, _words(folded)):
+    for fact, start, end in facts(folded, _words(folded), measured=True):
         if fact.kind not in MEASURED:
             continue
         if not starts:
