@@ -2,7 +2,7 @@
 
 Reads ``pubmedqa-abstracts.jsonl`` (bench/judge_data.py ``--pubmedqa``: the 1,000
 expert-annotated PubMed abstracts of pubmedqa/pubmedqa, MIT). From each abstract one sentence
-is taken and judged against the whole abstract in three forms:
+is taken and judged against the whole abstract in four forms:
 
 - **verbatim**: the sentence as the abstract has it (should be supported: at most 1 %
   unsupported);
