@@ -28,7 +28,7 @@ from ragfunnel.analyzer.judges.offline.prepared import CHUNK_CACHE
 from ragfunnel.analyzer.judges.offline.words import is_german, tokens
 from ragfunnel.analyzer.judges.verdict_types import Chunk
 from ragfunnel.analyzer.language.lexicon import fold
-from ragfunnel.analyzer.language.terms import MEASURED, facts, key_words, unit_of
+from ragfunnel.analyzer.language.terms import facts, key_words, unit_of
 
 __all__ = [
     "LOGPROB_FLOOR",
@@ -104,8 +104,6 @@ def _measured(text: str) -> tuple[tuple[str, str, frozenset[str], str], ...]:
     keys: dict[int, frozenset[str]] = {}
     out = []
     for fact, start, end in facts(folded, _words(folded), measured=True):
-        if fact.kind not in MEASURED:
-            continue
         if not starts:
             starts = [0, *(m.end() for m in _SENTENCE_END.finditer(folded))]
         sid = bisect.bisect_right(starts, start) - 1
