@@ -49,6 +49,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -80,10 +81,12 @@ def _changed(sentence: str, rng: random.Random) -> str:
     return _NUMBER.sub(lambda m: str(int(float(m.group(0))) + rng.randint(2, 9)), sentence, 1)
 
 
-def workload(corpus: list[list[str]], n: int, shape: str, seed: int = 35) -> list[dict[str, Any]]:
-    """``n`` answers with their prompts (see the module docstring)."""
+def workload(
+    corpus: list[list[str]], n: int, shape: str, seed: int = 35
+) -> Iterator[dict[str, Any]]:
+    """``n`` answers with their prompts (see the module docstring), one at a time: a million
+    of them (~10 GB of prompt text) are written out as they are made, never held."""
     rng = random.Random(seed)
-    out = []
     for i in range(n):
         picks: list[int] = []
         words = 0
@@ -107,11 +110,10 @@ def workload(corpus: list[list[str]], n: int, shape: str, seed: int = 35) -> lis
         while outside in picks:
             outside = rng.randrange(len(corpus))
         claims.insert(3, rng.choice(corpus[outside]))
-        out.append({"answer": " ".join(claims), "chunks": chunks})
-    return out
+        yield {"answer": " ".join(claims), "chunks": chunks}
 
 
-def write_traces(path: Path, items: list[dict[str, Any]]) -> None:
+def write_traces(path: Path, items: Iterable[dict[str, Any]]) -> None:
     """A question span and a generate span per answer, through the OTLP-JSON file exporter."""
     from opentelemetry.trace import SpanKind, set_span_in_context
 
@@ -143,12 +145,15 @@ def prepared_store(work: Path, data: Path, n: int, shape: str, corpus: int) -> t
         return store, pairs
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
-    items = workload(paragraphs(data, corpus), n, shape)
-    with pairs.open("w") as out:
-        for item in items:
-            out.write(json.dumps(item) + "\n")
     traces = folder / "traces.jsonl"
-    write_traces(traces, items)
+    with pairs.open("w") as out:
+
+        def kept(items: Iterator[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+            for item in items:  # each pair written beside its traces, as it is made
+                out.write(json.dumps(item) + "\n")
+                yield item
+
+        write_traces(traces, kept(workload(paragraphs(data, corpus), n, shape)))
     ragfunnel = shutil.which("ragfunnel") or "ragfunnel"
     subprocess.run([ragfunnel, "ingest", str(traces), "--store", f"chdb://{store}", "-q"],
                    check=True)  # fmt: skip
