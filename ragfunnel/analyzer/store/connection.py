@@ -118,7 +118,7 @@ class Store:
         # One statement at a time: an analysis runs its next query on a worker thread while it
         # builds records, and the ingest writes on one; a client serves one call at a time.
         self._lock = threading.RLock()
-        self._merge_pauses = 0
+        self._merge_pauses: dict[str, int] = {}  # blocks pausing merges, by table ("": all)
         self._held = contextlib.ExitStack()  # what the store holds until it closes
         self.client = client
         self.dsn_redacted = target.redacted
@@ -324,30 +324,53 @@ class Store:
             yield MergeDeferral(paused.close, start)
 
     @contextlib.contextmanager
-    def merges_paused(self) -> Iterator[None]:
-        """Within the block, the embedded engine runs no background merge (an analysis).
+    def merges_paused(self, *tables: str) -> Iterator[None]:
+        """Within the block, the embedded engine merges nothing (an analysis), or not ``tables``.
+
+        ``tables`` are tables of :attr:`database`: a judge run writes verdicts, whose parts must
+        still merge, and only reads the spans.
 
         A merge still running when the process ends is lost, and until then it takes a core and
         a few hundred megabytes from the analysis; ingest merges instead (:meth:`settle`).
-        Blocks may nest. Nothing happens for a server or a read-only store (a session that
-        sends no ``SYSTEM`` statement).
+        After a large ingest the merges of its parts took a judge run from 0.8 to 2.2 GiB
+        (bench/RESULTS.md, "Issue 35, tenth session"). Blocks may nest, of all tables and of
+        some. Nothing happens for a server or a read-only store (a session that sends no
+        ``SYSTEM`` statement).
         """
         if not self.embedded or self.read_only:
             yield
             return
+        targets = [quote(self.database, check_identifier("table", t)) for t in tables] or [""]
         with self._lock:
-            self._merge_pauses += 1
-            if self._merge_pauses == 1:
-                with contextlib.suppress(*_CLIENT_ERRORS):  # merges are an optimisation
-                    self.client.command("SYSTEM STOP MERGES")
+            for target in targets:
+                self._merge_pauses[target] = self._merge_pauses.get(target, 0) + 1
+                if self._merge_pauses[target] == 1 and (
+                    not target or not self._merge_pauses.get("")
+                ):
+                    self._merges("STOP", target)
         try:
             yield
         finally:
             with self._lock:
-                self._merge_pauses -= 1
-                if not self._merge_pauses and not self._closed:
-                    with contextlib.suppress(*_CLIENT_ERRORS):
-                        self.client.command("SYSTEM START MERGES")
+                for target in targets:
+                    self._merge_pauses[target] -= 1
+                    if self._merge_pauses[target] or self._closed:
+                        continue
+                    if target:  # a table's pause ends: it merges unless all merges are paused
+                        if not self._merge_pauses.get(""):
+                            self._merges("START", target)
+                        continue
+                    # All merges resume, then the tables still paused by their own block stop
+                    # again (starting all merges starts every table's).
+                    self._merges("START", "")
+                    for table, held in self._merge_pauses.items():
+                        if table and held:
+                            self._merges("STOP", table)
+
+    def _merges(self, action: str, table: str) -> None:
+        """``SYSTEM STOP MERGES`` or ``START``, of one table or (``""``) of all."""
+        with contextlib.suppress(*_CLIENT_ERRORS):  # merges are an optimisation
+            self.client.command(f"SYSTEM {action} MERGES {table}".rstrip())
 
     def insert_arrow(self, table: str, data: pyarrow.Table, *, temporary: bool = False) -> None:
         """Insert ``data`` into ``table``, a table of :attr:`database`, in one Arrow block.

@@ -138,6 +138,53 @@ def test_merges_pause_once_for_nested_blocks_and_resume_after(store: Store) -> N
         assert recorder.statements == ["SYSTEM STOP MERGES", "SELECT 1", "SYSTEM START MERGES"]
 
 
+def test_a_table_s_merges_pause_alone_and_stay_paused_when_all_merges_resume(
+    store: Store,
+) -> None:
+    traces = store.traces_table
+    with recording(store) as recorder:
+        with store.merges_paused(store.table):
+            with store.merges_paused(store.table):
+                pass
+            with store.merges_paused():  # an analysis inside a judge run
+                with store.merges_paused(store.table):
+                    pass
+            assert recorder.statements == [
+                f"SYSTEM STOP MERGES {traces}",
+                "SYSTEM STOP MERGES",
+                "SYSTEM START MERGES",  # starts every table's merges: the judge's table stops again
+                f"SYSTEM STOP MERGES {traces}",
+            ]
+        assert recorder.statements[-1] == f"SYSTEM START MERGES {traces}"
+    with recording(store) as recorder:
+        with store.merges_paused(), store.merges_paused(store.table):
+            pass  # all merges paused already: the table's pause sends nothing
+    assert recorder.statements == ["SYSTEM STOP MERGES", "SYSTEM START MERGES"]
+    with pytest.raises(StoreError, match=r"table name .* is not allowed"):
+        with store.merges_paused("otel_traces; DROP TABLE x"):
+            pass
+
+
+def test_a_paused_table_is_not_merged_while_the_others_are(store: Store) -> None:
+    # The engine's own answer: OPTIMIZE runs a merge now, and is refused for a paused table.
+    other = quote(store.database, "other")
+    store.command(f"CREATE TABLE {other} (n UInt64) ENGINE = MergeTree ORDER BY n")
+    for n in range(2):  # two parts each
+        store.command(f"INSERT INTO {other} VALUES ({n})")
+        store.command(f"INSERT INTO {store.traces_table} (TraceId, SpanId) VALUES ('t{n}', 's')")
+    with store.merges_paused(store.table):
+        with pytest.raises(StoreError, match=r"(?i)cancel"):
+            store.command(f"OPTIMIZE TABLE {store.traces_table} FINAL")
+        store.command(f"OPTIMIZE TABLE {other} FINAL")
+    store.command(f"OPTIMIZE TABLE {store.traces_table} FINAL")  # merges again after the block
+    parts = store.query_df(
+        "SELECT table, count() AS n FROM system.parts WHERE active AND database = {db:String} "
+        "AND table IN ('other', {traces:String}) GROUP BY table ORDER BY table",
+        {"db": store.database, "traces": store.table},
+    )
+    assert parts.rows() == [(store.table, 1), ("other", 1)]
+
+
 def test_a_read_only_store_sends_no_system_statement(reader: Store) -> None:
     with recording(reader) as recorder:
         with reader.merges_paused():
