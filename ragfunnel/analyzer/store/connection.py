@@ -332,7 +332,7 @@ class Store:
 
         A merge still running when the process ends is lost, and until then it takes a core and
         a few hundred megabytes from the analysis; ingest merges instead (:meth:`settle`).
-        After a large ingest the merges of its parts took a judge run from 0.8 to 2.2 GiB
+        After a large ingest the merges of its parts took a judge run from 1.0 to 2.2 GiB
         (bench/RESULTS.md, "Issue 35, tenth session"). Blocks may nest, of all tables and of
         some. Nothing happens for a server or a read-only store (a session that sends no
         ``SYSTEM`` statement).

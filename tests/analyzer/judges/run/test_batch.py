@@ -47,7 +47,7 @@ def test_a_judge_run_pauses_the_merges_of_the_spans_it_reads_and_not_of_its_verd
     store: Store,
 ) -> None:
     # An ingest leaves parts to merge; their merges in the judge's process took its peak from
-    # 0.8 to 2.2 GiB after 300,000 answers (bench/RESULTS.md). The verdicts, written page by
+    # 1.0 to 2.2 GiB after 300,000 answers (bench/RESULTS.md). The verdicts, written page by
     # page, keep merging: paused, a million answers would leave a thousand parts.
     _record(store)
     stage = quote(store.database, STAGE_TABLE)
