@@ -61,9 +61,8 @@ def test_a_judge_run_pauses_the_merges_of_the_spans_it_reads_and_not_of_its_verd
         f"SYSTEM START MERGES {stage}",
     ]
     first, last = (recorder.statements.index(m) for m in (merges[1], merges[2]))
-    reads = recorder.statements[first + 1 : last]
-    assert any("INSERT INTO" in s and "verdicts" in s for s in reads)  # judged in between
-    assert not any("SYSTEM STOP MERGES" in s for s in reads)
+    during = recorder.statements[first + 1 : last]
+    assert any("INSERT INTO" in s and "verdicts" in s for s in during)  # judged in between
 
 
 def test_llm_policy_and_a_rerun_makes_no_calls(store: Store) -> None:
