@@ -152,8 +152,7 @@ def judge_store(
     blob = shippable(screen) if chosen.screens and processes > 1 else None
     # The spans are only read: their merges (an ingest leaves up to DEFERRED_PARTS parts) ran
     # beside the judge, its peak 2.2 GiB instead of 1.0 after a 300,000-answer ingest.
-    reads = (store.table, STAGE_TABLE)
-    with store.merges_paused(*reads), ScreenPool(blob or b"", processes) as pool:
+    with store.merges_paused(store.table, STAGE_TABLE), ScreenPool(blob or b"", processes) as pool:
         run.screen = Screen(screen if screen is not None else OfflineJudge(), pool, blob)
         if chosen.needs_endpoint:  # the whole run at once: the LLM's slices, the tiered sample
             found = read_answers(store, runs=chosen_runs, modes=_MODES, chunk_texts=given)
