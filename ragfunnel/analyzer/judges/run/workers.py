@@ -18,6 +18,9 @@ judge and loads its models), so fewer than :data:`IN_PROCESS_BELOW` answers are 
 process, as is every run with ``workers=1`` or with a ``screen=`` judge that does not pickle
 (an :class:`OfflineJudge` instance holds caches that do not: pass ``screen=None`` for the
 default judge in every worker).
+
+A worker ends when the process that started it ends, however it ends (:func:`_watch`): a parent
+killed outright runs no cleanup, and its workers would wait for tasks forever.
 """
 
 from __future__ import annotations
@@ -25,7 +28,10 @@ from __future__ import annotations
 import multiprocessing
 import os
 import pickle
+import select
 import sys
+import threading
+import time
 import types
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
@@ -90,8 +96,43 @@ def shippable(screen: Judge | None) -> bytes | None:
 _judge: Judge | None = None
 
 
-def _start(blob: bytes) -> None:
-    """A worker's judge: the user's, unpickled, else a new :class:`OfflineJudge` (warmed up)."""
+def _watch(owner: int) -> None:
+    """End this worker as soon as process ``owner`` (the pool's) has ended.
+
+    A parent killed outright (``SIGKILL``, the kernel's OOM killer) runs no cleanup; its
+    workers, blocked reading tasks from a queue whose write end they hold too, would wait
+    forever with their judges (~300 MB each), and keep the fork server and the resource
+    tracker alive (each ends with the last worker holding its pipe). A pidfd refers to that
+    very process (a reused pid cannot fool it); where there is none, the pid is polled.
+    """
+    try:
+        handle = os.pidfd_open(owner)
+    except ProcessLookupError:
+        os._exit(1)
+    except (AttributeError, OSError):  # no pidfds: not Linux, or a kernel before 5.3
+        while _alive(owner):
+            time.sleep(1.0)
+        os._exit(1)
+    select.select([handle], [], [])  # readable once the process has ended
+    os._exit(1)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # a process of another user holds the pid: ours has ended
+        return False
+    return True
+
+
+def _start(blob: bytes, owner: int) -> None:
+    """A worker's judge: the user's, unpickled, else a new :class:`OfflineJudge` (warmed up).
+
+    The worker ends with ``owner``, the process that started it (:func:`_watch`).
+    """
+    threading.Thread(target=_watch, args=(owner,), name="ragfunnel-owner", daemon=True).start()
     global _judge  # noqa: PLW0603 - one judge per worker process, made once
     _judge = pickle.loads(blob) if blob else OfflineJudge()  # noqa: S301 - our own pickle
     if not blob:  # its models loaded now, while the parent reads the first page
@@ -183,7 +224,10 @@ class ScreenPool:
         """Start the workers now (they make their judges while the caller reads on)."""
         if self._pool is None:
             self._pool = ProcessPoolExecutor(
-                self.workers, mp_context=_context(), initializer=_start, initargs=(self._blob,)
+                self.workers,
+                mp_context=_context(),
+                initializer=_start,
+                initargs=(self._blob, os.getpid()),
             )
             with _starting_workers():  # a worker is spawned per submit while none is idle
                 for _ in range(self.workers):

@@ -12,6 +12,7 @@ import pickle
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
@@ -127,6 +128,7 @@ def test_a_script_without_a_main_guard_is_not_run_again(
 
 _IN_A_TREE = """
 import sys
+import time
 sys.path.insert(0, sys.argv[1])
 from ragfunnel.analyzer.judges.run.workers import ScreenPool
 from ragfunnel.analyzer.judges.offline import OfflineJudge
@@ -160,3 +162,43 @@ def test_the_workers_judge_with_the_parents_code(tmp_path: Path) -> None:
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["offline-tree", "offline-tree"]
+
+
+_KILLED_WHILE_JUDGING = """
+import sys, time
+from ragfunnel.analyzer.judges.run.workers import ScreenPool
+from ragfunnel.analyzer.judges.verdict_types import Chunk
+items = [("The clinic opens at 9 am.", (Chunk("c", "The clinic opens at 9 am."),))]
+pool = ScreenPool(b"", 2)
+pool.submit(items * 4).results(lambda _n: None)
+print(*pool.start()._processes, flush=True)
+time.sleep(600)
+"""
+
+
+def _ended(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii")
+    except FileNotFoundError:
+        return True
+    return stat.rsplit(")", 1)[1].split()[0] == "Z"  # ended, not yet reaped
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads processes from /proc")
+def test_workers_end_when_the_process_that_started_them_is_killed(tmp_path: Path) -> None:
+    """A judge killed outright (``SIGKILL``, the OOM killer) runs no cleanup; its workers
+    (~300 MB each) must not wait for tasks forever."""
+    with subprocess.Popen(
+        [sys.executable, "-c", _KILLED_WHILE_JUDGING],
+        cwd=tmp_path, stdout=subprocess.PIPE, text=True,
+    ) as script:  # fmt: skip
+        try:
+            assert script.stdout is not None
+            pids = [int(p) for p in script.stdout.readline().split()]
+            assert len(pids) == 2 and not any(_ended(p) for p in pids)
+        finally:
+            script.kill()
+    deadline = time.monotonic() + 30
+    while not all(_ended(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert [p for p in pids if not _ended(p)] == []
