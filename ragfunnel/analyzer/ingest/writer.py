@@ -121,10 +121,9 @@ class Writer:
                 self._own.add(trace_ids)
             # On both cores: the engine's insert (sorting, compressing, the stage view's
             # parsing) is the ingest's critical path, and the next chunk's conversion takes a
-            # fraction of a core beside it; the twice as many parts wait for no merge
-            # (Store.merges_deferred).
-            self._store.insert_traces(table, streams=INSERT_STREAMS)
-            self.merges.wrote(INSERT_STREAMS)
+            # fraction of a core beside it; the parts it writes (one per stream used) wait for
+            # no merge until there are many (Store.merges_deferred).
+            self.merges.wrote(self._store.insert_traces(table, streams=INSERT_STREAMS))
             low, high = self._inserted or (chunk.low, chunk.high)
             self._inserted = (min(low, chunk.low), max(high, chunk.high))
         self.inserted += table.num_rows

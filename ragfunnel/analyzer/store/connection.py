@@ -389,8 +389,11 @@ class Store:
         except _CLIENT_ERRORS as exc:
             raise self._error(f"insert into {where} failed", exc) from None
 
-    def insert_traces(self, data: pyarrow.Table, *, streams: int = 1) -> None:
+    def insert_traces(self, data: pyarrow.Table, *, streams: int = 1) -> int:
         """Insert ``otel_traces`` rows (columns named as the table's, Nested ones flattened).
+
+        Returns the parts the insert wrote in each table it fed (the streams it used; one for a
+        server), which :class:`MergeDeferral` counts.
 
         A server receives one Arrow block. The embedded engine receives the rows as Arrow
         files, one per insert stream, read by one ``INSERT ... SELECT ... FROM file()`` over
@@ -401,24 +404,26 @@ class Store:
         """
         if not self._target.embedded or _TMP_IS_GLOB:
             self.insert_arrow(self.table, data)
-            return
+            return 1
         try:
-            self._insert_file(data, streams)
+            return self._insert_file(data, streams)
         except _CLIENT_ERRORS as exc:
             raise self._error(f"insert into {self.traces_table} failed", exc) from None
 
-    def _insert_file(self, data: pyarrow.Table, streams: int) -> None:
+    def _insert_file(self, data: pyarrow.Table, streams: int) -> int:
         import pyarrow as pa
 
         columns = data.schema.names
         streams = max(1, min(streams, INSERT_STREAMS, data.num_rows // _MIN_STREAM_ROWS))
         step = max(1, -(-data.num_rows // streams))
+        firsts = range(0, max(data.num_rows, 1), step)
         with tempfile.TemporaryDirectory(prefix="ragfunnel-insert-", dir=_TMP) as folder:
-            for number, first in enumerate(range(0, max(data.num_rows, 1), step)):
+            for number, first in enumerate(firsts):
                 with pa.ipc.new_file(f"{folder}/rows-{number}.arrow", data.schema) as writer:
                     writer.write_table(data.slice(first, step))
             with self._lock:
                 traces.insert_from_files(self, f"{folder}/rows-*.arrow", columns, streams)
+        return len(firsts)  # a part per file
 
     def _error(self, what: str, exc: BaseException) -> StoreError:
         return StoreError(f"{what} on {self.dsn_redacted}: {self._target.scrub(exc)}")

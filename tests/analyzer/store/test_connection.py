@@ -247,7 +247,7 @@ def test_traces_are_inserted_through_files_and_other_tables_in_a_block(store: St
     b = TraceBuilder()
     with b.question("q-1", "What?") as q:
         q.retrieve(["d#1"], top_k=1)
-    store.insert_traces(spans_to_arrow(b.spans), streams=2)  # few rows: one stream
+    assert store.insert_traces(spans_to_arrow(b.spans), streams=2) == 1  # few rows: one stream
     assert store.command(f"SELECT count() FROM {store.traces_table}") == 2
     store.command(f"CREATE TABLE {quote(store.database, 'pairs')} (k String) ENGINE = Memory")
     store.insert_arrow("pairs", pa.table({"k": ["a", "b"]}))
@@ -273,3 +273,23 @@ def test_closing_twice_is_harmless_and_frees_the_engine(tmp_path: Path) -> None:
     first.close()
     with Store.open(f"chdb://{tmp_path / 'b'}", create=True) as second:
         assert second.command("SELECT 1") == 1
+
+
+def test_an_insert_says_how_many_parts_it_wrote(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ingest counts them toward ``DEFERRED_PARTS``: a chunk too small for two streams
+    writes one part, and counting two had merges resume at half the parts."""
+    monkeypatch.setattr(connection, "_MIN_STREAM_ROWS", 1)
+    b = TraceBuilder()
+    with b.question("q-1", "What?") as q:
+        q.retrieve(["d#1"], top_k=1)
+    with store.merges_paused():
+        assert store.insert_traces(spans_to_arrow(b.spans), streams=2) == 2
+        assert store.insert_traces(spans_to_arrow(b.spans[:1]), streams=2) == 1
+        parts = store.command(
+            "SELECT count() FROM system.parts WHERE active AND database = {db:String} "
+            "AND table = {t:String}",
+            parameters={"db": store.database, "t": store.table},
+        )
+    assert parts == 3
