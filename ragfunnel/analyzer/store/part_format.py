@@ -1,4 +1,4 @@
-"""How the embedded store lays out the parts of its tables: compact, one data file per part.
+"""How the embedded store lays out the parts of its tables: compact, and merged a few at a time.
 
 A MergeTree part is *wide* (a file or more per column: about 125 files for ``otel_traces`` or
 the stage table) or *compact* (all columns in one file: about ten). Every insert writes a part
@@ -15,7 +15,23 @@ the DBA's (``otel_traces``) or follow the server's defaults (see docs/store.md).
 
 from __future__ import annotations
 
-__all__ = ["COMPACT_PARTS"]
+__all__ = ["BOUNDED_MERGES", "COMPACT_PARTS", "PART_SETTINGS"]
 
 COMPACT_PARTS = "min_bytes_for_wide_part = 1000000000000, min_rows_for_wide_part = 1000000000000"
 """MergeTree settings that keep every part compact, however large it grows by merging."""
+
+BOUNDED_MERGES = "max_parts_to_merge_at_once = 8, index_granularity_bytes = 4194304"
+"""MergeTree settings that bound a merge's memory, whatever the size of the spans.
+
+A merge of compact parts reads every part it merges side by side, a granule of each at a time
+(up to ``index_granularity_bytes`` of column data, 10 MiB by default), and the engine runs up to
+four merges at once. With the defaults (up to 100 parts in one merge), merges of spans that
+record their prompts' texts (~6 KB each) held 3.2 GB at once, 99 parts in each; with these
+limits, an ingest of a million such spans with merges running peaked at 1.3 GB instead of
+1.8 GB, and ran faster (bench/RESULTS.md, "Issue 35, eleventh session"). Spans of ~1.7 KB ingest
+as fast either way.
+"""
+
+PART_SETTINGS = f"{COMPACT_PARTS}, {BOUNDED_MERGES}"
+"""The settings of the tables of spans ragfunnel makes in an embedded store (``otel_traces``, the
+stage table)."""

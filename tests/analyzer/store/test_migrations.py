@@ -19,7 +19,7 @@ from ragfunnel.analyzer.store.migrations import (
     migrate,
     stage_table_ready,
 )
-from ragfunnel.analyzer.store.part_format import COMPACT_PARTS
+from ragfunnel.analyzer.store.part_format import PART_SETTINGS
 from ragfunnel.analyzer.store.tables.judge_cache import CACHE_TABLE
 from ragfunnel.analyzer.store.tables.stage_spans import STAGE_TABLE, VIEW_NAME, stage_table
 from ragfunnel.analyzer.store.tables.verdicts import VERDICTS_TABLE
@@ -79,8 +79,8 @@ def test_ingest_migrates_the_embedded_store_before_it_inserts(tmp_path: Path) ->
             "AND name IN ('otel_traces', {stage:String})",
             {"db": opened.database, "stage": STAGE_TABLE},
         ).column("engine_full")
-        # Every part stays compact however large it grows (store/part_format.py).
-        assert [COMPACT_PARTS in engine for engine in engines.to_pylist()] == [True, True]
+        # Every part stays compact however large it grows, merged a few at a time (part_format.py).
+        assert [PART_SETTINGS in engine for engine in engines.to_pylist()] == [True, True]
 
 
 def test_a_superseding_revision_drops_the_old_objects_first(store: Store) -> None:

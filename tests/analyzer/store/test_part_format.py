@@ -1,10 +1,13 @@
-"""``store/part_format.py``: tables ragfunnel makes in an embedded store keep compact parts."""
+"""``store/part_format.py``: tables ragfunnel makes in an embedded store keep compact parts,
+merged a few at a time."""
 
 from __future__ import annotations
 
+import time
+
 from ragfunnel.analyzer.store import Store
 from ragfunnel.analyzer.store.dsn import quote
-from ragfunnel.analyzer.store.part_format import COMPACT_PARTS
+from ragfunnel.analyzer.store.part_format import COMPACT_PARTS, PART_SETTINGS
 
 
 def _part_types(store: Store, table: str) -> set[str]:
@@ -26,3 +29,52 @@ def test_the_settings_keep_a_part_compact_where_it_would_be_wide(store: Store) -
         store.command(f"INSERT INTO {table} SELECT number, toString(number) FROM numbers(1000)")
     assert _part_types(store, "wide") == {"Wide"}  # what the settings are there to avoid
     assert _part_types(store, "compact") == {"Compact"}
+
+
+def test_a_merge_takes_at_most_eight_parts_of_granules_of_at_most_4_mib(store: Store) -> None:
+    """A merge of compact parts holds a granule of each part it merges: bounded both ways, an
+    ingest of large spans that merged 99 parts at once no longer takes gigabytes."""
+    for name, settings in [("engine_default", COMPACT_PARTS), ("bounded", PART_SETTINGS)]:
+        table = quote(store.database, name)
+        store.command(
+            f"CREATE TABLE {table} (k UInt64, v String) ENGINE = MergeTree ORDER BY k "
+            f"SETTINGS {settings}"
+        )
+        store.command(f"SYSTEM STOP MERGES {table}")
+        for first in range(0, 20_000, 1_000):  # 20 parts of 1,000 rows of 8 KB
+            store.command(
+                f"INSERT INTO {table} SELECT number, repeat('x', 8192) FROM numbers({first}, 1000)"
+            )
+        store.command(f"SYSTEM START MERGES {table}")
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not all(
+        _merged(store, name) for name in ("engine_default", "bounded")
+    ):
+        time.sleep(0.2)
+    # The parts the first round of merges wrote (level 1; the parts they replaced stay listed,
+    # inactive, for minutes), by how many inserted parts each was made of.
+    assert max(_first_merges(store, "engine_default")) > 8  # what the settings are there to avoid
+    assert max(_first_merges(store, "bounded")) <= 8
+    assert _granules(store, "engine_default") < _granules(store, "bounded")
+
+
+def _parts(store: Store, table: str, where: str, value: str) -> list[int]:
+    found = store.query_arrow(
+        f"SELECT {value} AS v FROM system.parts "
+        f"WHERE database = {{db:String}} AND table = {{t:String}} AND {where}",
+        {"db": store.database, "t": table},
+    )
+    return found.column("v").to_pylist()
+
+
+def _merged(store: Store, table: str) -> bool:
+    """Whether the engine is done merging ``table`` down to a few parts."""
+    return len(_parts(store, table, "active", "1")) <= 3
+
+
+def _first_merges(store: Store, table: str) -> list[int]:
+    return _parts(store, table, "level = 1", "max_block_number - min_block_number + 1")
+
+
+def _granules(store: Store, table: str) -> int:
+    return sum(_parts(store, table, "active", "marks"))

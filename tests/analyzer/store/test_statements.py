@@ -15,7 +15,7 @@ import pytest
 from ragfunnel.analyzer.ingest import spans_to_arrow
 from ragfunnel.analyzer.store import Store
 from ragfunnel.analyzer.store.dsn import quote
-from ragfunnel.analyzer.store.part_format import COMPACT_PARTS
+from ragfunnel.analyzer.store.part_format import PART_SETTINGS
 from ragfunnel.analyzer.store.statements import (
     create_table,
     run_filter,
@@ -97,7 +97,7 @@ def _shown(store: Store, name: str) -> str:
         (traces_ddl, RELEASED_TRACES.replace("{extra}", "")),
         (
             lambda table: traces_ddl(table, compact_parts=True),
-            RELEASED_TRACES.replace("{extra}", f", {COMPACT_PARTS}"),
+            RELEASED_TRACES.replace("{extra}", f", {PART_SETTINGS}"),
         ),
     ],
     ids=["markers", "ingest_log", "traces", "traces_compact"],

@@ -19,7 +19,7 @@ from ragfunnel.analyzer.conventions.chunk_texts import chunk_text_columns
 from ragfunnel.analyzer.conventions.run_settings import run_setting_columns
 from ragfunnel.analyzer.store import statements
 from ragfunnel.analyzer.store.dsn import quote
-from ragfunnel.analyzer.store.part_format import COMPACT_PARTS
+from ragfunnel.analyzer.store.part_format import PART_SETTINGS
 from ragfunnel.analyzer.store.store_error import StoreError
 from ragfunnel.instrumentation import contract as c
 
@@ -105,7 +105,7 @@ def traces_ddl(traces_table: str, *, compact_parts: bool = False) -> str:
         (name, f"{kind} CODEC({_CODECS.get(name, 'ZSTD(1)')})")
         for name, kind in TRACES_COLUMNS.items()
     ]
-    settings = f"{_SETTINGS}, {COMPACT_PARTS}" if compact_parts else _SETTINGS
+    settings = f"{_SETTINGS}, {PART_SETTINGS}" if compact_parts else _SETTINGS
     return statements.create_table(
         traces_table, columns, _ENGINE, indexes=_INDEXES, settings=settings
     )

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from ragfunnel.analyzer.conventions import BUCKETS, stage_select_sql
 from ragfunnel.analyzer.store import statements
 from ragfunnel.analyzer.store.dsn import quote
-from ragfunnel.analyzer.store.part_format import COMPACT_PARTS
+from ragfunnel.analyzer.store.part_format import PART_SETTINGS
 
 if TYPE_CHECKING:
     import polars as pl
@@ -122,7 +122,7 @@ def view_ddl(database: str, traces_table: str, *, compact_parts: bool = False) -
         # their granules (memory stays bounded whatever the number of questions); then Stage,
         # so one-stage reads (discovery, ingest) skip the other stages within each bucket.
         "ORDER BY (Bucket, Stage, QuestionKey, TraceId, Timestamp)"
-        + (f" SETTINGS {COMPACT_PARTS}" if compact_parts else ""),
+        + (f" SETTINGS {PART_SETTINGS}" if compact_parts else ""),
         f"CREATE MATERIALIZED VIEW IF NOT EXISTS {quote(database, VIEW_NAME)} TO {table} AS "
         + stage_select(traces_table),
     ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ragfunnel.analyzer.store import Store
-from ragfunnel.analyzer.store.part_format import COMPACT_PARTS
+from ragfunnel.analyzer.store.part_format import PART_SETTINGS
 from ragfunnel.analyzer.store.schema import table_columns
 from ragfunnel.analyzer.store.tables.stage_spans import (
     STAGE_COLUMNS,
@@ -52,11 +52,11 @@ def test_the_statements_name_the_table_its_view_and_the_traces_they_read() -> No
     table, view = view_ddl("db", "`db`.`spans`")
     assert table.startswith(f"CREATE TABLE IF NOT EXISTS `db`.`{STAGE_TABLE}` (")
     assert "ORDER BY (Bucket, Stage, QuestionKey, TraceId, Timestamp)" in table
-    assert COMPACT_PARTS not in table
+    assert PART_SETTINGS not in table
     assert view.startswith(f"CREATE MATERIALIZED VIEW IF NOT EXISTS `db`.`{VIEW_NAME}` TO ")
     assert "FROM `db`.`spans`" in view
     compact, _ = view_ddl("db", "`db`.`spans`", compact_parts=True)
-    assert compact.endswith(f"SETTINGS {COMPACT_PARTS}")
+    assert compact.endswith(f"SETTINGS {PART_SETTINGS}")
 
 
 def test_the_table_has_the_layout_s_columns_and_is_backfilled_once(staged: Store) -> None:
