@@ -4,6 +4,7 @@ merged a few at a time."""
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from ragfunnel.analyzer.store import Store
 from ragfunnel.analyzer.store.dsn import quote
@@ -11,12 +12,7 @@ from ragfunnel.analyzer.store.part_format import COMPACT_PARTS, PART_SETTINGS
 
 
 def _part_types(store: Store, table: str) -> set[str]:
-    found = store.query_arrow(
-        "SELECT DISTINCT part_type FROM system.parts "
-        "WHERE active AND database = {db:String} AND table = {t:String}",
-        {"db": store.database, "t": table},
-    )
-    return set(found.column("part_type").to_pylist())
+    return set(_parts(store, table, "active", "part_type"))
 
 
 def test_the_settings_keep_a_part_compact_where_it_would_be_wide(store: Store) -> None:
@@ -58,13 +54,14 @@ def test_a_merge_takes_at_most_eight_parts_of_granules_of_at_most_4_mib(store: S
     assert _granules(store, "engine_default") < _granules(store, "bounded")
 
 
-def _parts(store: Store, table: str, where: str, value: str) -> list[int]:
+def _parts(store: Store, table: str, where: str, value: str) -> list[Any]:
     found = store.query_arrow(
         f"SELECT {value} AS v FROM system.parts "
         f"WHERE database = {{db:String}} AND table = {{t:String}} AND {where}",
         {"db": store.database, "t": table},
     )
-    return found.column("v").to_pylist()
+    values: list[Any] = found.column("v").to_pylist()
+    return values
 
 
 def _merged(store: Store, table: str) -> bool:

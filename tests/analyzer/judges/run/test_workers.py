@@ -128,7 +128,6 @@ def test_a_script_without_a_main_guard_is_not_run_again(
 
 _IN_A_TREE = """
 import sys
-import time
 sys.path.insert(0, sys.argv[1])
 from ragfunnel.analyzer.judges.run.workers import ScreenPool
 from ragfunnel.analyzer.judges.offline import OfflineJudge
@@ -177,6 +176,7 @@ time.sleep(600)
 
 
 def _ended(pid: int) -> bool:
+    """Whether process ``pid`` has ended (Linux's ``/proc``, like the watcher's pidfd)."""
     try:
         stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii")
     except FileNotFoundError:
@@ -184,7 +184,6 @@ def _ended(pid: int) -> bool:
     return stat.rsplit(")", 1)[1].split()[0] == "Z"  # ended, not yet reaped
 
 
-@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads processes from /proc")
 def test_workers_end_when_the_process_that_started_them_is_killed(tmp_path: Path) -> None:
     """A judge killed outright (``SIGKILL``, the OOM killer) runs no cleanup; its workers
     (~300 MB each) must not wait for tasks forever."""
