@@ -25,8 +25,16 @@ bound memory. The chunk being converted, the one being written and the engine's 
 are in memory together: at 200,000 spans of 1.7 KB an ingest of a million peaked at 2.4 GB,
 at 50,000 half of that, at no measurable cost in time (bench/RESULTS.md, "Whole commands")."""
 
-CHUNK_BYTES = 64 << 20
-"""A chunk of large spans ends sooner, at about this many bytes of native column data."""
+CHUNK_BYTES = 32 << 20
+"""A chunk of large spans ends sooner, at about this many bytes of native column data.
+
+The engine holds about ten times a chunk's column bytes while it inserts it (the Arrow file
+read, the sort, the stage view's parsing), beside the next chunk being converted. At 64 MiB an
+ingest of 1.7 KB spans (50,000 of them are 41 MiB) peaked just over 1 GB, and one of spans that
+record their prompts (6.3 KB) at 1.3 GB; at 32 MiB both stay under 1 GB. The smaller chunks
+cost 2 % of the time at a million 1.7 KB spans and about 10 % at five million: every insert
+also pays ~60 ms for the stage view, whatever its size (bench/RESULTS.md, "Issue 35, twelfth
+session")."""
 
 
 class Loader:

@@ -61,8 +61,12 @@ _MIN_STREAM_ROWS = 10_000  # fewer rows than this per stream: not worth another 
 
 SETTLED_PARTS = 8
 """Active parts per partition that an ingest leaves to later merges (:meth:`Store.settle`)."""
-DEFERRED_PARTS = 256
-"""Active parts per partition up to which an ingest defers merges (:meth:`Store.merges_deferred`)."""
+DEFERRED_PARTS = 384
+"""Active parts per partition up to which an ingest defers merges (:meth:`Store.merges_deferred`).
+
+Five million spans of 1.7 KB write about 260 parts per table (chunks of 32 MiB, two streams):
+their ingest, and the first analysis over its parts, merge nothing (bench/RESULTS.md, "Issue
+35, twelfth session")."""
 
 
 class MergeDeferral:

@@ -325,6 +325,36 @@ def test_what_exporters_write_is_taken_natively(tmp_path: Path) -> None:
     assert converter.add_line(line) == (1, 0, 0)
 
 
+class _ChunkSizes:
+    """A writer that only notes the rows and column bytes of each chunk it is given."""
+
+    def __init__(self) -> None:
+        self.chunks: list[tuple[int, int]] = []
+
+    def submit(self, chunk: Any) -> None:
+        self.chunks.append((chunk.table.num_rows, chunk.table.nbytes))
+
+
+def test_a_chunk_of_large_spans_ends_at_chunk_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The engine holds about ten times a chunk's column bytes while it inserts it: large spans
+    # must end a chunk long before CHUNK_SPANS of them.
+    from ragfunnel.analyzer.ingest import chunking
+
+    monkeypatch.setattr(chunking, "CHUNK_BYTES", 200_000)
+    writer = _ChunkSizes()
+    loader = Loader(writer, IngestSummary())  # type: ignore[arg-type]
+    assert loader.native is not None, "ragfunnel-native is not installed (pip install ./native)"
+    prompt = {"key": "prompt", "value": {"stringValue": "word " * 2_000}}  # 10 KB a span
+    for number in range(100):
+        line = _one_span_line([prompt]).replace(b"cd" * 8, f"{number + 1:016x}".encode())
+        assert loader.take_line(line, "<gen>", number + 1)
+    loader.flush()
+    rows = [n for n, _ in writer.chunks]
+    assert sum(rows) == 100
+    assert len(rows) >= 5, rows  # 1 MB of spans in chunks of at most ~200 KB
+    assert all(nbytes <= 200_000 + 20_000 for _, nbytes in writer.chunks), writer.chunks
+
+
 def test_floats_are_written_as_go_writes_them() -> None:
     samples = [0.1, 2.0, -0.0, 1e20, 1e21, 1e-6, 9.99e-7, 1.5e300, 5e-324, math.pi, 100.0]
     line = _one_span_line(
