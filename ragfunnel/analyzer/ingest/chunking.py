@@ -30,10 +30,10 @@ CHUNK_BYTES = 32 << 20
 
 The engine holds about ten times a chunk's column bytes while it inserts it (the Arrow file
 read, the sort, the stage view's parsing), beside the next chunk being converted. At 64 MiB an
-ingest of 1.7 KB spans (50,000 of them are 41 MiB) peaked just over 1 GB, and one of spans that
-record their prompts (6.3 KB) at 1.3 GB; at 32 MiB both stay under 1 GB. The smaller chunks
-cost 2 % of the time at a million 1.7 KB spans and about 10 % at five million: every insert
-also pays ~60 ms for the stage view, whatever its size (bench/RESULTS.md, "Issue 35, twelfth
+ingest of 1.7 KB spans (50,000 of them are 41 MiB) peaked at 978–1,064 MiB, and one of a
+million spans that record their prompts (6.3 KB) at 1,302 MiB; at 32 MiB 884–961 MiB and 879
+MiB. The smaller chunks take about 3 % more time at a million 1.7 KB spans and 12 % more at
+five million: every insert also pays ~60 ms for the stage view, whatever its size (bench/RESULTS.md, "Issue 35, twelfth
 session")."""
 
 

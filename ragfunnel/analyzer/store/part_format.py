@@ -27,8 +27,8 @@ A merge of compact parts reads every part it merges side by side, a granule of e
 (up to ``index_granularity_bytes`` of column data, 10 MiB by default), and the engine runs up to
 four merges at once. With the defaults (up to 100 parts in one merge), merges of spans that
 record their prompts' texts (~6 KB each) held 3.2 GB at once, 99 parts in each; with these
-limits, an ingest of a million such spans with merges running peaked at 1.3 GB instead of
-1.8 GB, and ran faster (bench/RESULTS.md, "Issue 35, eleventh session"). Spans of ~1.7 KB ingest
+limits, an ingest of a million such spans with merges running peaked at 1,281 MiB instead of
+1,807 MiB, and ran faster (bench/RESULTS.md, "Issue 35, eleventh session"). Spans of ~1.7 KB ingest
 as fast either way.
 """
 
