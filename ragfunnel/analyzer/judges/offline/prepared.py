@@ -35,7 +35,15 @@ from ragfunnel.analyzer.language.lexicon import (
 from ragfunnel.analyzer.language.number_words import compound_number
 from ragfunnel.analyzer.language.terms import Fact, days, may_hold_facts
 
-__all__ = ["CHUNK_CACHE", "ChunkCache", "PreparedChunk", "chunk_text", "prepare"]
+__all__ = [
+    "CHUNK_CACHE",
+    "ChunkCache",
+    "PreparedChunk",
+    "can_hold_facts",
+    "chunk_text",
+    "prepare",
+    "sentence_spans",
+]
 
 CHUNK_CACHE = 1024
 """Prepared chunks a :class:`ChunkCache` keeps by default: a chunk of 200 words takes ~45 KiB
@@ -57,7 +65,7 @@ def _date_dot(text: str, end: int, after: int) -> bool:
     return word is not None and fold(word.group(0)) in MONTHS
 
 
-def _spans(text: str) -> list[tuple[int, int]]:
+def sentence_spans(text: str) -> list[tuple[int, int]]:
     """Where each sentence of a text is (empty ones left out; "1. März" is no end)."""
     out, start = [], 0
     for m in _SENTENCE.finditer(text):
@@ -71,6 +79,18 @@ def _spans(text: str) -> list[tuple[int, int]]:
     return out
 
 
+def can_hold_facts(sentence: str, words: list[str]) -> bool:
+    """Whether a folded sentence can state a fact (``terms.facts``); ``words``: its letter words.
+
+    A digit or a currency sign, a number word, or a compound number: a sentence with none of
+    these states no fact, and its facts are never looked for.
+    """
+    # "15st 4lbs" holds two facts though none of its tokens is all digits.
+    return (
+        may_hold_facts(sentence) or not _NUMBER_WORDS.isdisjoint(words) or compound_number(sentence)
+    )
+
+
 @dataclass
 class PreparedChunk:
     """One chunk's text prepared for alignment, its ids and positions counted from zero.
@@ -82,7 +102,7 @@ class PreparedChunk:
     Attributes:
         sentences: each sentence's folded text.
         written: each sentence as written.
-        numeric: whether each sentence can hold a fact.
+        numeric: whether each sentence can hold a fact (:func:`can_hold_facts`).
         tokens: every token (letters or digits), folded.
         word_stems: each content word's stem, in the order the words first occur.
         stems: for each stem, in the order stems first occur, the sentences holding it and its
@@ -90,11 +110,15 @@ class PreparedChunk:
         length: how many letter tokens the chunk has (where the next chunk's positions start).
         days: the sentences naming a day of the week, each with the days it names or spans
             (``terms.days``, in its order); the others name none.
+        starts: where each sentence starts in the folded text, when folding kept the text's
+            length (sentences are then slices of it); empty otherwise.
         spans, facts, negation, vectors: per sentence, found on first use (``ContextIndex``).
         reads_german: whether the chunk reads as German (``words.reads_german``), found on
             first use (``ContextIndex.chunk_languages``).
         derived: other readings of one sentence, by the reader's name and the sentence, found on
             first use (``ContextIndex.derived``).
+        readings: readings of the whole chunk by other modules, by the reader's name, found on
+            first use (the signals' amounts, ``run/signals.py``).
     """
 
     sentences: tuple[str, ...]
@@ -105,17 +129,19 @@ class PreparedChunk:
     stems: dict[str, tuple[tuple[int, ...], tuple[int, ...]]]
     length: int
     days: tuple[tuple[int, tuple[int, ...]], ...] = ()
+    starts: tuple[int, ...] = ()
     spans: dict[int, list[tuple[Fact, int, int]]] = field(default_factory=dict, repr=False)
     facts: dict[int, list[Fact]] = field(default_factory=dict, repr=False)
     negation: dict[int, str] = field(default_factory=dict, repr=False)
     vectors: dict[int, Any] = field(default_factory=dict, repr=False)
     reads_german: bool | None = field(default=None, repr=False)
     derived: dict[tuple[str, int], Any] = field(default_factory=dict, repr=False)
+    readings: dict[str, Any] = field(default_factory=dict, repr=False)
 
 
 def prepare(text: str, folded: str, german: bool) -> PreparedChunk:
     """Prepare one chunk: ``folded`` is ``fold(text)``, ``german`` the context's language."""
-    skip, numbers = _SKIP, _NUMBER_WORDS
+    skip = _SKIP
     stems: dict[str, tuple[list[int], list[int]]] = {}
     word_stems: dict[str, str] = {}
     sentences: list[str] = []
@@ -124,21 +150,20 @@ def prepare(text: str, folded: str, german: bool) -> PreparedChunk:
     seen: set[str] = set()
     named: list[tuple[int, tuple[int, ...]]] = []
     same = len(folded) == len(text)
+    starts: list[int] = []
     pos = 0
-    for a, b in _spans(folded if same else text):
+    for a, b in sentence_spans(folded if same else text):
         written = text[a:b]
         sentence = folded[a:b] if same else fold(written)
         sid = len(sentences)
         sentences.append(sentence)
+        starts.append(a)
         written_out.append(written)
         seen.update(TOKEN.findall(sentence))
         words = LETTERS.findall(sentence)
         if not DAYS.keys().isdisjoint(words):  # the words terms.days reads: few sentences
             named.append((sid, tuple(days(sentence))))
-        # "15st 4lbs" holds two facts though none of its tokens is all digits.
-        numeric.append(
-            may_hold_facts(sentence) or not numbers.isdisjoint(words) or compound_number(sentence)
-        )
+        numeric.append(can_hold_facts(sentence, words))
         if "-" in sentence:
             words.extend(h.replace("-", "") for h in _HYPHENATED.findall(sentence))
         for word in words:
@@ -158,7 +183,7 @@ def prepare(text: str, folded: str, german: bool) -> PreparedChunk:
     return PreparedChunk(
         tuple(sentences), tuple(written_out), tuple(numeric), frozenset(seen), word_stems,
         {root: (tuple(ids), tuple(places)) for root, (ids, places) in stems.items()}, pos,
-        tuple(named),
+        tuple(named), tuple(starts) if same else (),
     )  # fmt: skip
 
 
@@ -216,6 +241,17 @@ class ChunkCache:
         else:
             self.hits += 1
         return found
+
+    def peek(self, text: str) -> tuple[str, PreparedChunk] | None:
+        """The chunk's folded text and a prepared chunk of it, if kept; counts and moves nothing.
+
+        The prepared chunk of either language: its sentences, their starts and facts are the
+        same in both (only the stems differ).
+        """
+        entry = self._entries.get(_key(text))
+        if entry is None or not entry.by_language:
+            return None
+        return entry.folded, next(iter(entry.by_language.values()))
 
 
 def chunk_text(cache: ChunkCache | None, text: str) -> str:

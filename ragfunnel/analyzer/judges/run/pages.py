@@ -5,7 +5,8 @@ offline policy over pages of :data:`~ragfunnel.analyzer.judges.answers.PAGE_TRAC
 (each page's rows written and handed to ``on_rows`` before the next but one is read), the
 others over one page of every answer (the LLM's slices and the tiered sample need the whole
 run). A page's screen verdicts come from the judge in process, or from the workers
-(``workers.py``) while the next page is read.
+(``workers.py``) while the next page is read; its signals are read once they are back, with the
+conflicting sources the screen read beside each verdict.
 """
 
 from __future__ import annotations
@@ -30,7 +31,13 @@ from ragfunnel.analyzer.judges.run.policies import Policy, TieredPolicy
 from ragfunnel.analyzer.judges.run.signals import signals
 from ragfunnel.analyzer.judges.run.tiered import Screened
 from ragfunnel.analyzer.judges.run.verdict_row import verdict_row
-from ragfunnel.analyzer.judges.run.workers import IN_PROCESS_BELOW, Pending, ScreenPool
+from ragfunnel.analyzer.judges.run.workers import (
+    IN_PROCESS_BELOW,
+    Pending,
+    Screening,
+    ScreenPool,
+    screen_one,
+)
 from ragfunnel.analyzer.judges.verdict_types import AnswerVerdict, Chunk, JudgeError, context_hash
 from ragfunnel.analyzer.store import Store
 from ragfunnel.analyzer.store.tables.verdicts import VerdictRow
@@ -84,11 +91,27 @@ class Screen:
 
 @dataclass
 class Page:
-    """A page of answers read and prepared, its screen verdicts perhaps under way in the workers."""
+    """A page of answers read, its screen verdicts perhaps under way in the workers.
 
-    prepared: list[Prepared]
+    Attributes:
+        usable: the answers to judge (each with an answer and a prompt), rows of ``read_answers``.
+        prompts: each usable answer's prompt chunks.
+        oracle: each question's oracle answer (for the signals).
+        pending: the workers' verdicts on their way, if they judge this page.
+    """
+
     usable: list[dict[str, Any]]
+    prompts: list[tuple[Chunk, ...]]
+    oracle: dict[tuple[str, str], str]
     pending: Pending | None = None
+
+    def prepared(self, conflicts: Mapping[int, list[str]]) -> list[Prepared]:
+        """Each answer with its chunks and signals; ``conflicts``: what the screen read, by answer."""
+        return [
+            (r, chunks, signals(r["answer"], chunks, conflicts=conflicts.get(n),
+                                **_signal_inputs(r, self.oracle)))
+            for n, (r, chunks) in enumerate(zip(self.usable, self.prompts, strict=True))
+        ]  # fmt: skip
 
 
 @dataclass
@@ -121,7 +144,7 @@ class PageRun:
         self.progress(self.step, done, max(total, done))
 
     def start(self, found: pl.DataFrame) -> Page:
-        """A page read: its answers counted, prepared, and sent to the workers when they judge."""
+        """A page read: its answers counted, and sent to the workers when they judge."""
         answers, oracle = _split(found)
         self.result.answers += len(answers)
         count_textless(self.result, answers, self.filled)
@@ -129,24 +152,21 @@ class PageRun:
         self.done += len(answers) - len(usable)
         prompts = _chunks(usable)
         assert self.screen is not None
-        # Sent first: the parent reads the signals while the workers judge.
         pending = self.screen.send(usable, prompts) if self.chosen.screens else None
-        prepared = [
-            (r, chunks, signals(r["answer"], chunks, **_signal_inputs(r, oracle)))
-            for r, chunks in zip(usable, prompts, strict=True)
-        ]
-        return Page(prepared, usable, pending)
+        return Page(usable, prompts, oracle, pending)
 
     def finish(self, page: Page) -> None:
         """A page judged: its screen verdicts, the LLM's, its rows made, written and handed on."""
-        first = self._first(page) if self.chosen.screens else {}
-        screened, escalate = _escalation(self.chosen, page.prepared, first, self.result)
+        screenings = self._first(page) if self.chosen.screens else {}
+        first = {n: verdict for n, (verdict, _) in screenings.items()}
+        prepared = page.prepared({n: found for n, (_, found) in screenings.items()})
+        screened, escalate = _escalation(self.chosen, prepared, first, self.result)
         second = _ask(
-            self.remote, page.prepared, escalate=escalate, screened=screened,
+            self.remote, prepared, escalate=escalate, screened=screened,
             report=self.progress, result=self.result,
         )  # fmt: skip
         rows = _rows(
-            self.chosen, self.cases, prepared=page.prepared, first=first, second=second,
+            self.chosen, self.cases, prepared=prepared, first=first, second=second,
             screened=screened, grader=self.grader, result=self.result,
         )  # fmt: skip
         if isinstance(self.chosen, TieredPolicy):  # one page: the whole run
@@ -158,8 +178,11 @@ class PageRun:
             self.on_rows(rows)
         self.result.add_rows(rows, keep=self.keep_rows)
 
-    def _first(self, page: Page) -> dict[int, AnswerVerdict]:
-        """The screening judge's verdict of every answer of the page, counted on the bar."""
+    def _first(self, page: Page) -> dict[int, Screening]:
+        """The screening judge's verdict of every answer of the page, counted on the bar.
+
+        Each with its prompt's conflicting sources, read from the chunks the judge prepared.
+        """
         if page.pending is not None:
 
             def judged(n: int) -> None:
@@ -168,13 +191,13 @@ class PageRun:
 
             return dict(enumerate(page.pending.results(judged)))
         assert self.screen is not None
-        first: dict[int, AnswerVerdict] = {}
+        first: dict[int, Screening] = {}
         every = max(1, self.total // 200)  # at most a few hundred updates
-        for n, (r, chunks, _) in enumerate(page.prepared):
+        for n, (r, chunks) in enumerate(zip(page.usable, page.prompts, strict=True)):
             if (self.done + n) % every == 0:
                 self.report(self.done + n, self.total)
-            first[n] = self.screen.judge.judge(r["answer"], chunks)
-        self.done += len(page.prepared)
+            first[n] = screen_one(self.screen.judge, r["answer"], chunks)
+        self.done += len(page.usable)
         self.report(self.done, self.total)
         return first
 

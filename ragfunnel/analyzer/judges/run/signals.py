@@ -6,7 +6,10 @@
 - ``sample_disagreement``: the samples of one question state different numbers, amounts,
   dates, codes or names.
 - ``conflicting_sources``: two prompt chunks state the same kind of amount or quantity about
-  the same thing (two shared key words in the sentence) with different values.
+  the same thing (two shared key words in the sentence) with different values. A chunk's
+  amounts are read sentence by sentence, as the offline judge reads its facts; where that judge
+  ran, from the sentences it read already (:func:`amounts_reader`: when no chunk repeats, reading
+  them again was a fifth of a judge run's CPU).
 - ``oversized_prompt``: more than :data:`MAX_CHUNKS` chunks or :data:`MAX_CONTEXT_CHARS`
   characters in the prompt (faithfulness drops as the context grows).
 - ``oracle_disagreement``: the oracle answer (generated from the gold evidence) states
@@ -21,20 +24,30 @@ from __future__ import annotations
 import bisect
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 
-from ragfunnel.analyzer.judges.offline.prepared import CHUNK_CACHE
+from ragfunnel.analyzer.judges.offline import OfflineJudge
+from ragfunnel.analyzer.judges.offline.prepared import (
+    CHUNK_CACHE,
+    PreparedChunk,
+    can_hold_facts,
+    sentence_spans,
+)
 from ragfunnel.analyzer.judges.offline.words import is_german, tokens
+from ragfunnel.analyzer.judges.protocol import Judge
 from ragfunnel.analyzer.judges.verdict_types import Chunk
-from ragfunnel.analyzer.language.lexicon import fold
-from ragfunnel.analyzer.language.terms import facts, key_words, unit_of
+from ragfunnel.analyzer.language.lexicon import LETTERS, fold
+from ragfunnel.analyzer.language.terms import MEASURED, Fact, facts, key_words, unit_of
 
 __all__ = [
     "LOGPROB_FLOOR",
     "MAX_CHUNKS",
     "MAX_CONTEXT_CHARS",
+    "Amount",
+    "amounts_reader",
     "answer_terms",
+    "chunk_amounts",
     "conflicting_sources",
     "signals",
 ]
@@ -90,20 +103,50 @@ def _words(folded: str) -> set[str]:
     return words
 
 
-@lru_cache(maxsize=CHUNK_CACHE)
-def _measured(text: str) -> tuple[tuple[str, str, frozenset[str], str], ...]:
-    """A chunk's amounts and quantities: unit, value, their sentence's key words, as written.
+Amount = tuple[str, str, frozenset[str], str]
+"""An amount or quantity a chunk states: its unit, its value, the key words of its sentence, and
+the fact as written with its bound phrase ("bis zu 120 EUR")."""
 
-    Kept for the most recent chunks: the same chunks come back in many prompts. Only what the
-    signal compares is kept and worked out — each sentence's key words once, however many
-    amounts it states (when no chunk repeats, this was a quarter of a judge run's CPU).
+
+def chunk_amounts(
+    text: str, folded: str, prepared: PreparedChunk | None = None
+) -> tuple[Amount, ...]:
+    """A chunk's amounts and quantities (``folded``: ``fold(text)``), sentence by sentence.
+
+    The facts of each sentence that can hold one (``prepared.can_hold_facts``), as the offline
+    judge reads them (``ContextIndex.fact_spans``): a bound phrase belongs to its own sentence.
+    ``prepared``: the chunk as the judge prepared it; the facts it found already are used, the
+    others found and kept with it. Each sentence's key words are worked out once, however many
+    amounts it states.
     """
-    folded = fold(text)
-    source = text if len(text) == len(folded) else folded
+    same = len(folded) == len(text)
+    source = text if same else folded
+    found: list[tuple[Fact, int, int, int]] = []  # a fact, its start, its end, where it is written
+    sentences: Iterable[tuple[int, str, bool]]
+    if prepared is not None and same:
+        known = prepared.spans
+        sentences = zip(prepared.starts, prepared.sentences, prepared.numeric, strict=True)
+    else:
+        known = {}
+        sentences = (
+            (a, folded[a:b], can_hold_facts(folded[a:b], LETTERS.findall(folded[a:b])))
+            for a, b in sentence_spans(folded)
+        )
+    for local, (at, sentence, numeric) in enumerate(sentences):
+        if not numeric:
+            continue
+        spans = known.get(local)
+        if spans is None:
+            spans = known[local] = facts(sentence)
+        found.extend(
+            (fact, at + start, at + end, at + fact.start)
+            for fact, start, end in spans
+            if fact.kind in MEASURED
+        )
     starts: list[int] = []
     keys: dict[int, frozenset[str]] = {}
     out = []
-    for fact, start, end in facts(folded, _words(folded), measured=True):
+    for fact, start, end, written in found:
         if not starts:
             starts = [0, *(m.end() for m in _SENTENCE_END.finditer(folded))]
         sid = bisect.bisect_right(starts, start) - 1
@@ -113,14 +156,52 @@ def _measured(text: str) -> tuple[tuple[str, str, frozenset[str], str], ...]:
             words = keys[sid] = frozenset(key_words(folded[starts[sid] : stop], []))
         # A day's rate is not a week's: the period is part of what is compared.
         unit = unit_of(fact) + (f" per {fact.period}" if fact.period else "")
-        # The fact as written, with its bound phrase ("bis zu 120 EUR").
-        out.append((unit, min(fact.keys), words, source[fact.start : end]))
+        out.append((unit, min(fact.keys), words, source[written:end]))
     return tuple(out)
 
 
-def conflicting_sources(chunks: Sequence[Chunk]) -> list[str]:
-    """Pairs of chunks stating different values of the same thing (see the module docstring)."""
-    claims = [(chunk.id, *measured) for chunk in chunks for measured in _measured(chunk.text)]
+@lru_cache(maxsize=CHUNK_CACHE)
+def _measured(text: str) -> tuple[Amount, ...]:
+    """:func:`chunk_amounts` of a chunk no judge prepared, kept for the most recent chunks."""
+    return chunk_amounts(text, fold(text))
+
+
+_AMOUNTS = "signals.amounts"
+"""The name a chunk's amounts are kept under with the judge's prepared chunk."""
+
+
+def amounts_reader(judge: Judge | None) -> Callable[[str], tuple[Amount, ...]]:
+    """How to read a chunk's amounts right after ``judge`` judged a prompt holding it.
+
+    From the chunks an :class:`OfflineJudge` keeps prepared (its sentences, and the facts it
+    read of them), and kept with them; otherwise, or for a chunk it no longer keeps, as no judge
+    prepared it. Either way the same amounts.
+    """
+    cache = judge.chunks if isinstance(judge, OfflineJudge) else None
+    if cache is None:
+        return _measured
+
+    def read(text: str) -> tuple[Amount, ...]:
+        kept = cache.peek(text)
+        if kept is None:
+            return _measured(text)
+        folded, prepared = kept
+        found: tuple[Amount, ...] | None = prepared.readings.get(_AMOUNTS)
+        if found is None:  # kept with the chunk: it comes back in many prompts
+            found = prepared.readings[_AMOUNTS] = chunk_amounts(text, folded, prepared)
+        return found
+
+    return read
+
+
+def conflicting_sources(
+    chunks: Sequence[Chunk], amounts: Callable[[str], tuple[Amount, ...]] = _measured
+) -> list[str]:
+    """Pairs of chunks stating different values of the same thing (see the module docstring).
+
+    ``amounts``: how a chunk's amounts are read (:func:`amounts_reader`).
+    """
+    claims = [(chunk.id, *amount) for chunk in chunks for amount in amounts(chunk.text)]
     found = []
     for n, (cid, unit, value, words, text) in enumerate(claims):
         for other_id, other_unit, other_value, other_words, other_text in claims[n + 1 :]:
@@ -139,8 +220,13 @@ def signals(
     logprobs_min: float | None = None,
     sample_answers: Sequence[str] = (),
     oracle_answer: str | None = None,
+    conflicts: Sequence[str] | None = None,
 ) -> list[str]:
-    """Every signal of one answer, as ``"name: detail"`` strings."""
+    """Every signal of one answer, as ``"name: detail"`` strings.
+
+    ``conflicts``: :func:`conflicting_sources` of ``chunks``, when the caller has them (the
+    judge's workers send them with each verdict); found here otherwise.
+    """
     out = []
     content = [t for t in low_confidence if t.strip()]
     if content:
@@ -154,7 +240,9 @@ def signals(
             differing |= mine ^ answer_terms(other)
         if differing:
             out.append("sample_disagreement: " + _readable(differing))
-    out.extend("conflicting_sources: " + c for c in conflicting_sources(chunks))
+    if conflicts is None:
+        conflicts = conflicting_sources(chunks)
+    out.extend("conflicting_sources: " + c for c in conflicts)
     size = sum(len(c.text) for c in chunks)
     if len(chunks) > MAX_CHUNKS or size > MAX_CONTEXT_CHARS:
         out.append(f"oversized_prompt: {len(chunks)} chunks, {size:,} characters")

@@ -5,7 +5,8 @@ its own), or a copy of the ``screen=`` judge the user gave when that judge pickl
 contiguous slices of :data:`WORKER_SLICE` answers: answers that share chunks tend to sit near
 each other, and a slice long enough keeps each worker's cache working. The verdicts come back in
 input order, and are the ones the judge gives in process (the same input always gives the same
-verdict).
+verdict). Each comes with its prompt's ``conflicting_sources`` (``signals.py``), read by the
+worker from the chunks its judge has just prepared.
 
 The workers start with ``forkserver`` (``spawn`` where there is none), never ``fork``: the
 parent holds the store's engine threads (chDB), which a forked child would inherit in whatever
@@ -40,6 +41,7 @@ from dataclasses import dataclass
 
 from ragfunnel.analyzer.judges.offline import OfflineJudge
 from ragfunnel.analyzer.judges.protocol import Judge
+from ragfunnel.analyzer.judges.run.signals import amounts_reader, conflicting_sources
 from ragfunnel.analyzer.judges.verdict_types import AnswerVerdict, Chunk
 from ragfunnel.environment_variables import defaults_for_children
 
@@ -49,7 +51,9 @@ __all__ = [
     "WORKER_SLICE",
     "Pending",
     "ScreenPool",
+    "Screening",
     "default_workers",
+    "screen_one",
     "shippable",
 ]
 
@@ -64,9 +68,10 @@ MAX_WORKERS = 8
 """The default never starts more workers than this, whatever the cores."""
 
 Item = tuple[str, tuple[Chunk, ...]]
-"""An answer to screen: its text and its prompt's chunks.
+"""An answer to screen: its text and its prompt's chunks."""
 
-The signals are read in the parent, while the workers judge."""
+Screening = tuple[AnswerVerdict, list[str]]
+"""An answer screened: its verdict and its prompt's ``conflicting_sources`` (``signals.py``)."""
 
 
 def default_workers() -> int:
@@ -139,9 +144,18 @@ def _start(blob: bytes, owner: int) -> None:
         _judge.judge("Warm-up at 1 pm.", [Chunk("warm-up", "Warm-up at 1 pm.")])
 
 
-def _judge_slice(items: Sequence[Item]) -> list[AnswerVerdict]:
+def screen_one(judge: Judge, answer: str, chunks: tuple[Chunk, ...]) -> Screening:
+    """``judge``'s verdict of ``answer``, and its prompt's conflicting sources.
+
+    The sources are read from the chunks the judge has just prepared (``signals.amounts_reader``).
+    """
+    verdict = judge.judge(answer, chunks)
+    return verdict, conflicting_sources(chunks, amounts_reader(judge))
+
+
+def _judge_slice(items: Sequence[Item]) -> list[Screening]:
     assert _judge is not None  # _start made it
-    return [_judge.judge(answer, chunks) for answer, chunks in items]
+    return [screen_one(_judge, answer, chunks) for answer, chunks in items]
 
 
 ONE_THREAD = {
@@ -193,10 +207,10 @@ def _context() -> multiprocessing.context.BaseContext:
 class Pending:
     """Verdicts on their way back from the workers, slice by slice, in input order."""
 
-    futures: list[Future[list[AnswerVerdict]]]
+    futures: list[Future[list[Screening]]]
     sizes: list[int]
 
-    def results(self, judged: Callable[[int], None]) -> list[AnswerVerdict]:
+    def results(self, judged: Callable[[int], None]) -> list[Screening]:
         """Wait for every slice; ``judged(n)`` is told as each slice of ``n`` answers returns."""
         position = {id(f): n for f, n in zip(self.futures, self.sizes, strict=True)}
         for future in as_completed(self.futures):

@@ -4,13 +4,19 @@ from __future__ import annotations
 
 import math
 
+import pytest
+
 from ragfunnel.analyzer.judges import Chunk
+from ragfunnel.analyzer.judges.offline import OfflineJudge
 from ragfunnel.analyzer.judges.run.signals import (
     MAX_CONTEXT_CHARS,
+    amounts_reader,
     answer_terms,
+    chunk_amounts,
     conflicting_sources,
     signals,
 )
+from ragfunnel.analyzer.language.lexicon import fold
 
 
 def test_an_amount_is_quoted_as_written_with_its_bound_phrase() -> None:
@@ -85,3 +91,38 @@ def test_quiet_inputs_give_no_signal_and_a_long_context_is_oversized() -> None:
     assert same == []  # the same amount written another way
     long = signals("x", [Chunk("a", "y" * (MAX_CONTEXT_CHARS + 1))])
     assert long == [f"oversized_prompt: 1 chunks, {MAX_CONTEXT_CHARS + 1:,} characters"]
+
+
+def test_a_bound_phrase_belongs_to_its_own_sentence() -> None:
+    """ "less than" ends the sentence before: it bounds $25,000, not the 46.2 % after it."""
+    text = "Income was less than $25,000. 46.2% of the families reported a smoking ban at home."
+    (dollars, share) = chunk_amounts(text, fold(text))
+    assert (dollars[0], dollars[3]) == ("USD", "less than $25,000")
+    assert (share[0], share[1], share[3]) == ("%", "46.2 %", "46.2%")
+
+
+_READ_BACK = [
+    # (other chunks of the prompt, the chunk whose amounts are read)
+    "Die Hotelpauschale beträgt bis zu 120 EUR pro Nacht. Das Parken ist 2 Stunden frei.",
+    "Die Straße ist 3 km lang; die Gebühr beträgt 5 EUR.\nDas Parken ist 3 Stunden frei.",
+    "Meals: 60 EUR a day. Taxis are allowed from 10 pm, at most 45 USD a ride.",
+    "Income was less than $25,000. 46.2% of the families reported a smoking ban at home.",
+    "Fünfundvierzig Minuten kosten zwölf Euro. Ab dem 1. März 2025 gilt: 30 Urlaubstage.",
+    "No number here. Nor here.",
+]
+
+
+@pytest.mark.parametrize("text", _READ_BACK)
+def test_amounts_read_from_the_judges_prepared_chunks_are_the_amounts_read_anew(text: str) -> None:
+    """The workers read a chunk's amounts from what their judge prepared; the parent anew."""
+    chunks = [Chunk("c", text), Chunk("d", "Die Hotelpauschale beträgt 150 EUR pro Nacht.")]
+    judge = OfflineJudge()
+    judge.judge("Das Parken ist 2 Stunden frei; die Pauschale beträgt 120 EUR.", chunks)
+    assert judge.chunks is not None and judge.chunks.peek(text) is not None
+    fresh = chunk_amounts(text, fold(text))
+    assert amounts_reader(judge)(text) == fresh
+    # Read again (now from the facts kept with the chunk), and by a judge that keeps no chunk.
+    assert amounts_reader(judge)(text) == fresh
+    assert amounts_reader(OfflineJudge(chunk_cache=0))(text) == fresh
+    assert amounts_reader(None)(text) == fresh
+    assert conflicting_sources(chunks, amounts_reader(judge)) == conflicting_sources(chunks)

@@ -43,7 +43,8 @@ def test_workers_and_pages_change_no_verdict_row(
     assert alone.judged == ANSWERS and len(alone.rows) == ANSWERS == alone.row_count
     labels = {label for row in alone.rows for label in row["ClaimLabels"]}
     assert {"supported", "unsupported"} <= labels
-    assert any(row["Signals"] for row in alone.rows)
+    # Conflicting sources among them: the workers read those from their judges' chunks.
+    assert any(s.startswith("conflicting_sources") for row in alone.rows for s in row["Signals"])
 
     started: list[int] = []
     start = ScreenPool.start
@@ -119,8 +120,8 @@ def test_a_script_without_a_main_guard_is_not_run_again(
     monkeypatch.setitem(sys.modules, "__main__", script)
     items = [("Die Hotelpauschale beträgt 120 Euro.", (Chunk("h", CHUNKS["hotel-allowance"]),))]
     with ScreenPool(b"", 1) as pool:
-        (verdict,) = pool.submit(items).results(lambda _n: None)
-    assert verdict.claims
+        ((verdict, conflicts),) = pool.submit(items).results(lambda _n: None)
+    assert verdict.claims and conflicts == []
     assert sys.modules["__main__"] is script
     assert pickle.loads(pickle.dumps(verdict)) == verdict
     assert workers.default_workers() >= 1
@@ -134,7 +135,7 @@ from ragfunnel.analyzer.judges.offline import OfflineJudge
 from ragfunnel.analyzer.judges.verdict_types import Chunk
 items = [("The clinic opens at 9 am.", (Chunk("c", "The clinic opens at 9 am."),))]
 with ScreenPool(b"", 1) as pool:
-    (shipped,) = pool.submit(items).results(lambda _n: None)
+    ((shipped, _),) = pool.submit(items).results(lambda _n: None)
 print(OfflineJudge().judge(*items[0]).judge, shipped.judge)
 """
 
