@@ -28,7 +28,7 @@ from ragfunnel.analyzer.judges.llm import JudgeInput, LLMCorrectness
 from ragfunnel.analyzer.judges.protocol import BatchJudge, Judge, judge_all
 from ragfunnel.analyzer.judges.run.outcome import JudgeRun, count_textless
 from ragfunnel.analyzer.judges.run.policies import Policy, TieredPolicy
-from ragfunnel.analyzer.judges.run.signals import signals
+from ragfunnel.analyzer.judges.run.signals import amounts_reader, signals
 from ragfunnel.analyzer.judges.run.tiered import Screened
 from ragfunnel.analyzer.judges.run.verdict_row import verdict_row
 from ragfunnel.analyzer.judges.run.workers import (
@@ -192,11 +192,12 @@ class PageRun:
             return dict(enumerate(page.pending.results(judged)))
         assert self.screen is not None
         first: dict[int, Screening] = {}
+        amounts = amounts_reader(self.screen.judge)
         every = max(1, self.total // 200)  # at most a few hundred updates
         for n, (r, chunks) in enumerate(zip(page.usable, page.prompts, strict=True)):
             if (self.done + n) % every == 0:
                 self.report(self.done + n, self.total)
-            first[n] = screen_one(self.screen.judge, r["answer"], chunks)
+            first[n] = screen_one(self.screen.judge, r["answer"], chunks, amounts)
         self.done += len(page.usable)
         self.report(self.done, self.total)
         return first

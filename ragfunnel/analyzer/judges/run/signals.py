@@ -45,6 +45,7 @@ __all__ = [
     "MAX_CHUNKS",
     "MAX_CONTEXT_CHARS",
     "Amount",
+    "AmountReader",
     "amounts_reader",
     "answer_terms",
     "chunk_amounts",
@@ -106,6 +107,10 @@ def _words(folded: str) -> set[str]:
 Amount = tuple[str, str, frozenset[str], str]
 """An amount or quantity a chunk states: its unit, its value, the key words of its sentence, and
 the fact as written with its bound phrase ("bis zu 120 EUR")."""
+
+
+AmountReader = Callable[[str], tuple[Amount, ...]]
+"""How a chunk's amounts are read, given its text (:func:`amounts_reader`)."""
 
 
 def chunk_amounts(
@@ -170,12 +175,14 @@ _AMOUNTS = "signals.amounts"
 """The name a chunk's amounts are kept under with the judge's prepared chunk."""
 
 
-def amounts_reader(judge: Judge | None) -> Callable[[str], tuple[Amount, ...]]:
+def amounts_reader(judge: Judge | None) -> AmountReader:
     """How to read a chunk's amounts right after ``judge`` judged a prompt holding it.
 
     From the chunks an :class:`OfflineJudge` keeps prepared (its sentences, and the facts it
     read of them), and kept with them; otherwise, or for a chunk it no longer keeps, as no judge
-    prepared it. Either way the same amounts.
+    prepared it. Either way the same amounts. Make one reader for many answers: it keeps the
+    amounts of the :data:`CHUNK_CACHE` chunks it read last, found again without hashing the
+    chunk's text as the judge's cache does.
     """
     cache = judge.chunks if isinstance(judge, OfflineJudge) else None
     if cache is None:
@@ -191,12 +198,10 @@ def amounts_reader(judge: Judge | None) -> Callable[[str], tuple[Amount, ...]]:
             found = prepared.readings[_AMOUNTS] = chunk_amounts(text, folded, prepared)
         return found
 
-    return read
+    return lru_cache(maxsize=CHUNK_CACHE)(read)
 
 
-def conflicting_sources(
-    chunks: Sequence[Chunk], amounts: Callable[[str], tuple[Amount, ...]] = _measured
-) -> list[str]:
+def conflicting_sources(chunks: Sequence[Chunk], amounts: AmountReader = _measured) -> list[str]:
     """Pairs of chunks stating different values of the same thing (see the module docstring).
 
     ``amounts``: how a chunk's amounts are read (:func:`amounts_reader`).

@@ -41,7 +41,11 @@ from dataclasses import dataclass
 
 from ragfunnel.analyzer.judges.offline import OfflineJudge
 from ragfunnel.analyzer.judges.protocol import Judge
-from ragfunnel.analyzer.judges.run.signals import amounts_reader, conflicting_sources
+from ragfunnel.analyzer.judges.run.signals import (
+    AmountReader,
+    amounts_reader,
+    conflicting_sources,
+)
 from ragfunnel.analyzer.judges.verdict_types import AnswerVerdict, Chunk
 from ragfunnel.environment_variables import defaults_for_children
 
@@ -144,18 +148,22 @@ def _start(blob: bytes, owner: int) -> None:
         _judge.judge("Warm-up at 1 pm.", [Chunk("warm-up", "Warm-up at 1 pm.")])
 
 
-def screen_one(judge: Judge, answer: str, chunks: tuple[Chunk, ...]) -> Screening:
+def screen_one(
+    judge: Judge, answer: str, chunks: tuple[Chunk, ...], amounts: AmountReader
+) -> Screening:
     """``judge``'s verdict of ``answer``, and its prompt's conflicting sources.
 
-    The sources are read from the chunks the judge has just prepared (``signals.amounts_reader``).
+    ``amounts``: ``signals.amounts_reader(judge)``, made once for many answers; it reads the
+    sources from the chunks the judge has just prepared.
     """
     verdict = judge.judge(answer, chunks)
-    return verdict, conflicting_sources(chunks, amounts_reader(judge))
+    return verdict, conflicting_sources(chunks, amounts)
 
 
 def _judge_slice(items: Sequence[Item]) -> list[Screening]:
     assert _judge is not None  # _start made it
-    return [screen_one(_judge, answer, chunks) for answer, chunks in items]
+    amounts = amounts_reader(_judge)
+    return [screen_one(_judge, answer, chunks, amounts) for answer, chunks in items]
 
 
 ONE_THREAD = {
