@@ -102,7 +102,8 @@ def test_a_bound_phrase_belongs_to_its_own_sentence() -> None:
 
 
 _READ_BACK = [
-    # (other chunks of the prompt, the chunk whose amounts are read)
+    # Bound phrases, a fold that changes the length (ß), a line break, rates, number words,
+    # a day's dot before its month, no amount at all.
     "Die Hotelpauschale beträgt bis zu 120 EUR pro Nacht. Das Parken ist 2 Stunden frei.",
     "Die Straße ist 3 km lang; die Gebühr beträgt 5 EUR.\nDas Parken ist 3 Stunden frei.",
     "Meals: 60 EUR a day. Taxis are allowed from 10 pm, at most 45 USD a ride.",
