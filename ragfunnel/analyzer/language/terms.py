@@ -16,7 +16,6 @@ This module extracts and normalises; it never decides support (``offline.py`` do
 from __future__ import annotations
 
 import re
-from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
 
 from ragfunnel.analyzer.language.lexicon import (
@@ -306,11 +305,6 @@ def _fact(m: re.Match[str]) -> Fact | None:
     return Fact("number", numbers, text, numbers=numbers)
 
 
-_MEASURED_GROUPS = ("cb", "ca", "u", "nc", "ne")
-"""The groups of :data:`_FACT` an amount or a quantity is read from (``_fact``): a match with
-none of them is neither."""
-
-
 def _unit_apart(m: re.Match[str]) -> Fact:
     """A number with its unit a word apart: "30 Urlaubstage" and "30 vacation days" are 30 days.
 
@@ -383,26 +377,19 @@ def _bound(folded: str, start: int) -> tuple[str, int]:
     return "", start
 
 
-def facts(
-    folded: str, words: AbstractSet[str] | None = None, *, measured: bool = False
-) -> list[tuple[Fact, int, int]]:
+def facts(folded: str) -> list[tuple[Fact, int, int]]:
     """The facts of a folded text (see :func:`~ragfunnel.analyzer.language.lexicon.fold`), with spans.
 
-    Number words (``drei``, ``two``) count as their digits. ``words``, the text's words when
-    the caller has them, spares the search for number words when there are none.
-    ``measured``: only the amounts and quantities (:data:`MEASURED`), the same as the others
-    would be left out of all of them, and cheaper: no other fact is built.
+    Number words (``drei``, ``two``) count as their digits.
     """
     out: list[tuple[Fact, int, int]] = []
     if "·" in folded:  # a middle-dot decimal ("odds ratio 1·32", the Lancet's style)
         folded = _MIDDLE_DOT.sub(".", folded)
     written = folded
-    folded = as_digits(folded, words)
+    folded = as_digits(folded)
     for m in _matches(folded):
-        if measured and not any(map(m.group, _MEASURED_GROUPS)):
-            continue
         fact = _fact(m)
-        if fact is None or (measured and fact.kind not in MEASURED):
+        if fact is None:
             continue
         start = m.start()
         # A number word's digit sits at its end ("four" reads "   4"): the fact, and so the
@@ -430,7 +417,7 @@ def facts(
         found = Fact(fact.kind, fact.keys, text, bound, fact.numbers, at, period)
         out.append((found, start, end))
     # Only a bare number becomes a time there: no amount or quantity changes.
-    return _hour_ranges(folded, out) if len(out) > 1 and not measured else out
+    return _hour_ranges(folded, out) if len(out) > 1 else out
 
 
 _RANGE_TO = re.compile(r"\s*(?:-|–|—|bis|to|through|thru|till|until)\s*")

@@ -6,7 +6,6 @@ import pytest
 
 from ragfunnel.analyzer.language.lexicon import fold
 from ragfunnel.analyzer.language.terms import (
-    MEASURED,
     days,
     facts,
     key_words,
@@ -124,21 +123,6 @@ def test_a_facts_span_covers_every_word_of_its_number(text: str, span: str, key:
     fact, start, end = facts(folded)[0]
     assert folded[start:end] == span
     assert fact.keys[0] == key
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "Von 8 bis 22 Uhr kostet das Parken 3 EUR pro Stunde, höchstens 30 Tage ab dem 1. März 2025.",
-        "From 9 to 5 pm the fee is up to twenty-five dollars a day for 2 weeks (POL-2024-07, v4.2.x).",
-        "Nothing measured: 42, the 1990s and 22:00.",
-    ],
-)  # fmt: skip
-def test_measured_facts_only_are_the_amounts_and_quantities_of_all_facts(text: str) -> None:
-    folded = fold(text)
-    every = facts(folded)
-    assert facts(folded, measured=True) == [f for f in every if f[0].kind in MEASURED]
-    assert {f.kind for f, _, _ in every} - MEASURED  # the texts hold other kinds too
 
 
 def test_may_hold_facts_looks_for_digits_and_currency_signs() -> None:

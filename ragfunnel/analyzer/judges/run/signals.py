@@ -63,7 +63,6 @@ _OPENS = re.compile(r"(?:^|[.!?:;\n])[\s\"'“„(*-]*$")
 _SHARED_WORDS = 2
 _SENTENCE_END = re.compile(r"[.!?;:]\s+|\n+")
 """Where a sentence ends, for the key words of an amount's sentence."""
-_PUNCTUATION = ".,;:!?()[]{}\"'„“”«»/*`<>|"
 
 
 def answer_terms(answer: str) -> set[str]:
@@ -92,16 +91,6 @@ def answer_terms(answer: str) -> set[str]:
 
 def _readable(terms: set[str]) -> str:
     return ", ".join(sorted(t.split(":", 1)[1] for t in terms))
-
-
-def _words(folded: str) -> set[str]:
-    """A folded text's words, its hyphenated ones also split and joined ("twenty-five")."""
-    words = {token.strip(_PUNCTUATION) for token in folded.split()}
-    if "-" in folded:
-        for token in [t for t in words if "-" in t]:
-            words.update(token.split("-"))
-            words.add(token.replace("-", ""))
-    return words
 
 
 Amount = tuple[str, str, frozenset[str], str]
