@@ -33,8 +33,8 @@ read, the sort, the stage view's parsing), beside the next chunk being converted
 ingest of 1.7 KB spans (50,000 of them are 41 MiB) peaked at 978–1,064 MiB, and one of a
 million spans that record their prompts (6.3 KB) at 1,302 MiB; at 32 MiB 884–961 MiB and 879
 MiB. The smaller chunks take about 3 % more time at a million 1.7 KB spans and 12 % more at
-five million: every insert also pays ~60 ms for the stage view, whatever its size (bench/RESULTS.md, "Issue 35, twelfth
-session")."""
+five million: every insert also pays ~60 ms for the stage view, whatever its size
+(bench/RESULTS.md, "Issue 35, twelfth session")."""
 
 
 class Loader:

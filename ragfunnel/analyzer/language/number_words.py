@@ -17,7 +17,6 @@ read one by one; a part alone (:data:`~ragfunnel.analyzer.language.lexicon.NUMBE
 from __future__ import annotations
 
 import re
-from collections.abc import Set as AbstractSet
 
 from ragfunnel.analyzer.language.lexicon import NUMBER_JOINS, NUMBER_PARTS, NUMBER_WORDS
 
@@ -40,18 +39,15 @@ def _may_hold_compound(folded: str) -> bool:
     return any(end in folded for end in COMPOUND_ENDS)
 
 
-def spells_numbers(folded: str, words: AbstractSet[str] | None = None) -> bool:
+def spells_numbers(folded: str) -> bool:
     """Whether a folded text may spell a number out in words (cheap; may say yes wrongly).
 
-    ``words``, its words when the caller has them, makes the check a set lookup for a number
-    of one word ("ninety", "neunzig") or of several ("forty five"); a German number of several
-    parts in one word ("fünfundvierzig") is looked for in the text.
+    A number of one word ("ninety", "neunzig") or of several ("forty five"); a German number of
+    several parts in one word ("fünfundvierzig").
     """
     # A number of several words holds a word of NUMBER_WORDS ("one hundred", "forty five"); a
     # part alone ("one", "ein") is none.
-    if words is not None and not words.isdisjoint(NUMBER_WORDS):
-        return True
-    if words is None and _ONE_WORD.search(folded):
+    if _ONE_WORD.search(folded):
         return True
     return _may_hold_compound(folded) and _COMPOUND.search(folded) is not None
 
@@ -183,13 +179,9 @@ def _write(out: list[str], start: int, end: int, value: int) -> None:
         out[start:end] = list(digits.rjust(end - start))
 
 
-def as_digits(folded: str, words: AbstractSet[str] | None = None) -> str:
-    """``folded`` with every number it spells out in words written in digits (same length).
-
-    ``words``, the text's words when the caller has them, spares the search when none of them
-    can be part of a number.
-    """
-    if not spells_numbers(folded, words):
+def as_digits(folded: str) -> str:
+    """``folded`` with every number it spells out in words written in digits (same length)."""
+    if not spells_numbers(folded):
         return folded
     out: list[str] | None = None
     for found in _runs(folded):

@@ -58,8 +58,6 @@ def test_number_words_are_told_from_other_words() -> None:
     assert not is_number_word("ein") and not is_number_word("einen")
     assert compound_number("nach neunundneunzig tagen") and not compound_number("nach neun tagen")
     assert not compound_number("often one tension einen")
-    assert spells_numbers("after ninety days", frozenset({"after", "ninety", "days"}))
-    assert spells_numbers(
-        "nach funfundvierzig tagen", frozenset({"nach", "funfundvierzig", "tagen"})
-    )
-    assert not spells_numbers("this tension", frozenset({"this", "tension"}))
+    assert spells_numbers("after ninety days")
+    assert spells_numbers("nach funfundvierzig tagen")
+    assert not spells_numbers("this tension")

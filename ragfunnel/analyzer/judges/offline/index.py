@@ -25,7 +25,7 @@ from ragfunnel.analyzer.judges.offline.prepared import ChunkCache, PreparedChunk
 from ragfunnel.analyzer.judges.offline.words import is_german, reads_german, stem, tokens
 from ragfunnel.analyzer.judges.verdict_types import Chunk
 from ragfunnel.analyzer.language.lexicon import DAYS, fold
-from ragfunnel.analyzer.language.terms import Fact, days, facts, negated
+from ragfunnel.analyzer.language.terms import Fact, days, negated
 
 if TYPE_CHECKING:
     from ragfunnel.analyzer.judges.offline.embed import Embedder
@@ -270,10 +270,7 @@ class ContextIndex:
         Kept with the sentence's prepared chunk: the list is shared, read it, never change it.
         """
         part, local = self._part(sid)
-        found = part.spans.get(local)
-        if found is None:
-            found = part.spans[local] = facts(self.sentences[sid])
-        return found
+        return part.sentence_facts(local)
 
     def facts_of(self, sid: int) -> list[Fact]:
         """The facts of one sentence, as written (found on first use, kept with its chunk)."""

@@ -33,7 +33,7 @@ from ragfunnel.analyzer.language.lexicon import (
     fold,
 )
 from ragfunnel.analyzer.language.number_words import compound_number
-from ragfunnel.analyzer.language.terms import Fact, days, may_hold_facts
+from ragfunnel.analyzer.language.terms import Fact, days, facts, may_hold_facts
 
 __all__ = [
     "CHUNK_CACHE",
@@ -112,7 +112,8 @@ class PreparedChunk:
             (``terms.days``, in its order); the others name none.
         starts: where each sentence starts in the folded text, when folding kept the text's
             length (sentences are then slices of it); empty otherwise.
-        spans, facts, negation, vectors: per sentence, found on first use (``ContextIndex``).
+        spans, facts, negation, vectors: per sentence, found on first use (``ContextIndex``;
+            ``spans`` through :meth:`sentence_facts`).
         reads_german: whether the chunk reads as German (``words.reads_german``), found on
             first use (``ContextIndex.chunk_languages``).
         derived: other readings of one sentence, by the reader's name and the sentence, found on
@@ -137,6 +138,16 @@ class PreparedChunk:
     reads_german: bool | None = field(default=None, repr=False)
     derived: dict[tuple[str, int], Any] = field(default_factory=dict, repr=False)
     readings: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    def sentence_facts(self, local: int) -> list[tuple[Fact, int, int]]:
+        """``terms.facts`` of sentence ``local`` (from zero), with spans: found once, then kept.
+
+        Shared by every prompt holding the chunk: read the list, never change it.
+        """
+        found = self.spans.get(local)
+        if found is None:
+            found = self.spans[local] = facts(self.sentences[local])
+        return found
 
 
 def prepare(text: str, folded: str, german: bool) -> PreparedChunk:

@@ -108,7 +108,8 @@ def chunk_amounts(
     """A chunk's amounts and quantities (``folded``: ``fold(text)``), sentence by sentence.
 
     The facts of each sentence that can hold one (``prepared.can_hold_facts``), as the offline
-    judge reads them (``ContextIndex.fact_spans``): a bound phrase belongs to its own sentence.
+    judge reads them (``PreparedChunk.sentence_facts``): a bound phrase belongs to its own
+    sentence.
     ``prepared``: the chunk as the judge prepared it; the facts it found already are used, the
     others found and kept with it. Each sentence's key words are worked out once, however many
     amounts it states.
@@ -116,22 +117,21 @@ def chunk_amounts(
     same = len(folded) == len(text)
     source = text if same else folded
     found: list[tuple[Fact, int, int, int]] = []  # a fact, its start, its end, where it is written
-    sentences: Iterable[tuple[int, str, bool]]
+    sentences: Iterable[tuple[int, list[tuple[Fact, int, int]]]]  # each start, and its facts
     if prepared is not None and same:
-        known = prepared.spans
-        sentences = zip(prepared.starts, prepared.sentences, prepared.numeric, strict=True)
-    else:
-        known = {}
+        numeric = prepared.numeric
         sentences = (
-            (a, folded[a:b], can_hold_facts(folded[a:b], LETTERS.findall(folded[a:b])))
-            for a, b in sentence_spans(folded)
+            (at, prepared.sentence_facts(local))
+            for local, at in enumerate(prepared.starts)
+            if numeric[local]
         )
-    for local, (at, sentence, numeric) in enumerate(sentences):
-        if not numeric:
-            continue
-        spans = known.get(local)
-        if spans is None:
-            spans = known[local] = facts(sentence)
+    else:
+        sentences = (
+            (a, facts(folded[a:b]))
+            for a, b in sentence_spans(folded)
+            if can_hold_facts(folded[a:b], LETTERS.findall(folded[a:b]))
+        )
+    for at, spans in sentences:
         found.extend(
             (fact, at + start, at + end, at + fact.start)
             for fact, start, end in spans
