@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
-from ragfunnel.analyzer.language.lexicon import fold
+from ragfunnel.analyzer.language.lexicon import NUMBER_WORDS, fold
 from ragfunnel.analyzer.language.number_words import (
     as_digits,
     compound_number,
@@ -61,3 +63,11 @@ def test_number_words_are_told_from_other_words() -> None:
     assert spells_numbers("after ninety days")
     assert spells_numbers("nach funfundvierzig tagen")
     assert not spells_numbers("this tension")
+    # A number word is found only standing alone, whatever stands around it.
+    assert spells_numbers("ninety") and spells_numbers("(ninety-day)") and spells_numbers("x5five")
+    assert not spells_numbers("ninetyfold") and not spells_numbers("uneleven")
+
+
+def test_number_words_are_letters_only() -> None:
+    """spells_numbers reads a text's runs of a-z: a number word of other characters is missed."""
+    assert all(re.fullmatch(r"[a-z]+", word) for word in NUMBER_WORDS)
