@@ -95,6 +95,7 @@ _LEAD = re.compile(rf"(?<![a-z])(?:{_MONTH}|us\$|eur|usd|gbp|chf)\.?\s?$")
 _WORD = re.compile(r"[^\W\d_]+")
 _NOT = re.compile(r"n't\b")
 _MIDDLE_DOT = re.compile(r"(?<=\d)·(?=\d)")
+_SPACES = re.compile(r"\s+")  # compiled once: re.sub(pattern, ...) looks it up on every call
 
 
 def _phrases(
@@ -149,6 +150,14 @@ class Fact:
     numbers: tuple[str, ...] = ()
     start: int = 0
     period: str = ""
+
+    def written_as(self, text: str) -> Fact:
+        """The same fact written as ``text``.
+
+        ``dataclasses.replace(fact, text=text)`` at a third of its cost: the judge calls it for
+        every fact of every sentence it reads.
+        """
+        return Fact(self.kind, self.keys, text, self.bound, self.numbers, self.start, self.period)
 
 
 def unit_of(fact: Fact) -> str:
@@ -292,7 +301,7 @@ def _fact(m: re.Match[str]) -> Fact | None:
             numbers = tuple(_canon(float(v) * 1000) for v in numbers)
         return Fact("amount", tuple(f"{currency} {v}" for v in numbers), text, numbers=numbers)
     if g("u"):
-        unit = UNITS.get(re.sub(r"\s+", " ", g("u")), g("u"))
+        unit = UNITS.get(_SPACES.sub(" ", g("u")), g("u"))
         numbers = values(g("nu"))
         keys = [f"{v} {unit}" for v in numbers]
         keys += [k for v in numbers for k in _in_other_units(v, unit) if k not in keys]

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from ragfunnel.analyzer.language.lexicon import fold
 from ragfunnel.analyzer.language.terms import (
+    Fact,
     days,
     facts,
     key_words,
@@ -202,3 +205,17 @@ def test_days_a_text_names_with_ranges_spanned(text: str, named: list[int]) -> N
 def test_a_range_of_times_with_a_dash_reads_both_ends(text: str) -> None:
     # A subscription FAQ app: "8 am–6 pm" read "am-6" as a code, losing 18:00.
     assert [keys for kind, keys, _, _ in _read(text) if kind == "time"] == [("08:00",), ("18:00",)]
+
+
+def test_written_as_changes_the_text_only() -> None:
+    """``Fact.written_as`` is ``dataclasses.replace(fact, text=...)``, every field kept.
+
+    A field added to Fact and left out of ``written_as`` fails here.
+    """
+    marked = {
+        f.name: ("x",) if "tuple" in str(f.type) else 7 if f.type == "int" else f"<{f.name}>"
+        for f in dataclasses.fields(Fact)
+    }
+    fact = Fact(**marked)
+    assert fact.written_as("120 EUR") == dataclasses.replace(fact, text="120 EUR")
+    assert all(getattr(fact, name) != getattr(Fact("number", (), ""), name) for name in marked)

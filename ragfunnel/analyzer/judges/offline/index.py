@@ -17,7 +17,7 @@ down to the order they iterate in.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -282,9 +282,7 @@ class ContextIndex:
             text, written = self.sentences[sid], self.written[sid]
             source = written if len(written) == len(text) else text
             spans = self.fact_spans(sid)
-            found = part.facts[local] = [
-                replace(f, text=source[f.start : end]) for f, _, end in spans
-            ]
+            found = part.facts[local] = [f.written_as(source[f.start : end]) for f, _, end in spans]
         return found
 
     def vector_of(self, sid: int) -> Any:
