@@ -26,6 +26,7 @@ killed outright runs no cleanup, and its workers would wait for tasks forever.
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 import pickle
@@ -146,6 +147,25 @@ def _start(blob: bytes, owner: int) -> None:
     _judge = pickle.loads(blob) if blob else OfflineJudge()  # noqa: S301 - our own pickle
     if not blob:  # its models loaded now, while the parent reads the first page
         _judge.judge("Warm-up at 1 pm.", [Chunk("warm-up", "Warm-up at 1 pm.")])
+    _collect_rarely()
+
+
+WORKER_GC_THRESHOLDS = (10_000, 50, 100)
+"""A worker's garbage collector thresholds (Python's default: 700, 10, 10). A judge makes
+almost no reference cycles (one in a thousand of the objects its collections looked at), yet
+each full collection walks every object its chunk cache holds: with the default thresholds
+they took 6–8 % of a worker's time when no chunk repeats (bench/RESULTS.md, "Issue 35,
+fourteenth session")."""
+
+
+def _collect_rarely() -> None:
+    """Tune this worker's garbage collector (:data:`WORKER_GC_THRESHOLDS`): the process is ours.
+
+    What the worker has loaded by now (modules, models, the warm-up's caches) lives as long as
+    it does: frozen, no collection looks at it again.
+    """
+    gc.freeze()
+    gc.set_threshold(*WORKER_GC_THRESHOLDS)
 
 
 def screen_one(

@@ -127,6 +127,20 @@ def test_a_script_without_a_main_guard_is_not_run_again(
     assert workers.default_workers() >= 1
 
 
+def test_a_worker_collects_garbage_rarely_and_the_parent_as_before() -> None:
+    """Only the worker processes, ragfunnel's own, get the judge's collector thresholds."""
+    import gc
+
+    before = gc.get_threshold()
+    with ScreenPool(b"", 1) as pool:
+        pool.submit([("Warm-up.", (Chunk("w", "Warm-up."),))]).results(lambda _n: None)
+        thresholds = pool.start().submit(gc.get_threshold).result()
+        frozen = pool.start().submit(gc.get_freeze_count).result()
+    assert thresholds == workers.WORKER_GC_THRESHOLDS != before
+    assert frozen > 0  # what the worker loaded before its first answer
+    assert gc.get_threshold() == before
+
+
 _IN_A_TREE = """
 import sys
 sys.path.insert(0, sys.argv[1])
