@@ -152,10 +152,10 @@ def _start(blob: bytes, owner: int) -> None:
 
 WORKER_GC_THRESHOLDS = (10_000, 50, 100)
 """A worker's garbage collector thresholds (Python's default: 700, 10, 10). A judge makes
-almost no reference cycles (one in a thousand of the objects its collections looked at), yet
-each full collection walks every object its chunk cache holds: with the default thresholds
-they took 6–8 % of a worker's time when no chunk repeats (bench/RESULTS.md, "Issue 35,
-fourteenth session")."""
+almost no reference cycles (fewer than one in a thousand of the objects its collections looked
+at), yet each full collection walks every object its chunk cache holds: with the default
+thresholds they took 6–8 % of a worker's time when no chunk repeats (bench/RESULTS.md, "Issue
+35, fourteenth session")."""
 
 
 def _collect_rarely() -> None:

@@ -23,7 +23,7 @@ from ragfunnel.analyzer.judges.offline.names import _initials
 from ragfunnel.analyzer.judges.offline.prepared import ChunkCache, chunk_text, prepare
 from ragfunnel.analyzer.judges.offline.words import reads_german, tokens
 from ragfunnel.analyzer.judges.verdict_types import AnswerVerdict
-from ragfunnel.analyzer.language.lexicon import fold
+from ragfunnel.analyzer.language.lexicon import LETTERS, fold
 from ragfunnel.analyzer.language.terms import facts
 
 CORPUS = [
@@ -252,3 +252,19 @@ def test_readings_kept_with_a_chunk_are_its_sentences_readings_in_any_prompt() -
     for sid in range(len(index.sentences)):
         assert index.derived(sid, "counted", lambda s: counted(index, s)) == index.sentences[sid]
     assert asked[0] == len(index.sentences) // 2
+
+
+@pytest.mark.parametrize(
+    ("text", "joined"),
+    [
+        ("Die Hotel-Pauschale gilt.", {"hotelpauschale"}),
+        ("(Support-Team) and x1co-pay, see-also-this", {"supportteam", "copay", "seealsothis"}),
+        ("a well-known, long-term plan", {"wellknown", "longterm"}),
+        ("no hyphen - here, nor -x or y-", set()),
+    ],
+)
+def test_a_hyphenated_word_is_also_kept_joined(text: str, joined: set[str]) -> None:
+    """``prepare`` adds each hyphenated word without its hyphens, wherever it stands."""
+    prepared = prepare(text, fold(text), german=False)
+    letters = set(LETTERS.findall(fold(text)))
+    assert set(prepared.word_stems) - letters == joined
