@@ -49,12 +49,9 @@ def spells_numbers(folded: str) -> bool:
     # part alone ("one", "ein") is none. Every number word is letters a-z only, so it stands
     # alone exactly when one of the text's runs of a-z is it: a set lookup of each run, twice as
     # fast as one pattern of all the words tried at every letter.
-    if not _ONE_WORDS.isdisjoint(_WORD.findall(folded)):
+    if not NUMBER_WORDS.keys().isdisjoint(_WORD.findall(folded)):
         return True
     return _may_hold_compound(folded) and _COMPOUND.search(folded) is not None
-
-
-_ONE_WORDS = frozenset(NUMBER_WORDS)
 
 
 def _word_parts(word: str) -> list[int] | None:

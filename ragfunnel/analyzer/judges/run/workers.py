@@ -53,6 +53,7 @@ from ragfunnel.environment_variables import defaults_for_children
 __all__ = [
     "IN_PROCESS_BELOW",
     "MAX_WORKERS",
+    "WORKER_GC_THRESHOLDS",
     "WORKER_SLICE",
     "Pending",
     "ScreenPool",
@@ -71,6 +72,13 @@ save (bench/RESULTS.md, "Issue 35: two cores and bounded memory")."""
 
 MAX_WORKERS = 8
 """The default never starts more workers than this, whatever the cores."""
+
+WORKER_GC_THRESHOLDS = (10_000, 50, 100)
+"""A worker's garbage collector thresholds (Python's default: 700, 10, 10). A judge makes
+almost no reference cycles (fewer than one in a thousand of the objects its collections looked
+at), yet each full collection walks every object its chunk cache holds: with the default
+thresholds they took 6–8 % of a worker's time when no chunk repeats (bench/RESULTS.md, "Issue
+35, fourteenth session")."""
 
 Item = tuple[str, tuple[Chunk, ...]]
 """An answer to screen: its text and its prompt's chunks."""
@@ -148,14 +156,6 @@ def _start(blob: bytes, owner: int) -> None:
     if not blob:  # its models loaded now, while the parent reads the first page
         _judge.judge("Warm-up at 1 pm.", [Chunk("warm-up", "Warm-up at 1 pm.")])
     _collect_rarely()
-
-
-WORKER_GC_THRESHOLDS = (10_000, 50, 100)
-"""A worker's garbage collector thresholds (Python's default: 700, 10, 10). A judge makes
-almost no reference cycles (fewer than one in a thousand of the objects its collections looked
-at), yet each full collection walks every object its chunk cache holds: with the default
-thresholds they took 6–8 % of a worker's time when no chunk repeats (bench/RESULTS.md, "Issue
-35, fourteenth session")."""
 
 
 def _collect_rarely() -> None:
