@@ -1,4 +1,4 @@
-"""How the embedded store lays out the parts of its tables: compact, and merged a few at a time.
+"""How the embedded store lays out the parts of its tables: compact, merged a few at a time or by column.
 
 A MergeTree part is *wide* (a file or more per column: about 125 files for ``otel_traces`` or
 the stage table) or *compact* (all columns in one file: about ten). Every insert writes a part
@@ -10,12 +10,14 @@ the engine's. Compact parts cut an ingest's kernel time about fourfold there
 (bench/RESULTS.md, "Ingest").
 
 Only tables ragfunnel creates in an embedded store get these settings: a server's tables are
-the DBA's (``otel_traces``) or follow the server's defaults (see docs/store.md).
+the DBA's (``otel_traces``) or follow the server's defaults (see docs/store.md). The engine runs
+an embedded store's merges inside the process that has it open (``ragfunnel judge`` writing its
+verdicts, for one), so what a merge holds is that process's memory.
 """
 
 from __future__ import annotations
 
-__all__ = ["BOUNDED_MERGES", "COMPACT_PARTS", "PART_SETTINGS"]
+__all__ = ["BOUNDED_MERGES", "COMPACT_PARTS", "MERGES_BY_COLUMN", "PART_SETTINGS"]
 
 COMPACT_PARTS = "min_bytes_for_wide_part = 1000000000000, min_rows_for_wide_part = 1000000000000"
 """MergeTree settings that keep every part compact, however large it grows by merging."""
@@ -35,3 +37,18 @@ as fast either way.
 PART_SETTINGS = f"{COMPACT_PARTS}, {BOUNDED_MERGES}"
 """The settings of the tables of spans ragfunnel makes in an embedded store (``otel_traces``, the
 stage table)."""
+
+MERGES_BY_COLUMN = (
+    "vertical_merge_algorithm_min_rows_to_activate = 1, "
+    "vertical_merge_algorithm_min_columns_to_activate = 1"
+)
+"""MergeTree settings that merge every part column by column (the engine's *vertical* merge).
+
+The engine's default merges parts of fewer than 131,072 rows with every column of every part
+read side by side. A judge writes its verdicts a page at a time (a part of 1,000 rows of ~1.9 KB
+each), and those parts keep merging inside its process while it runs. Merged by column, a
+300,000-answer ``ragfunnel judge`` peaked at 858–873 MiB instead of 1,027–1,040 MiB, and a
+10,000-answer one at 695–742 MiB instead of 748–800, in the same time (bench/RESULTS.md, "Issue
+35, fifteenth session"). The settings of the verdicts table ragfunnel makes in an embedded store
+(``store/tables/verdicts.py``).
+"""

@@ -1,5 +1,5 @@
 """``store/part_format.py``: tables ragfunnel makes in an embedded store keep compact parts,
-merged a few at a time."""
+merged a few at a time; its verdicts merge column by column."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from typing import Any
 
 from ragfunnel.analyzer.store import Store
 from ragfunnel.analyzer.store.dsn import quote
-from ragfunnel.analyzer.store.part_format import COMPACT_PARTS, PART_SETTINGS
+from ragfunnel.analyzer.store.part_format import COMPACT_PARTS, MERGES_BY_COLUMN, PART_SETTINGS
+from ragfunnel.analyzer.store.tables.verdicts import VERDICTS_TABLE, create_verdicts, verdicts_ddl
 
 
 def _part_types(store: Store, table: str) -> set[str]:
@@ -52,6 +53,26 @@ def test_a_merge_takes_at_most_eight_parts_of_granules_of_at_most_4_mib(store: S
     assert max(_first_merges(store, "engine_default")) > 8  # what the settings are there to avoid
     assert max(_first_merges(store, "bounded")) <= 8
     assert _granules(store, "engine_default") < _granules(store, "bounded")
+
+
+def test_an_embedded_store_s_verdicts_merge_column_by_column(store: Store) -> None:
+    """A judge's verdict parts merge in its own process: by column, a merge holds one column of
+    each part at a time, not all of them (bench/RESULTS.md, "Issue 35, fifteenth session")."""
+    create_verdicts(store)  # the engine refuses a setting it does not know
+    made = (
+        store.query_arrow(
+            "SELECT create_table_query AS q FROM system.tables "
+            "WHERE database = {db:String} AND name = {t:String}",
+            {"db": store.database, "t": VERDICTS_TABLE},
+        )
+        .column("q")[0]
+        .as_py()
+    )
+    assert "vertical_merge_algorithm_min_rows_to_activate = 1" in made
+    assert "vertical_merge_algorithm_min_columns_to_activate = 1" in made
+    # A server's verdicts table keeps the server's defaults, as its other tables do.
+    assert "SETTINGS" not in verdicts_ddl("v")
+    assert verdicts_ddl("v", embedded=True).endswith(f"SETTINGS {MERGES_BY_COLUMN}")
 
 
 def _parts(store: Store, table: str, where: str, value: str) -> list[Any]:

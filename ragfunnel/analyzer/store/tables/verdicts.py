@@ -24,6 +24,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 from ragfunnel.analyzer.store.dsn import quote
+from ragfunnel.analyzer.store.part_format import MERGES_BY_COLUMN
 from ragfunnel.analyzer.store.statements import create_table, run_filter, run_parameters
 
 if TYPE_CHECKING:
@@ -183,14 +184,18 @@ DECIDING_FIELDS: tuple[tuple[str, str], ...] = (
 column and the name the funnel reads it by (``funnel/read/verdicts.py``)."""
 
 
-def _ddl(table: str, columns: Sequence[tuple[str, str]]) -> str:
+def _ddl(table: str, columns: Sequence[tuple[str, str]], settings: str = "") -> str:
     engine = "ReplacingMergeTree(JudgedAt) ORDER BY (TraceId, QuestionKey, SpanId, Judge)"
-    return create_table(table, columns, engine)
+    return create_table(table, columns, engine, settings=settings)
 
 
-def verdicts_ddl(verdicts: str) -> str:
-    """The CREATE statement of the verdicts table, given its quoted qualified name."""
-    return _ddl(verdicts, VERDICT_COLUMNS)
+def verdicts_ddl(verdicts: str, *, embedded: bool = False) -> str:
+    """The CREATE statement of the verdicts table, given its quoted qualified name.
+
+    ``embedded`` adds the embedded store's merge settings (``store/part_format.py``,
+    ``MERGES_BY_COLUMN``): its merges run in the judge's own process.
+    """
+    return _ddl(verdicts, VERDICT_COLUMNS, MERGES_BY_COLUMN if embedded else "")
 
 
 def _table(store: Store, name: str = VERDICTS_TABLE) -> str:
@@ -199,7 +204,7 @@ def _table(store: Store, name: str = VERDICTS_TABLE) -> str:
 
 def create_verdicts(store: Store) -> None:
     """Create the verdicts table if missing (revision 3 of :mod:`..migrations`)."""
-    store.command(verdicts_ddl(_table(store)))
+    store.command(verdicts_ddl(_table(store), embedded=store.embedded))
 
 
 def create_legacy_verdicts(store: Store) -> None:
