@@ -1,4 +1,4 @@
-"""How the embedded store lays out the parts of its tables: compact, merged a few at a time or by column.
+"""How the embedded store lays out and merges the parts of the tables ragfunnel makes in it.
 
 A MergeTree part is *wide* (a file or more per column: about 125 files for ``otel_traces`` or
 the stage table) or *compact* (all columns in one file: about ten). Every insert writes a part
