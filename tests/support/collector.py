@@ -25,10 +25,17 @@ ROOT = Path(__file__).resolve().parents[2]
 CONFIG = ROOT / "collector_config"
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+def free_ports(names: tuple[str, ...]) -> dict[str, int]:
+    """A free loopback port per name, all distinct: each is held until every one is picked."""
+    held: list[socket.socket] = []
+    try:
+        for _ in names:
+            held.append(socket.socket())
+            held[-1].bind(("127.0.0.1", 0))
+        return {name: int(s.getsockname()[1]) for name, s in zip(names, held, strict=True)}
+    finally:
+        for s in held:
+            s.close()
 
 
 def binaries() -> tuple[str, str]:
@@ -130,42 +137,85 @@ class Stack:
 
     def start_jaeger(self) -> None:
         self.jaeger.start()
-        wait_until(lambda: get_json(f"{self.query}/api/services") is not None, "Jaeger query API")
+        query = f"{self.query}/api/services"
+        self._wait(self.jaeger, lambda: get_json(query) is not None, "Jaeger query API")
 
     def start_collector(self) -> None:
         self.collector.start()
         health = f"http://127.0.0.1:{self.ports['health']}/"
+        self._wait(
+            self.collector,
+            lambda: urllib.request.urlopen(health, timeout=2).status == 200,
+            "collector health",
+        )
+
+    @staticmethod
+    def _wait(process: Process, check: Any, what: str) -> None:
+        """Wait for ``check``; fail at once, with the process's log, if the process has ended."""
+
+        def ready() -> Any:
+            if process.proc is not None and process.proc.poll() is not None:
+                raise AssertionError(f"{process.name} exited ({process.proc.returncode})")
+            return check()
+
         try:
-            wait_until(
-                lambda: urllib.request.urlopen(health, timeout=2).status == 200, "collector health"
-            )
+            wait_until(ready, what)
         except AssertionError as exc:
-            raise AssertionError(f"{exc}\n--- collector log ---\n{self.collector.tail()}") from None
+            raise AssertionError(f"{exc}\n--- {process.name} log ---\n{process.tail()}") from None
+
+    def port_taken(self) -> bool:
+        """Whether Jaeger or the collector failed because one of its ports was taken."""
+        return any("address already in use" in p.tail() for p in (self.jaeger, self.collector))
 
     def stop(self) -> None:
         self.collector.stop()
         self.jaeger.stop()
 
 
+PORTS = (
+    "otlp_grpc",
+    "otlp_http",
+    "health",
+    "metrics",
+    "jaeger_grpc",
+    "jaeger_http",
+    "jaeger_query",
+    "jaeger_query_grpc",
+    "jaeger_health",
+    "jaeger_metrics",
+)
+"""The loopback ports a stack listens on, by name."""
+
+ATTEMPTS = 3
+"""Starts tried, on new ports each, when a port picked free was taken before the binary bound it."""
+
+
 def running_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
-    """Start Jaeger and the collector on free ports, yield the stack, stop both."""
+    """Start Jaeger and the collector on free ports, yield the stack, stop both.
+
+    A port found free can be taken before the binary binds it: the kernel hands the same range
+    out as the source port of any outgoing connection on the machine (Jaeger's own among them).
+    A start that fails on "address already in use" is tried again on new ports.
+    """
     otelcol, jaeger = binaries()
-    workdir = tmp_path_factory.mktemp("stack")
-    ports = {
-        name: free_port()
-        for name in (
-            "otlp_grpc",
-            "otlp_http",
-            "health",
-            "metrics",
-            "jaeger_grpc",
-            "jaeger_http",
-            "jaeger_query",
-            "jaeger_query_grpc",
-            "jaeger_health",
-            "jaeger_metrics",
-        )
-    }
+    for attempt in range(1, ATTEMPTS + 1):
+        s = _stack(otelcol, jaeger, tmp_path_factory.mktemp("stack"), free_ports(PORTS))
+        try:
+            s.start_jaeger()
+            s.start_collector()
+        except AssertionError:
+            s.stop()
+            if attempt < ATTEMPTS and s.port_taken():
+                continue
+            raise
+        break
+    try:
+        yield s
+    finally:
+        s.stop()
+
+
+def _stack(otelcol: str, jaeger: str, workdir: Path, ports: dict[str, int]) -> Stack:
     jaeger_env = {
         "JAEGER_OTLP_GRPC_PORT": str(ports["jaeger_grpc"]),
         "JAEGER_OTLP_HTTP_PORT": str(ports["jaeger_http"]),
@@ -183,7 +233,7 @@ def running_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
         "RAGFUNNEL_FILE_PATH": str(workdir / "collector-spans.jsonl"),
         "RAGFUNNEL_LOGS_FILE_PATH": str(workdir / "collector-logs.jsonl"),
     }
-    s = Stack(
+    return Stack(
         workdir=workdir,
         jaeger=Process(
             "jaeger",
@@ -199,9 +249,3 @@ def running_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
         ),
         ports=ports,
     )
-    try:
-        s.start_jaeger()
-        s.start_collector()
-        yield s
-    finally:
-        s.stop()
