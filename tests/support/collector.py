@@ -194,8 +194,8 @@ def running_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     """Start Jaeger and the collector on free ports, yield the stack, stop both.
 
     A port found free can be taken before the binary binds it: the kernel hands the same range
-    out as the source port of any outgoing connection on the machine (Jaeger's own among them).
-    A start that fails on "address already in use" is tried again on new ports.
+    out as the source ports of outgoing connections, any process's. A start that fails on
+    "address already in use" is tried again on new ports.
     """
     otelcol, jaeger = binaries()
     for attempt in range(1, ATTEMPTS + 1):
