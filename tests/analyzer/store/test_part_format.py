@@ -72,7 +72,7 @@ def test_an_embedded_store_s_verdicts_merge_column_by_column(store: Store) -> No
     assert "vertical_merge_algorithm_min_columns_to_activate = 1" in made
     # A server's verdicts table keeps the server's defaults, as its other tables do.
     assert "SETTINGS" not in verdicts_ddl("v")
-    assert verdicts_ddl("v", embedded=True).endswith(f"SETTINGS {MERGES_BY_COLUMN}")
+    assert verdicts_ddl("v", merges_by_column=True).endswith(f"SETTINGS {MERGES_BY_COLUMN}")
 
 
 def _parts(store: Store, table: str, where: str, value: str) -> list[Any]:

@@ -189,13 +189,13 @@ def _ddl(table: str, columns: Sequence[tuple[str, str]], settings: str = "") -> 
     return create_table(table, columns, engine, settings=settings)
 
 
-def verdicts_ddl(verdicts: str, *, embedded: bool = False) -> str:
+def verdicts_ddl(verdicts: str, *, merges_by_column: bool = False) -> str:
     """The CREATE statement of the verdicts table, given its quoted qualified name.
 
-    ``embedded`` adds the embedded store's merge settings (``store/part_format.py``,
+    ``merges_by_column`` adds the embedded store's merge settings (``store/part_format.py``,
     ``MERGES_BY_COLUMN``): its merges run in the judge's own process.
     """
-    return _ddl(verdicts, VERDICT_COLUMNS, MERGES_BY_COLUMN if embedded else "")
+    return _ddl(verdicts, VERDICT_COLUMNS, MERGES_BY_COLUMN if merges_by_column else "")
 
 
 def _table(store: Store, name: str = VERDICTS_TABLE) -> str:
@@ -204,7 +204,7 @@ def _table(store: Store, name: str = VERDICTS_TABLE) -> str:
 
 def create_verdicts(store: Store) -> None:
     """Create the verdicts table if missing (revision 3 of :mod:`..migrations`)."""
-    store.command(verdicts_ddl(_table(store), embedded=store.embedded))
+    store.command(verdicts_ddl(_table(store), merges_by_column=store.embedded))
 
 
 def create_legacy_verdicts(store: Store) -> None:
