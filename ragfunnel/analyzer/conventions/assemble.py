@@ -327,23 +327,34 @@ def stage_select_sql(
     """
     conventions = catalog.CONVENTIONS if conventions is None else tuple(conventions)
     _check(conventions)
-    where = "Rule != 0" if stages is None else f"({_could_be(conventions, stages)}) AND Rule != 0"
+    pre = "" if stages is None else f"\nWHERE {_could_be(conventions, stages)}"
     rules = [(convention, rule) for convention in conventions for rule in convention.rules]
     fields = [rule.fields.over(convention.common) for convention, rule in rules]
-    exprs: dict[str, str] = {name: name for name in _PASSTHROUGH}
+    exprs: dict[str, str] = {name: name for name in ("Rule", *_PASSTHROUGH)}
     exprs["Source"] = _by_rule([_lit(convention.name) for convention, _ in rules], "''")
     exprs["Stage"] = _by_rule([_lit(rule.stage.value) for _, rule in rules], "''")
     declared = [_declared(f) for f in fields]
     for name, default in _DEFAULTS.items():
         exprs[name] = _by_rule([d[name] for d in declared], default)
+    derived = dict(_DERIVED)
     # Ids as text are kept for ingest spans only, where index truth reads them; every other
     # stage is compared by hash, and carrying its id strings into the table was most of what
     # the view cost an insert.
     kept = ["ListedIds" if rule.stage is Stage.INGEST else None for _, rule in rules]
-    exprs["Ids"] = _by_rule(kept, _NO_STRINGS)
-    exprs.update(_DERIVED)
-    inner = ",\n    ".join(f"{expr} AS {name}" for name, expr in exprs.items())
+    derived["Ids"] = _by_rule(kept, _NO_STRINGS)
+    # Three levels, each naming only the columns of the one below: the engine's analyzer
+    # copies an alias's whole expression into every place that names it in the same SELECT,
+    # so ``Rule`` named by ~30 columns beside its definition made a query tree 8x the size
+    # of this one, analysed and planned again on every insert the view sees. ``Rule != 0``
+    # filters in the middle level: in the level that computes it, a read of the table moved
+    # it into PREWHERE and computed the rule number twice (a third more time per span).
+    per_rule = ",\n    ".join(f"{expr} AS {name}" for name, expr in exprs.items())
+    final = ", ".join(
+        f"{derived[name]} AS {name}" if name in derived else name for name in STAGE_COLUMN_NAMES
+    )
+    read = ", ".join((*_PASSTHROUGH, "SpanName", "SpanAttributes"))
     return (
-        f"SELECT {', '.join(STAGE_COLUMN_NAMES)} FROM (SELECT\n    {_rule_number(conventions)} AS Rule,"
-        f"\n    {inner}\nFROM {source_table}\nWHERE {where})"
+        f"SELECT {final}\nFROM (SELECT\n    {per_rule}\n"
+        f"FROM (SELECT {_rule_number(conventions)} AS Rule, {read}\n"
+        f"FROM {source_table}{pre})\nWHERE Rule != 0)"
     )
