@@ -32,9 +32,10 @@ The engine holds about ten times a chunk's column bytes while it inserts it (the
 read, the sort, the stage view's parsing), beside the next chunk being converted. At 64 MiB an
 ingest of 1.7 KB spans (50,000 of them are 41 MiB) peaked at 978–1,064 MiB, and one of a
 million spans that record their prompts (6.3 KB) at 1,302 MiB; at 32 MiB 884–961 MiB and 879
-MiB. The smaller chunks take about 3 % more time at a million 1.7 KB spans and 12 % more at
-five million: every insert also pays ~60 ms for the stage view, whatever its size
-(bench/RESULTS.md, "Issue 35, twelfth session")."""
+MiB. The smaller chunks took about 3 % more time at a million 1.7 KB spans and 12 % more at
+five million: every insert also pays for planning the stage view's SELECT, whatever its size
+(~60 ms then; ~35 ms since the SELECT names its rule number from a level of its own;
+bench/RESULTS.md, "Issue 35, twelfth session" and "sixteenth session")."""
 
 
 class Loader:
