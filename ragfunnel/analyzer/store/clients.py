@@ -26,6 +26,18 @@ CLIENT_ERRORS = (ClickHouseError, OSError, ValueError)
 _engine_lock = threading.Lock()
 _engine_users: dict[str, int] = {}
 
+EMBEDDED_OUTPUT = {
+    "output_format_arrow_compression_method": "none",
+    "output_format_arrow_parallel_encoding": 0,
+}
+"""How the embedded engine hands query results to this process (every query's setting).
+
+Its Arrow output is LZ4-compressed by default, for a network this process never crosses: the
+engine compressed and pyarrow decompressed every result in the same address space, about a
+tenth of a funnel batch's query (bench/RESULTS.md, "Issue 35, seventeenth session"). Encoding
+on the query's own thread, not a pool of its own, leaves the other core to the work beside it.
+"""
+
 
 def release_engine(path: str) -> None:
     """One store on the embedded engine at ``path`` closed: free the engine when it was the last."""
@@ -58,7 +70,7 @@ def open_embedded(target: Target, *, create: bool, settings: dict[str, Any]) -> 
         Path(target.path).mkdir(parents=True, exist_ok=True)
         try:
             client = clickhouse_connect.get_client(
-                interface="chdb", path=target.path, settings=settings
+                interface="chdb", path=target.path, settings={**EMBEDDED_OUTPUT, **settings}
             )
         except CLIENT_ERRORS as exc:
             holder = _locked_by_another_process(Path(target.path))
