@@ -68,3 +68,25 @@ def test_a_refused_open_creates_no_folder(tmp_path: Path) -> None:
         with pytest.raises(StoreError, match="one store path per process"):
             Store.open(f"chdb://{tmp_path / 'b'}", create=True)
     assert not (tmp_path / "b").exists()
+
+
+@pytest.mark.parametrize("read_only", [False, True])
+def test_the_embedded_engine_hands_results_over_uncompressed(
+    tmp_path: Path, read_only: bool
+) -> None:
+    # Compressing a result for pyarrow to decompress in the same process cost a tenth of a
+    # funnel batch's query (bench/RESULTS.md, "Issue 35, seventeenth session").
+    path = tmp_path / "store"
+    Store.open(f"chdb://{path}", create=True).close()
+    with Store.open_for_analysis(f"chdb://{path}", read_only=read_only) as store:
+        settings = store.query_df(
+            "SELECT name, value FROM system.settings WHERE name IN "
+            "('output_format_arrow_compression_method', 'output_format_arrow_parallel_encoding')"
+        )
+        values = dict(settings.iter_rows())
+        assert values == {
+            "output_format_arrow_compression_method": "none",
+            "output_format_arrow_parallel_encoding": "0",
+        }
+        rows = store.query_df("SELECT number AS n, toString(number) AS s FROM numbers(3)")
+        assert rows.to_dicts() == [{"n": 0, "s": "0"}, {"n": 1, "s": "1"}, {"n": 2, "s": "2"}]
