@@ -53,6 +53,7 @@ from ragfunnel.analyzer.ingest.span_fields import (
     same_start,
 )
 from ragfunnel.analyzer.ingest.values import InvalidValue, any_value_as_string, array_as_string
+from ragfunnel.analyzer.store.arrow_values import strings
 from ragfunnel.instrumentation.contract import SERVICE_NAME
 
 T = TypeVar("T")
@@ -64,12 +65,14 @@ __all__ = [
     "Chunk",
     "RowBuilder",
     "Seen",
+    "span_keys",
 ]
 
 MAX_VALUE_CHARS = 1 << 20
 """Attribute values longer than this many characters (1 Mi) are cut, with a note."""
 
 _ARRAY_CACHE = 4096  # distinct arrays remembered (a few MB)
+_NO_SEPARATOR = strings([""])[0]  # a Python "" would make pyarrow import pandas
 
 
 @dataclass
@@ -86,13 +89,19 @@ class Chunk:
 
     def keys(self) -> pa.Array:
         """Each row's identity, ``TraceId + SpanId``."""
-        table = self.table
-        return pc.binary_join_element_wise(table.column("TraceId"), table.column("SpanId"), "")
+        return span_keys(self.table)
 
     def without(self, keys: list[str]) -> pa.Table:
         """The rows whose ``TraceId + SpanId`` is none of ``keys``."""
-        known = pc.is_in(self.keys(), value_set=pa.array(keys, pa.string()))
+        known = pc.is_in(self.keys(), value_set=strings(keys))
         return self.table.filter(pc.invert(known))
+
+
+def span_keys(table: pa.Table) -> pa.Array:
+    """Each row's identity, ``TraceId + SpanId``."""
+    return pc.binary_join_element_wise(
+        table.column("TraceId"), table.column("SpanId"), _NO_SEPARATOR
+    )
 
 
 class Seen(Protocol):

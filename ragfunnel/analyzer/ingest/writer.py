@@ -29,8 +29,9 @@ import pyarrow.compute as pc
 
 from ragfunnel.analyzer.ingest.inserted_traces import InsertedTraces
 from ragfunnel.analyzer.ingest.result import IngestSummary, Skip
-from ragfunnel.analyzer.ingest.rows import Chunk
+from ragfunnel.analyzer.ingest.rows import Chunk, span_keys
 from ragfunnel.analyzer.store import StoreError
+from ragfunnel.analyzer.store.arrow_values import integers
 from ragfunnel.analyzer.store.connection import INSERT_STREAMS, MergeDeferral
 from ragfunnel.analyzer.store.migrations import REVISIONS, migrate
 from ragfunnel.analyzer.store.schema import stage_view_attached
@@ -157,8 +158,9 @@ class Writer:
         near = functools.reduce(
             pc.or_,
             (
-                pc.and_(pc.greater_equal(starts, lo), pc.less_equal(starts, hi))
-                for lo, hi in covered
+                pc.and_(pc.greater_equal(starts, bounds[0]), pc.less_equal(starts, bounds[1]))
+                # Arrow scalars: a Python int would make pyarrow import pandas (arrow_values).
+                for bounds in (integers(pair, pa.int64()) for pair in covered)
             ),
         )
         if not pc.any(near).as_py():
@@ -219,9 +221,7 @@ class Writer:
         assert self._mender is not None
         candidates = near.candidates
         traces: list[str] = candidates.column("TraceId").to_pylist()
-        keys = pc.binary_join_element_wise(
-            candidates.column("TraceId"), candidates.column("SpanId"), ""
-        ).to_pylist()
+        keys = span_keys(candidates).to_pylist()
         stored = set(known)
         new_by_trace: dict[str, list[str]] = {}
         known_traces: set[str] = set()

@@ -118,13 +118,19 @@ def insert_records(store: Store, host: str, records: Sequence[tuple[str, FileRec
     """Write one row per (resolved path, record), in one insert."""
     import pyarrow as pa
 
-    rows = [
-        {
-            "TracesTable": store.table,
-            "Host": host,
-            "Path": path,
-            **{name: getattr(record, field) for name, field in _FIELDS},
-        }
-        for path, record in records
-    ]
-    store.insert_arrow(INGEST_LOG_TABLE, pa.Table.from_pylist(rows, schema=_schema()))
+    from ragfunnel.analyzer.store.arrow_values import booleans, integers, strings
+
+    schema = _schema()
+    given = {
+        "TracesTable": [store.table] * len(records),
+        "Host": [host] * len(records),
+        "Path": [path for path, _ in records],
+        **{name: [getattr(record, field) for _, record in records] for name, field in _FIELDS},
+    }
+    columns = [
+        strings(given[column.name]) if column.type == pa.string()
+        else booleans(given[column.name]) if column.type == pa.bool_()
+        else integers(given[column.name], column.type)
+        for column in schema
+    ]  # fmt: skip
+    store.insert_arrow(INGEST_LOG_TABLE, pa.Table.from_arrays(columns, schema=schema))
