@@ -2,7 +2,7 @@
 
 pyarrow imports pandas at the first Python value it converts; the ingest builds such arrays
 from their buffers (``store/arrow_values.py``). bench/RESULTS.md, "Issue 35, seventeenth
-session": the 5M-span ingest's peak 1,001 → 931 MiB (medians of three).
+session": the 5M-span ingest's peak 1,000 → 926 MiB (medians of five).
 """
 
 from __future__ import annotations
