@@ -87,18 +87,14 @@ class Chunk:
     source: str = ""
     """The file (or other source) the chunk's spans were read from, for messages."""
 
-    def keys(self) -> pa.Array:
-        """Each row's identity, ``TraceId + SpanId``."""
-        return span_keys(self.table)
-
     def without(self, keys: list[str]) -> pa.Table:
         """The rows whose ``TraceId + SpanId`` is none of ``keys``."""
-        known = pc.is_in(self.keys(), value_set=strings(keys))
+        known = pc.is_in(span_keys(self.table), value_set=strings(keys))
         return self.table.filter(pc.invert(known))
 
 
 def span_keys(table: pa.Table) -> pa.Array:
-    """Each row's identity, ``TraceId + SpanId``."""
+    """Each row's identity, ``TraceId + SpanId`` (a chunk's, or some of its rows')."""
     return pc.binary_join_element_wise(
         table.column("TraceId"), table.column("SpanId"), _NO_SEPARATOR
     )

@@ -155,13 +155,11 @@ class Writer:
         if not covered:
             return None
         starts = pc.cast(chunk.table.column("Timestamp"), pa.int64())
+        # The bounds as Arrow scalars: a Python int would make pyarrow import pandas.
+        bounds = [integers(pair, pa.int64()) for pair in covered]
         near = functools.reduce(
             pc.or_,
-            (
-                pc.and_(pc.greater_equal(starts, bounds[0]), pc.less_equal(starts, bounds[1]))
-                # Arrow scalars: a Python int would make pyarrow import pandas (arrow_values).
-                for bounds in (integers(pair, pa.int64()) for pair in covered)
-            ),
+            (pc.and_(pc.greater_equal(starts, lo), pc.less_equal(starts, hi)) for lo, hi in bounds),
         )
         if not pc.any(near).as_py():
             return None
@@ -196,7 +194,7 @@ class Writer:
         """Name the spans stored already with another start time (a copy with other content)."""
         if self._summary is None:
             return
-        keys = chunk.keys().to_pylist()
+        keys = span_keys(chunk.table).to_pylist()
         starts = pc.cast(chunk.table.column("Timestamp"), pa.int64()).to_pylist()
         # Within a microsecond is the same span: Jaeger keeps microseconds only.
         conflicts = [

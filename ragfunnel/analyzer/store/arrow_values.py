@@ -1,7 +1,7 @@
 """Arrow arrays of Python values, built from their buffers.
 
 pyarrow's own conversion of Python values (``pa.array``, ``pa.scalar``, ``Table.from_pylist``,
-a Python ``str`` handed to a compute function) first asks whether pandas is installed, and so
+a Python ``str`` or ``int`` handed to a compute function) first asks whether pandas is installed, and so
 imports it: 0.17 s and ~42 MiB of an ingest that never uses it (bench/RESULTS.md, "Issue 35,
 seventeenth session"). Arrays built here from bytes never ask.
 """
@@ -20,13 +20,12 @@ _INTEGER_CODES = {pa.int64(): "q", pa.uint64(): "Q", pa.int32(): "i", pa.uint8()
 
 
 def strings(values: Sequence[str]) -> pa.Array:
-    """A ``string`` array of ``values`` (no nulls)."""
+    """A ``string`` array of ``values`` (no nulls, under 2 GiB of text in all)."""
     encoded = [value.encode() for value in values]
-    offsets = array.array("q", [0, *itertools.accumulate(map(len, encoded))])
-    large = pa.LargeStringArray.from_buffers(
+    offsets = array.array("i", [0, *itertools.accumulate(map(len, encoded))])
+    return pa.StringArray.from_buffers(
         len(encoded), pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))
     )
-    return large.cast(pa.string())
 
 
 def integers(values: Sequence[int], kind: pa.DataType) -> pa.Array:

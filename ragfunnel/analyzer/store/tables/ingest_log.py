@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ragfunnel.analyzer.store.dsn import quote
 from ragfunnel.analyzer.store.statements import create_table
@@ -76,11 +76,17 @@ _FIELDS = (
 """Each :class:`FileRecord` field's column."""
 
 
-def _schema() -> pyarrow.Schema:
+def _column(kind: str, values: list[Any]) -> pyarrow.Array:
+    """One column of ``kind`` (a type of ``_COLUMNS``), built without pandas (arrow_values)."""
     import pyarrow as pa
 
-    arrow = {"String": pa.string(), "UInt64": pa.uint64(), "Int64": pa.int64(), "Bool": pa.bool_()}
-    return pa.schema([(name, arrow[kind]) for name, kind in _COLUMNS])
+    from ragfunnel.analyzer.store.arrow_values import booleans, integers, strings
+
+    if kind == "String":
+        return strings(values)
+    if kind == "Bool":
+        return booleans(values)
+    return integers(values, {"UInt64": pa.uint64(), "Int64": pa.int64()}[kind])
 
 
 def ensure_ingest_log(store: Store) -> str:
@@ -118,19 +124,14 @@ def insert_records(store: Store, host: str, records: Sequence[tuple[str, FileRec
     """Write one row per (resolved path, record), in one insert."""
     import pyarrow as pa
 
-    from ragfunnel.analyzer.store.arrow_values import booleans, integers, strings
-
-    schema = _schema()
     given = {
         "TracesTable": [store.table] * len(records),
         "Host": [host] * len(records),
         "Path": [path for path, _ in records],
         **{name: [getattr(record, field) for _, record in records] for name, field in _FIELDS},
     }
-    columns = [
-        strings(given[column.name]) if column.type == pa.string()
-        else booleans(given[column.name]) if column.type == pa.bool_()
-        else integers(given[column.name], column.type)
-        for column in schema
-    ]  # fmt: skip
-    store.insert_arrow(INGEST_LOG_TABLE, pa.Table.from_arrays(columns, schema=schema))
+    table = pa.Table.from_arrays(
+        [_column(kind, given[name]) for name, kind in _COLUMNS],
+        names=[name for name, _ in _COLUMNS],
+    )
+    store.insert_arrow(INGEST_LOG_TABLE, table)
