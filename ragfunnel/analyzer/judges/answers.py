@@ -111,7 +111,7 @@ class AnswerPages:
     scattered over the whole table read the whole table: a run's time grew with its square);
     the pages hold :func:`read_answers`' rows, each once. ``total`` is how many
     pipeline answers the pages hold before a run filter (a progress bar's total), known before
-    the first page is read. Only the trace ids are held between pages.
+    the first page is read. Only the traces' hashes are held between pages (8 bytes a trace).
     """
 
     def __init__(
@@ -130,19 +130,18 @@ class AnswerPages:
         self._at_once = traces_at_once
         self._source = stage_source(store).sql
         listed = answer_traces(store, self._source, modes=self._modes)
-        self._traces = listed.get_column("TraceId")
+        self._traces = listed.get_column("TraceHash")
         self.total = int(listed.get_column("Pipeline").sum() or 0)
 
     def __iter__(self) -> Iterator[pl.DataFrame]:
         for start in range(0, len(self._traces), self._at_once):
-            traces = self._traces.slice(start, self._at_once).to_list()
             yield _read(
                 self._store,
                 self._source,
                 runs=self._runs,
                 modes=self._modes,
                 chunk_texts=self._given,
-                traces=traces,
+                trace_hashes=self._traces.slice(start, self._at_once).to_list(),
             )
 
 
@@ -153,9 +152,12 @@ def _read(
     runs: Sequence[str],
     modes: Sequence[str],
     chunk_texts: Mapping[str, str],
-    traces: Sequence[str],
+    traces: Sequence[str] = (),
+    trace_hashes: Sequence[int] = (),
 ) -> pl.DataFrame:
-    raw = generate_answers(store, source, runs=runs, modes=modes, traces=traces)
+    raw = generate_answers(
+        store, source, runs=runs, modes=modes, traces=traces, trace_hashes=trace_hashes
+    )
     if raw.is_empty():
         return pl.DataFrame(schema=_SCHEMA)
     fields = ["span_id", "run_id", "started", "answer", "has_answer", "model", "logprobs_min",

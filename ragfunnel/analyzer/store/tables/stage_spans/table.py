@@ -29,6 +29,7 @@ __all__ = [
     "BUCKETS",
     "STAGE_COLUMNS",
     "STAGE_TABLE",
+    "TRACE_HASH",
     "VIEW_NAME",
     "answer_traces",
     "create_stage_spans",
@@ -184,6 +185,10 @@ def run_ids(store: Store, source: str, *, question_spans: bool = False) -> list[
     return [str(r) for r in rows.column("run").to_pylist()]
 
 
+TRACE_HASH = "cityHash64(TraceId)"
+"""The expression a trace is paged by (``answer_traces``, ``generate_answers(trace_hashes=)``)."""
+
+
 def generate_answers(
     store: Store,
     source: str,
@@ -191,6 +196,7 @@ def generate_answers(
     runs: Sequence[str] = (),
     modes: Sequence[str] = ("pipeline",),
     traces: Sequence[str] = (),
+    trace_hashes: Sequence[int] = (),
 ) -> pl.DataFrame:
     """Per question instance and mode, the answer the funnel counts, from ``source``'s rows.
 
@@ -198,12 +204,17 @@ def generate_answers(
     ``Mode``, ``primary`` = (span id, run id, start ns, answer, has answer, model, lowest
     logprob, low-confidence tokens), ``SampleAnswers`` (the other samples' answers) and
     ``Question`` (the question span's text, else the retrieval query). With ``runs``, only
-    instances of those runs; with ``traces``, only those traces.
+    instances of those runs; with ``traces``, only those traces; with ``trace_hashes``, only the
+    traces of those :data:`TRACE_HASH` values (``answer_traces``' pages).
     """
     trace_filter = "AND TraceId IN {traces:Array(String)}" if traces else ""
+    if trace_hashes:
+        trace_filter += f" AND {TRACE_HASH} IN {{trace_hashes:Array(UInt64)}}"
     parameters: dict[str, object] = {"modes": list(modes), **statements.run_parameters(runs)}
     if traces:
         parameters["traces"] = list(traces)
+    if trace_hashes:
+        parameters["trace_hashes"] = list(trace_hashes)
     return store.query_df(
         f"""
     WITH gen AS (
@@ -241,16 +252,27 @@ def answer_traces(
 ) -> pl.DataFrame:
     """The traces holding a generate answer of ``modes``, in the order their answers started.
 
-    Columns ``TraceId`` and ``Pipeline`` (how many question instances of the trace have a
-    pipeline answer, before any run filter): the pages ``generate_answers(traces=...)`` is read
-    in (``judges/answers.py``). By start (then trace id), so that a page's spans lie close
-    together in ``otel_traces`` (``traces.chunk_texts``).
+    Columns ``TraceHash`` (the trace id's :data:`TRACE_HASH`) and ``Pipeline`` (how many question
+    instances of the trace have a pipeline answer, before any run filter): the pages
+    ``generate_answers(trace_hashes=...)`` is read in (``judges/answers.py``). By start (then
+    hash), so that a page's spans lie close together in ``otel_traces`` (``traces.chunk_texts``).
+
+    Traces and questions are grouped by their ids' hashes, not the 32-character ids: at 300,000
+    answers, grouping the ids with an exact count of each trace's questions raised the process's
+    peak by 111–143 MiB, grouping by hash by 56–79 MiB (reading the column alone: 40–45;
+    bench/RESULTS.md, "Issue 35, eighteenth session"); the list held is 8 bytes a trace.
+
+    Two traces whose ids share a hash share a page, so every trace is still read once; a trace's
+    questions whose keys share a hash (within one trace) would count once in the progress total.
     """
     return store.query_df(
-        f"""SELECT TraceId, toInt64(uniqExactIf(QuestionKey, Mode = 'pipeline')) AS Pipeline
-    FROM {source}
-    WHERE Stage = 'generate' AND StatusCode != 'Error' AND Mode IN {{modes:Array(String)}}
-    GROUP BY TraceId ORDER BY min(Timestamp), TraceId""",
+        f"""SELECT TraceHash, toInt64(sum(Pipeline)) AS Pipeline FROM (
+        SELECT {TRACE_HASH} AS TraceHash, cityHash64(QuestionKey) AS Question,
+            min(Timestamp) AS Started, max(Mode = 'pipeline') AS Pipeline
+        FROM {source}
+        WHERE Stage = 'generate' AND StatusCode != 'Error' AND Mode IN {{modes:Array(String)}}
+        GROUP BY TraceHash, Question)
+    GROUP BY TraceHash ORDER BY min(Started), TraceHash""",
         {"modes": list(modes)},
     )
 

@@ -10,6 +10,7 @@ from ragfunnel.analyzer.store.schema import table_columns
 from ragfunnel.analyzer.store.tables.stage_spans import (
     STAGE_COLUMNS,
     STAGE_TABLE,
+    TRACE_HASH,
     VIEW_NAME,
     answer_traces,
     create_stage_spans,
@@ -103,7 +104,17 @@ def test_the_answer_the_funnel_counts_per_question_and_mode(staged: Store) -> No
     assert generate_answers(staged, table, runs=["run-2"]).is_empty()
     assert generate_answers(staged, table, runs=["run-1"]).height == 1
     traces = answer_traces(staged, table)
-    assert traces.to_dicts() == [{"TraceId": answer["TraceId"], "Pipeline": 1}]
+    [hashed] = (
+        staged.query_arrow(
+            f"SELECT {TRACE_HASH} AS h FROM (SELECT {{t:String}} AS TraceId)",
+            {"t": answer["TraceId"]},
+        )
+        .column("h")
+        .to_pylist()
+    )
+    assert traces.to_dicts() == [{"TraceHash": hashed, "Pipeline": 1}]
+    assert generate_answers(staged, table, trace_hashes=[hashed]).to_dicts() == [answer]
+    assert generate_answers(staged, table, trace_hashes=[hashed + 1]).is_empty()
     assert generate_answers(staged, table, traces=["0" * 32]).is_empty()
 
 
