@@ -341,6 +341,15 @@ REFUSALS: tuple[str, ...] = (
     r"geht\s+aus\s+(?:dem|den)\s+\w+\s+nicht\s+hervor",
     r"(?:ist|wird)\s+(?:im|in\s+den)\s+\w+\s+nicht\s+(?:erwähnt|genannt|angegeben)",
 )
+REFUSAL_KEYWORDS: tuple[str, ...] = (
+    "know", "say", "answer", "tell", "find", "help", "determine", "provide", "sure", "unable",
+    "sorry", "information", "idea", "data", "details", "contain", "mention", "include", "specif",
+    "state", "cover", "keine", "nicht",
+)  # fmt: skip
+"""Whatever a phrase of ``REFUSALS`` matches in an ASCII text holds one of these (lower case), so
+an ASCII sentence without any is no refusal and ``refusals.is_refusal`` skips its patterns
+(the patterns took a twentieth of the offline judge's time). A new phrase needs one of them;
+tests/analyzer/language/test_refusals.py checks each phrase against strings drawn from it."""
 REFUSAL_FILLERS: tuple[str, ...] = (
     "unfortunately", "sadly", "regrettably", "i'm afraid", "i’m afraid", "i am afraid",
     "currently", "at the moment", "right now", "really", "actually", "specific", "however",

@@ -12,7 +12,12 @@ from __future__ import annotations
 
 import re
 
-from ragfunnel.analyzer.language.lexicon import REFUSAL_FILLERS, REFUSAL_TURNS, REFUSALS
+from ragfunnel.analyzer.language.lexicon import (
+    REFUSAL_FILLERS,
+    REFUSAL_KEYWORDS,
+    REFUSAL_TURNS,
+    REFUSALS,
+)
 
 __all__ = ["is_refusal", "split_refusal"]
 
@@ -31,7 +36,13 @@ def is_refusal(sentence: str) -> bool:
 
     The phrases are the lexicon's ``REFUSALS``, tried again with its fillers ("leider", "I'm
     afraid") dropped, with the commas around them ("Hierzu kann ich, leider, nichts sagen").
+    An ASCII sentence without any of the lexicon's ``REFUSAL_KEYWORDS`` is none, found without
+    the patterns: dropping a filler leaves a space, so it joins no letters into a keyword.
     """
+    if sentence.isascii():
+        lowered = sentence.lower()
+        if not any(word in lowered for word in REFUSAL_KEYWORDS):
+            return False
     if _REFUSAL.search(sentence):
         return True
     plain = _REFUSAL_FILLER.sub(" ", sentence)

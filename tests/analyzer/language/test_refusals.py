@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
-import pytest
+import re
 
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ragfunnel.analyzer.language.lexicon import REFUSAL_KEYWORDS, REFUSALS
 from ragfunnel.analyzer.language.refusals import is_refusal, split_refusal
 
 
@@ -78,3 +83,33 @@ def test_a_sentence_turning_from_a_refusal_to_an_answer_is_split_at_the_turn(
     sentence: str, refusals: tuple[str, ...], answers: tuple[str, ...]
 ) -> None:
     assert split_refusal(sentence) == (refusals, answers)
+
+
+@pytest.mark.parametrize(
+    "phrase", [pytest.param(phrase, id=f"phrase{n}") for n, phrase in enumerate(REFUSALS)]
+)
+def test_every_refusal_phrase_holds_a_keyword_in_whatever_ascii_it_matches(phrase: str) -> None:
+    """``is_refusal`` skips an ASCII sentence without a keyword, so no phrase may match one.
+
+    Strings drawn from the phrase itself (with text around), their spaces made plain: what the
+    phrase matches holds a keyword. A phrase that needs a letter beyond ASCII ("weiß") has no
+    ASCII reading, and nothing to check.
+    """
+    pattern = re.compile(phrase, re.IGNORECASE)
+
+    @settings(max_examples=100, derandomize=True, database=None,
+              suppress_health_check=list(HealthCheck))  # fmt: skip
+    @given(st.from_regex(pattern))
+    def holds_a_keyword(drawn: str) -> None:
+        text = re.sub(r"\s", " ", drawn)
+        found = pattern.search(text)
+        if text.isascii() and found:
+            assert any(word in found.group(0).lower() for word in REFUSAL_KEYWORDS), text
+
+    holds_a_keyword()
+
+
+def test_a_refusal_is_found_through_the_keyword_shortcut_in_any_case_and_not_without_it() -> None:
+    assert is_refusal("I DON'T KNOW.")
+    assert is_refusal("Unfortunately, the documents do not SPECIFY it.")
+    assert not is_refusal("The data were collected at two sites.")
