@@ -56,6 +56,10 @@ def _clauses(folded: str, roots: list[str], index: ContextIndex, window: list[in
             break
     if len(wanted) < 2:
         return ""
+    if not mine and not any(index.negation_of(sid) for sid in window):
+        # Neither side negates (a clause's negation is its sentence's: clauses are cut at
+        # non-letters, so they hold no word or "n't" their sentence lacks).
+        return ""
     german = index.german
     scope = _negated_stems(folded, german) & set(roots) if mine else set()
     best, best_held, theirs, negated_near = 0.0, set[str](), "", ""
