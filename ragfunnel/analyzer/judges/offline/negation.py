@@ -106,7 +106,7 @@ def _inserted(folded: str, index: ContextIndex, window: list[int]) -> str:
     for "lost") has no such pair and decides nothing.
     """
     mine = _plain_tokens(folded)
-    if not any(_negates(token) for token in mine[1:]):  # a first word is never looked at below
+    if not any(_negates(token) for token in mine[1:]):  # one opening the claim is skipped below
         return ""  # most claims: nothing inserted, the window's words need not be read
     chunk_of = index.chunk_of
     near = {n for sid in window for n in (sid - 1, sid, sid + 1)
