@@ -111,6 +111,18 @@ def planted(abstracts: list[str], n: int, seed: int) -> dict[str, list[tuple[str
     return out
 
 
+def read_abstracts(data: Path) -> list[str]:
+    """The abstracts of ``data``/pubmedqa-abstracts.jsonl; exits saying how to make the file."""
+    path = data / "pubmedqa-abstracts.jsonl"
+    if not path.exists():
+        raise SystemExit(f"{path}: missing; run bench/judge_data.py --pubmedqa DIR first")
+    return [
+        json.loads(line)["evidence"]
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DATA)
@@ -118,15 +130,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--show", type=int, default=0, help="print this many misjudged claims")
     args = parser.parse_args()
-    path = args.data / "pubmedqa-abstracts.jsonl"
-    if not path.exists():
-        raise SystemExit(f"{path}: missing; run bench/judge_data.py --pubmedqa DIR first")
-    abstracts = [
-        json.loads(line)["evidence"]
-        for line in path.read_text(encoding="utf-8").splitlines()
-        if line.strip()
-    ]
-    pairs = planted(abstracts, args.n, args.seed)
+    pairs = planted(read_abstracts(args.data), args.n, args.seed)
     variants = {"paraphrase": True, "plain": False} if load() is not None else {"plain": False}
     for name, paraphrase in variants.items():
         for form, items in pairs.items():

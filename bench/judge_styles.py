@@ -24,7 +24,6 @@ answer should be blamed.
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import re
 import sys
@@ -34,7 +33,13 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from judge_abstracts import DATA, change_number, insert_negation, sentences  # noqa: E402
+from judge_abstracts import (  # noqa: E402
+    DATA,
+    change_number,
+    insert_negation,
+    read_abstracts,
+    sentences,
+)
 
 from ragfunnel.analyzer.judges.offline import OfflineJudge  # noqa: E402
 from ragfunnel.analyzer.judges.offline.embed import load  # noqa: E402
@@ -133,12 +138,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--show", type=int, default=0, help="print this many misjudged answers")
     args = parser.parse_args()
-    path = args.data / "pubmedqa-abstracts.jsonl"
-    if not path.exists():
-        raise SystemExit(f"{path}: missing; run bench/judge_data.py --pubmedqa DIR first")
-    abstracts = [json.loads(line)["evidence"] for line in path.read_text("utf-8").splitlines()
-                 if line.strip()]  # fmt: skip
-    pairs = _pairs(abstracts, args.n, args.seed)
+    pairs = _pairs(read_abstracts(args.data), args.n, args.seed)
     variants = {"paraphrase": True, "plain": False} if load() is not None else {"plain": False}
     for name, vectors in variants.items():
         judge = OfflineJudge(paraphrase=vectors)
