@@ -1,7 +1,8 @@
 """A claim's names: those the context holds nowhere, and those its aligned sentence swaps.
 
 A name is a capitalised word after the claim's first word (English claims: German capitalises
-every noun) or an acronym; months and weekdays are dates, not names (docs/judges.md §2).
+every noun) or an acronym; a word glued to the full stop before it ("products.Participants", a
+heading an abstract runs on) opens a sentence, so it is a first word too; months and weekdays are dates, not names (docs/judges.md §2).
 Adjacent names form one phrase, missing only when none of its words is in the context. A
 missing name lowers the score (``names_missing``) and keeps a claim from being supported; a
 *swapped* one, where the one sentence the claim aligns with names another in its place, is a
@@ -37,6 +38,22 @@ _NOUN_WINDOW = 2
 _CAPITALISED = re.compile(r"(?<![\w-])[A-ZÄÖÜ][a-zäöüß]+")
 
 
+def _opens_sentence(text: str, word: re.Match[str]) -> bool:
+    """Whether ``word`` (not an acronym) is glued to a sentence's end: "products.Participants".
+
+    Text pasted from abstracts and slides runs a heading on after a full stop with no space; the
+    claim splitter keeps such a run whole, so the capital there opens a sentence and names
+    nothing. An acronym ("results.HCT") is still a name.
+    """
+    at = word.start()
+    return (
+        at >= 2
+        and text[at - 1] in ".!?"
+        and (text[at - 2].islower() or text[at - 2].isdigit() or text[at - 2] in ")]")
+        and not word.group(0)[:2].isupper()
+    )
+
+
 def _names(claim: str, german: bool) -> list[list[str]]:
     """The claim's names, folded, grouped by phrase (``United States`` is one).
 
@@ -57,6 +74,9 @@ def _names(claim: str, german: bool) -> list[list[str]]:
         first = False
         if german and not acronym:
             continue  # German capitalises every noun.
+        if _opens_sentence(claim, m):
+            last_end = -2
+            continue
         folded = fold(word).strip("'-")
         if (
             folded in STOPWORDS
@@ -196,7 +216,11 @@ def swapped_names(names: list[str], missing: list[str], folded: str, index: Cont
 
 def _named_instead(sentence: str, folded: str, skip: frozenset[str]) -> list[str]:
     """The capitalised words of ``sentence`` after its first that the claim (``folded``) lacks."""
-    others = [m.group(0) for m in _NAME.finditer(sentence) if m.start() > 0]
+    others = [
+        m.group(0)
+        for m in _NAME.finditer(sentence)
+        if m.start() > 0 and not _opens_sentence(sentence, m)
+    ]
     return [o for o in dict.fromkeys(others) if fold(o) not in folded and fold(o) not in skip]
 
 

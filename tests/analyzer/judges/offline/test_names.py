@@ -257,3 +257,29 @@ def test_a_day_a_range_adds_is_quoted_by_its_name_and_swapped_for_the_sentences(
     assert "monday" not in verdict.missing
     assert verdict.label == "unsupported"
     assert "saturday (context: Friday)" in verdict.missing
+
+
+def test_a_word_glued_to_a_full_stop_opens_a_sentence_and_is_no_name() -> None:
+    # A heading an abstract runs on after a full stop ("products.Patients-") is no name; a
+    # name later in the same run still is, and so is a glued acronym.
+    context = "It ran in 2004.Patients came from Munich."
+    assert _missing("It ran in 2004.Participants came from Munich.", context) == []
+    assert _missing("It ran in 2004.Participants came from Hamburg.", context) == ["hamburg"]
+    assert _missing("It ran in 2004 only.HCT came from Munich.", context) == ["hct"]
+    index = _index("Patients received contaminated products.Patients- Ten died.")
+    folded = "participants received contaminated products.participants- ten died."
+    assert swapped_names(["participants"], ["participants"], folded, index, [0]) == []
+
+
+def test_a_paraphrased_heading_glued_to_a_full_stop_is_not_blamed() -> None:
+    # bench/judge_styles.py's one blamed paraphrase: "Patients" → "Participants" in a heading
+    # run on after a full stop was read as a name the aligned sentence swaps.
+    context = [
+        "We aimed to determine the microbial contamination rates in patients who received "
+        "contaminated products.Patients- We analyzed microbial contamination of 100 products."
+    ]
+    claim = (
+        "We aimed to determine the microbial contamination rates in participants who received "
+        "contaminated products.Participants- We analyzed microbial contamination of 100 products."
+    )
+    assert judge_claim(claim, context).label != "unsupported"
