@@ -9,12 +9,16 @@ judge (``judge_claim``) where the verdict is the point, and directly where the r
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ragfunnel.analyzer.judges import Chunk
 from ragfunnel.analyzer.judges.offline import OfflineJudge, judge_claim
 from ragfunnel.analyzer.judges.offline.align import read_facts
 from ragfunnel.analyzer.judges.offline.hard import (
+    _PAIRS,
     UNSTATED_IS_HARD,
+    _same_place,
     check_facts,
     missing_qualifiers,
     neighbours,
@@ -402,6 +406,37 @@ def test_a_copied_sentence_contradicts_a_number_stated_elsewhere_only_when_copie
     copied = check_facts(claim_facts, index, [0], copied=True)
     assert copied.absent == copied.hard == ["88 (context: 412)"]
     assert copied.contradicted == 1
+
+
+def test_a_sentence_like_the_copied_one_stating_the_value_in_its_place_contradicts_nothing() -> (
+    None
+):
+    """The copied sentence says 412 where the claim says 388; another says 388 there."""
+    index = _index(
+        "In 2019 the clinic treated 412 adults for depression.",
+        "Parking is free for 2 hours.",
+        "In 2020 the clinic treated 388 adults for depression.",
+    )
+    _, _, claim_facts = read_facts("In 2019 the clinic treated 388 adults for depression.")
+    found = check_facts(claim_facts, index, [0], copied=True)
+    assert (found.absent, found.contradicted) == ([], 0)
+    # Without the like sentence, the copied one contradicts it in place.
+    alone = check_facts(claim_facts, _index(index.written[0], index.written[1]), [0], copied=True)
+    assert alone.absent == ["388 (context: 412)"]
+
+
+_TOKENS = st.sampled_from(["", "the", "were", "were depression", "depression", "in", "of"])
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.tuples(*[_TOKENS] * 4), st.tuples(*[_TOKENS] * 4))
+def test_two_facts_in_the_same_place_share_both_neighbours_of_a_pair(
+    mine: tuple[str, ...], theirs: tuple[str, ...]
+) -> None:
+    """What ``_in_place`` relies on to pass over a sentence unread: a same place needs a pair of
+    the claim's neighbours (``_PAIRS``), both non-empty and both the sentence's."""
+    if _same_place(mine, theirs):
+        assert any(mine[a] and mine[b] and {mine[a], mine[b]} <= set(theirs) for a, b in _PAIRS)
 
 
 def test_an_unstated_amount_is_hard_and_an_unstated_year_is_not() -> None:
