@@ -80,11 +80,30 @@ def _breaks(text: str) -> Iterator[tuple[int, int]]:
     return ((m.start() + 1, m.end()) for m in _AFTER_MARK.finditer(text))
 
 
-def sentence_spans(text: str) -> list[tuple[int, int]]:
-    """Where each sentence of a text is (empty ones left out; "1. März" is no end)."""
+def _runs_on(cased: str, at: int, end: int) -> bool:
+    """Whether a full stop and the space after it run on in one sentence: "the U.S. state of".
+
+    A lowercase letter after them (``cased``: the text as written) follows an abbreviation ("e.g.
+    the", "approx. two", "et al. reported"), as the answer's claim splitter reads it
+    (``language/claims.py``). A line break ends the sentence whatever follows.
+    """
+    return (
+        end < len(cased)
+        and cased[end].islower()
+        and cased[at - 1 : at] == "."
+        and "\n" not in cased[at:end]
+    )
+
+
+def sentence_spans(text: str, cased: str | None = None) -> list[tuple[int, int]]:
+    """Where each sentence of a text is (empty ones left out; "1. März" is no end).
+
+    ``cased``: the text as written, when ``text`` is it or its folded form of the same length:
+    then a full stop before a lowercase letter ends no sentence (:func:`_runs_on`).
+    """
     out, start = [], 0
     for at, end in _breaks(text):
-        if _date_dot(text, at, end):
+        if _date_dot(text, at, end) or (cased is not None and _runs_on(cased, at, end)):
             continue
         if at > start:
             out.append((start, at))
@@ -178,7 +197,7 @@ def prepare(text: str, folded: str, german: bool) -> PreparedChunk:
     same = len(folded) == len(text)
     starts: list[int] = []
     pos = 0
-    for a, b in sentence_spans(folded if same else text):
+    for a, b in sentence_spans(folded if same else text, text):
         written = text[a:b]
         sentence = folded[a:b] if same else fold(written)
         sid = len(sentences)

@@ -128,7 +128,7 @@ def chunk_amounts(
     else:
         sentences = (
             (a, facts(folded[a:b]))
-            for a, b in sentence_spans(folded)
+            for a, b in sentence_spans(folded, text if same else None)
             if can_hold_facts(folded[a:b], LETTERS.findall(folded[a:b]))
         )
     for at, spans in sentences:

@@ -187,6 +187,30 @@ def test_a_chunk_is_cut_into_sentences_at_ends_and_line_breaks_not_at_a_days_dot
     assert chunk.numeric == (True, False, False)
 
 
+@pytest.mark.parametrize(
+    ("text", "sentences"),
+    [
+        # HotpotQA's "Sullivan County" paragraph was two sentences cut at "U.S.": among its
+        # question's ten paragraphs, a claim copying it with "not" inserted was supported.
+        ("Sullivan County is a county located in the U.S. state of New Hampshire. Its seat "
+         "is Newport.", ("sullivan county is a county located in the u.s. state of new "
+                         "hampshire.", "its seat is newport.")),
+        ("Costs rose, e.g. the fees. Approx. two were lost.",
+         ("costs rose, e.g. the fees.", "approx. two were lost.")),
+        # A capital, a digit or a line break after the stop still ends the sentence.
+        ("Paid by Dr. Smith. Fig. 2 shows it.\nsee below.",
+         ("paid by dr.", "smith.", "fig.", "2 shows it.", "see below.")),
+    ],
+)  # fmt: skip
+def test_a_full_stop_before_a_lowercase_word_ends_no_sentence(
+    text: str, sentences: tuple[str, ...]
+) -> None:
+    assert prepare(text, fold(text), german=False).sentences == sentences
+    # Folding that changes the length ("ß" → "ss") cuts the text as written: the same cut.
+    long = "Die Straße in den U.S. ist lang. " + text
+    assert prepare(long, fold(long), german=False).sentences[1:] == sentences
+
+
 def test_content_stems_keep_their_sentences_and_positions_stopwords_do_not() -> None:
     text = "The fee is twelve dollars. Taxis run late, taxis run early."
     chunk = prepare(text, fold(text), german=False)
