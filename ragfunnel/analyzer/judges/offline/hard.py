@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass, field
 
 from ragfunnel.analyzer.judges.offline.index import ContextIndex
-from ragfunnel.analyzer.language.lexicon import NUMBER_WORDS, TOKEN, fold
+from ragfunnel.analyzer.language.lexicon import NUMBER_WORDS, STOPWORDS, TOKEN, fold
 from ragfunnel.analyzer.language.terms import MEASURED, Fact, qualifier_pattern, qualifiers, unit_of
 
 __all__ = [
@@ -367,9 +367,29 @@ def _in_place(claim: Fact, around: tuple[str, ...], index: ContextIndex,
             and any(a in sentence and b in sentence for a, b in pairs)
         ):
             for (fact, _, _), place in zip(index.fact_spans(sid), places(index, sid), strict=True):
-                if _same_place(around, place) and _states(claim, fact):
+                if (
+                    _same_place(around, place)
+                    and _states(claim, fact)
+                    and _like_place(around, place)
+                ):
                     return ""
     return other
+
+
+def _like_place(mine: tuple[str, ...], theirs: tuple[str, ...]) -> bool:
+    """Whether two facts stand in the same place by a pair of neighbours not all function words.
+
+    :func:`_same_place` with one of its pairs (:data:`_PAIRS`) holding a content word: "In The
+    Realm of the Hackers is a 2010 Australian documentary" against "… is a 2003 Australian
+    documentary" stays contradicted, though "Freakonomics: The Movie is a 2010 American
+    documentary film" stands elsewhere in the prompt with its 2010 after the same "is a": that
+    is no sentence like the copied one.
+    """
+    return any(
+        mine[a] and mine[b] and (mine[a], mine[b]) == (theirs[a], theirs[b])
+        and not (mine[a] in STOPWORDS and mine[b] in STOPWORDS)
+        for a, b in _PAIRS
+    )  # fmt: skip
 
 
 _NUMERIC = ("number", "quantity", "amount")
