@@ -354,10 +354,10 @@ def _in_place(claim: Fact, around: tuple[str, ...], index: ContextIndex,
             other = other or (written if len(written) == len(sentence) else sentence)[start:end]
     if not other:
         return ""
-    # A sentence like the window's elsewhere may state the claim's value in that place. Each of
-    # the three ways :func:`_same_place` agrees needs two of the claim's neighbours, tokens of
-    # the sentence: one lacking both of every pair is passed over unread (its facts are the
-    # judge's dearest reading when no chunk repeats; this spares ~85 % of them).
+    # A sentence like the window's elsewhere may state the claim's value in that place
+    # (:func:`_like_place`). That needs a pair of the claim's neighbours, tokens of the sentence:
+    # one lacking both of every pair is passed over unread (its facts are the judge's dearest
+    # reading when no chunk repeats; this spares ~85 % of them).
     pairs = [(around[a], around[b]) for a, b in _PAIRS if around[a] and around[b]]
     for sid in range(len(index.sentences)):
         sentence = index.sentences[sid]
@@ -367,11 +367,7 @@ def _in_place(claim: Fact, around: tuple[str, ...], index: ContextIndex,
             and any(a in sentence and b in sentence for a, b in pairs)
         ):
             for (fact, _, _), place in zip(index.fact_spans(sid), places(index, sid), strict=True):
-                if (
-                    _same_place(around, place)
-                    and _states(claim, fact)
-                    and _like_place(around, place)
-                ):
+                if _like_place(around, place) and _states(claim, fact):
                     return ""
     return other
 
@@ -379,11 +375,11 @@ def _in_place(claim: Fact, around: tuple[str, ...], index: ContextIndex,
 def _like_place(mine: tuple[str, ...], theirs: tuple[str, ...]) -> bool:
     """Whether two facts stand in the same place by a pair of neighbours not all function words.
 
-    :func:`_same_place` with one of its pairs (:data:`_PAIRS`) holding a content word: "In The
-    Realm of the Hackers is a 2010 Australian documentary" against "… is a 2003 Australian
-    documentary" stays contradicted, though "Freakonomics: The Movie is a 2010 American
-    documentary film" stands elsewhere in the prompt with its 2010 after the same "is a": that
-    is no sentence like the copied one.
+    :func:`_same_place` by one of its pairs (:data:`_PAIRS`) that holds a content word. "The
+    Harbour Lights is a 2010 Australian documentary" against "… is a 2003 Australian
+    documentary" stays contradicted when "Night Market is a 2010 American documentary film"
+    stands elsewhere in the prompt: its 2010 follows the same "is a", but that makes it no
+    sentence like the copied one (a HotpotQA prompt had such a pair).
     """
     return any(
         mine[a] and mine[b] and (mine[a], mine[b]) == (theirs[a], theirs[b])
