@@ -329,15 +329,20 @@ def _same_place(mine: tuple[str, ...], theirs: tuple[str, ...]) -> bool:
 
 def _in_place(claim: Fact, around: tuple[str, ...], index: ContextIndex,
               aligned: list[int]) -> str:  # fmt: skip
-    """The other number an aligned sentence states where the claim states its own, or ``""``.
+    """The other number or date an aligned sentence states where the claim states its own.
 
     A copied sentence with one number changed ("were depression (26 %)" against "were
     depression (19 %)"): the sentence has another number between the same neighbours, and
     none with the claim's value there. Even when the claim's number stands elsewhere in the
     context ("six rural and 18 regional practices … over 18 sessions" against "… 11 regional
-    …"), the sentence it copies says otherwise.
+    …"), the sentence it copies says otherwise. So for a date: "filming began on 23 January
+    1995" against "… began on 16 January 1995" is contradicted though another paragraph of the
+    prompt has someone born on 23 January 1995; not when the copied sentence states the claim's
+    date anywhere ("took place on 23 February 2011" against "… from 23 February to 6 March
+    2011", whose end stands before the claim's next words). ``""`` when it says no other.
     """
-    if not claim.numbers or claim.kind not in _NUMERIC:
+    date = claim.kind == "date"
+    if not date and (not claim.numbers or claim.kind not in _NUMERIC):
         return ""
     other = ""
     for sid in aligned:
@@ -347,11 +352,17 @@ def _in_place(claim: Fact, around: tuple[str, ...], index: ContextIndex,
         for (fact, start, end), place in zip(
             index.fact_spans(sid), places(index, sid), strict=True
         ):
-            if fact.kind not in _NUMERIC or not fact.numbers or not _same_place(around, place):
+            if not _comparable(claim, fact):
                 continue
-            if _states(claim, fact) or _inside(claim, fact):
+            if date and _match(claim, fact):
+                return ""  # anywhere in the sentence: a range's end has the claim's neighbours too
+            if not _same_place(around, place):
+                continue
+            if _match(claim, fact) if date else _states(claim, fact) or _inside(claim, fact):
                 return ""
-            other = other or (written if len(written) == len(sentence) else sentence)[start:end]
+            # A date is quoted with its bound ("since 1 July 2024"), as the fact check quotes it.
+            begin = min(start, fact.start) if date else start
+            other = other or (written if len(written) == len(sentence) else sentence)[begin:end]
     if not other:
         return ""
     # A sentence like the window's elsewhere may state the claim's value in that place
@@ -367,9 +378,23 @@ def _in_place(claim: Fact, around: tuple[str, ...], index: ContextIndex,
             and any(a in sentence and b in sentence for a, b in pairs)
         ):
             for (fact, _, _), place in zip(index.fact_spans(sid), places(index, sid), strict=True):
-                if _like_place(around, place) and _states(claim, fact):
+                if (
+                    _like_place(around, place)
+                    and _comparable(claim, fact)
+                    and (_match(claim, fact) if date else _states(claim, fact))
+                ):
                     return ""
     return other
+
+
+def _comparable(claim: Fact, fact: Fact) -> bool:
+    """Whether :func:`_in_place` compares ``fact`` with the claim's.
+
+    A date with a date; a number, amount or quantity with any of them holding a number.
+    """
+    if claim.kind == "date":
+        return fact.kind == "date"
+    return fact.kind in _NUMERIC and bool(fact.numbers)
 
 
 def _like_place(mine: tuple[str, ...], theirs: tuple[str, ...]) -> bool:

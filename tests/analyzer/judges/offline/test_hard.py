@@ -438,6 +438,23 @@ def test_a_value_after_the_same_function_words_elsewhere_makes_no_like_sentence(
     assert verdict.missing == "2010 (context: 2003)"
 
 
+def test_a_date_changed_in_a_copied_sentence_is_contradicted_though_stated_elsewhere() -> None:
+    """A HotpotQA prompt: someone's birthday elsewhere held the changed date, so it was found."""
+    context = [
+        Chunk("film", "Filming began on 16 January 1995 and continued until 6 June."),
+        Chunk("actor", "The actor was born on 23 January 1995 in Osaka."),
+    ]
+    claim = "Filming began on 23 January 1995 and continued until 6 June."
+    verdict = judge_claim(claim, context, paraphrase=False)
+    assert verdict.label == "unsupported"
+    assert "(context: 16 January 1995)" in verdict.missing
+    # The copied sentence stating the claim's date anywhere contradicts nothing: a range's end
+    # stands before the claim's next words ("in Oslo") but its start is the claim's date.
+    ranged = [Chunk("c", "The championships took place from 23 February to 6 March 2011 in Oslo.")]
+    copied = "The championships took place on 23 February 2011 in Oslo."
+    assert judge_claim(copied, ranged, paraphrase=False).label != "unsupported"
+
+
 _TOKENS = st.sampled_from(["", "the", "were", "were depression", "depression", "in", "of"])
 
 
