@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass, field
 
 from ragfunnel.analyzer.judges.offline.index import ContextIndex
-from ragfunnel.analyzer.language.lexicon import NUMBER_WORDS, STOPWORDS, TOKEN, fold
+from ragfunnel.analyzer.language.lexicon import NUMBER_WORDS, TOKEN, fold
 from ragfunnel.analyzer.language.terms import MEASURED, Fact, qualifier_pattern, qualifiers, unit_of
 
 __all__ = [
@@ -365,10 +365,10 @@ def _in_place(claim: Fact, around: tuple[str, ...], index: ContextIndex,
             other = other or (written if len(written) == len(sentence) else sentence)[begin:end]
     if not other:
         return ""
-    # A sentence like the window's elsewhere may state the claim's value in that place
-    # (:func:`_like_place`). That needs a pair of the claim's neighbours, tokens of the sentence:
-    # one lacking both of every pair is passed over unread (its facts are the judge's dearest
-    # reading when no chunk repeats; this spares ~85 % of them).
+    # A sentence like the window's elsewhere may state the claim's value in that place. Each of
+    # the three ways :func:`_same_place` agrees needs two of the claim's neighbours, tokens of
+    # the sentence: one lacking both of every pair is passed over unread (its facts are the
+    # judge's dearest reading when no chunk repeats; this spares ~85 % of them).
     pairs = [(around[a], around[b]) for a, b in _PAIRS if around[a] and around[b]]
     for sid in range(len(index.sentences)):
         sentence = index.sentences[sid]
@@ -378,10 +378,8 @@ def _in_place(claim: Fact, around: tuple[str, ...], index: ContextIndex,
             and any(a in sentence and b in sentence for a, b in pairs)
         ):
             for (fact, _, _), place in zip(index.fact_spans(sid), places(index, sid), strict=True):
-                if (
-                    _like_place(around, place)
-                    and _comparable(claim, fact)
-                    and (_match(claim, fact) if date else _states(claim, fact))
+                if _same_place(around, place) and (
+                    _match(claim, fact) if date else _states(claim, fact)
                 ):
                     return ""
     return other
@@ -397,25 +395,9 @@ def _comparable(claim: Fact, fact: Fact) -> bool:
     return fact.kind in _NUMERIC and bool(fact.numbers)
 
 
-def _like_place(mine: tuple[str, ...], theirs: tuple[str, ...]) -> bool:
-    """Whether two facts stand in the same place by a pair of neighbours not all function words.
-
-    :func:`_same_place` by one of its pairs (:data:`_PAIRS`) that holds a content word. "The
-    Harbour Lights is a 2010 Australian documentary" against "… is a 2003 Australian
-    documentary" stays contradicted when "Night Market is a 2010 American documentary film"
-    stands elsewhere in the prompt: its 2010 follows the same "is a", but that makes it no
-    sentence like the copied one (a HotpotQA prompt had such a pair).
-    """
-    return any(
-        mine[a] and mine[b] and (mine[a], mine[b]) == (theirs[a], theirs[b])
-        and not (mine[a] in STOPWORDS and mine[b] in STOPWORDS)
-        for a, b in _PAIRS
-    )  # fmt: skip
-
-
 _NUMERIC = ("number", "quantity", "amount")
-"""Kinds :func:`_in_place` compares; dates, times and codes have their own in-place check
-(:data:`_IN_PLACE`)."""
+"""Kinds :func:`_in_place` compares by value (a date it compares as a date); times and codes
+have their own in-place check (:data:`_IN_PLACE`)."""
 
 
 def _states(claim: Fact, fact: Fact) -> bool:
