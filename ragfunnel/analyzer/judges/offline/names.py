@@ -2,7 +2,8 @@
 
 A name is a capitalised word after the claim's first word (English claims: German capitalises
 every noun) or an acronym; a word glued to the full stop before it ("products.Participants", a
-heading an abstract runs on) opens a sentence, so it is a first word too; months and weekdays are dates, not names (docs/judges.md §2).
+heading an abstract runs on) opens a sentence, so it is a first word too; months and weekdays
+are dates, not names (docs/judges.md §2).
 Adjacent names form one phrase, missing only when none of its words is in the context. A
 missing name lowers the score (``names_missing``) and keeps a claim from being supported; a
 *swapped* one, where the one sentence the claim aligns with names another in its place, is a
