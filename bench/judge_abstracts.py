@@ -123,16 +123,26 @@ def read_abstracts(data: Path) -> list[str]:
     ]
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def arguments(doc: str, n: int, counted: str) -> argparse.Namespace:
+    """The options these judge benchmarks share: ``--data``, ``--n`` (of ``counted``), ``--seed``
+    and ``--show``; ``doc``: the script's docstring."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DATA)
-    parser.add_argument("--n", type=int, default=300, help="claims per form")
+    parser.add_argument("--n", type=int, default=n, help=counted)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--show", type=int, default=0, help="print this many misjudged claims")
-    args = parser.parse_args()
+    parser.add_argument("--show", type=int, default=0, help="print this many misjudged ones")
+    return parser.parse_args()
+
+
+def variants() -> dict[str, bool]:
+    """The judge's variants to run: with the paraphrase vectors when installed, and without."""
+    return {"paraphrase": True, "plain": False} if load() is not None else {"plain": False}
+
+
+def main() -> None:
+    args = arguments(__doc__ or "", 300, "claims per form")
     pairs = planted(read_abstracts(args.data), args.n, args.seed)
-    variants = {"paraphrase": True, "plain": False} if load() is not None else {"plain": False}
-    for name, paraphrase in variants.items():
+    for name, paraphrase in variants().items():
         for form, items in pairs.items():
             labels: Counter[str] = Counter()
             wrong = []

@@ -23,26 +23,26 @@ answer should be blamed.
 
 from __future__ import annotations
 
-import argparse
 import random
 import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from judge_abstracts import (  # noqa: E402
-    DATA,
+    arguments,
     change_number,
     insert_negation,
     read_abstracts,
     sentences,
+    variants,
 )
 
 from ragfunnel.analyzer.judges.offline import OfflineJudge  # noqa: E402
-from ragfunnel.analyzer.judges.offline.embed import load  # noqa: E402
 from ragfunnel.analyzer.judges.verdict_types import SUPPORTED, UNCERTAIN  # noqa: E402
 
 PARAPHRASES = {
@@ -121,9 +121,9 @@ def _pairs(abstracts: list[str], n: int, seed: int) -> list[tuple[str, str, str]
     return out
 
 
-def _row(judge: OfflineJudge, answer: str, context: str) -> tuple[bool, bool, str]:
-    """(blamed, uncertain, what the verdict found) for one answer."""
-    verdict = judge.judge(answer, [("context", context)])
+def row(judge: OfflineJudge, answer: str, chunks: list[Any]) -> tuple[bool, bool, str]:
+    """(blamed, uncertain, what the verdict found) for one answer against its prompt's chunks."""
+    verdict = judge.judge(answer, chunks)
     blamed = bool(verdict.refuted)
     uncertain = any(c.label == UNCERTAIN for c in verdict.claims)
     found = "; ".join(f"{c.label}: {c.text!r} {c.missing}" for c in verdict.claims
@@ -132,15 +132,9 @@ def _row(judge: OfflineJudge, answer: str, context: str) -> tuple[bool, bool, st
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=DATA)
-    parser.add_argument("--n", type=int, default=120, help="abstracts")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--show", type=int, default=0, help="print this many misjudged answers")
-    args = parser.parse_args()
+    args = arguments(__doc__ or "", 120, "abstracts")
     pairs = _pairs(read_abstracts(args.data), args.n, args.seed)
-    variants = {"paraphrase": True, "plain": False} if load() is not None else {"plain": False}
-    for name, vectors in variants.items():
+    for name, vectors in variants().items():
         judge = OfflineJudge(paraphrase=vectors)
         cases: dict[str, list[tuple[str, str, bool]]] = {style: [] for style in STYLES}
         cases.update({form: [] for form in PLANTED})
@@ -152,7 +146,7 @@ def main() -> None:
                 if changed is not None:
                     cases[form].append((STYLES["lead-in"](changed, b), abstract, False))
         for label, items in cases.items():
-            rows = [(_row(judge, answer, context), answer, correct)
+            rows = [(row(judge, answer, [("context", context)]), answer, correct)
                     for answer, context, correct in items]  # fmt: skip
             blamed = sum(r[0][0] for r in rows)
             uncertain = sum(1 for r in rows if r[0][1] and not r[0][0])
@@ -162,7 +156,7 @@ def main() -> None:
             for (_, _, found), answer, _ in wrong[: args.show]:
                 print(f"    {answer[:160]!r} — {found[:240]}")
         for answer, (correct, what) in GERMAN.items():
-            blamed, uncertain, found = _row(judge, answer, GERMAN_CONTEXT)
+            blamed, uncertain, found = row(judge, answer, [("context", GERMAN_CONTEXT)])
             outcome = "blamed" if blamed else "uncertain" if uncertain else "supported"
             ok = blamed != correct
             print(

@@ -22,7 +22,7 @@ sys.path.insert(0, str(HERE))
 
 from _hotpotqa import default_data_path  # noqa: E402
 from judge_abstracts import sentences  # noqa: E402
-from judge_styles import PLANTED, STYLES  # noqa: E402
+from judge_styles import PLANTED, STYLES, row  # noqa: E402
 
 from ragfunnel.analyzer.judges.offline import OfflineJudge  # noqa: E402
 
@@ -49,15 +49,11 @@ def main() -> None:
             if changed is not None:
                 cases[form] = (STYLES["lead-in"](changed, b), False)
         for label, (answer, correct) in cases.items():
-            verdict = judge.judge(answer, chunks)
-            blamed = bool(verdict.refuted)
-            why = "; ".join(f"{c.label}: {c.text[:100]!r} {c.missing}"
-                            for c in verdict.claims if c.label != "supported")  # fmt: skip
+            blamed, _, why = row(judge, answer, chunks)
             rows.setdefault(label, []).append((blamed, correct, answer, why))
     print(f"{source}: {len(questions)} questions")
     for label, found_rows in rows.items():
-        blamed = sum(r[0] for r in found_rows)
-        print(f"{label}: {len(found_rows)} answers; blamed {blamed}")
+        print(f"{label}: {len(found_rows)} answers; blamed {sum(r[0] for r in found_rows)}")
         wrong = [r for r in found_rows if r[0] == r[1]]
         for _, _, answer, why in wrong[: args.show]:
             print(f"    {answer[:160]!r} — {why[:240]}")

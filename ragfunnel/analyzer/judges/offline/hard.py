@@ -358,7 +358,7 @@ def _in_place(claim: Fact, around: tuple[str, ...], index: ContextIndex,
                 return ""  # anywhere in the sentence: a range's end has the claim's neighbours too
             if not _same_place(around, place):
                 continue
-            if _match(claim, fact) if date else (_states(claim, fact) or _inside(claim, fact)):
+            if not date and (_states(claim, fact) or _inside(claim, fact)):
                 return ""
             # A date is quoted with its bound ("since 1 July 2024"), as the fact check quotes it.
             begin = min(start, fact.start) if date else start
