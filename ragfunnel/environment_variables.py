@@ -188,7 +188,8 @@ JUDGE_API_KEY = _variable(
 NATIVE = _variable(
     "RAGFUNNEL_NATIVE",
     "analyzer",
-    "`0` reads every trace line with the Python converter instead of ragfunnel-native.",
+    "`0` reads every trace line with the Python converter instead of ragfunnel-native, "
+    "and every cases file with msgspec.",
 )
 DEMO_LLM_URL = _variable(
     "RAGFUNNEL_DEMO_LLM_URL",

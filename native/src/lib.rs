@@ -4,6 +4,7 @@
 //! Python keeps every decision that needs words (skips, notes, file:line messages): this module
 //! takes a line only when the Python path would take it silently, and declines it otherwise.
 
+mod cases;
 mod columns;
 mod convert;
 mod json;
@@ -164,9 +165,43 @@ impl Converter {
     }
 }
 
+/// The plain cases of a block of JSON Lines (`cases.rs`) as Arrow buffers, or None: the Python
+/// path reads the block. `(rows, id, question, answerable, kind, items, facts, reference,
+/// has_reference)`: strings as `(offsets, data)`, lists as `(list offsets, offsets, data)`,
+/// one byte a row for the rest.
+#[pyfunction]
+fn plain_cases<'py>(py: Python<'py>, block: &[u8]) -> PyResult<Option<Bound<'py, PyTuple>>> {
+    let Ok(found) = cases::read_block(block) else {
+        return Ok(None);
+    };
+    let list = |col: &cases::ListCol| {
+        PyTuple::new(
+            py,
+            [
+                bytes(py, &col.offsets),
+                bytes(py, &col.values.offsets),
+                bytes(py, &col.values.data),
+            ],
+        )
+    };
+    let parts: [Bound<'py, PyAny>; 9] = [
+        found.len().into_pyobject(py)?.into_any(),
+        strings(py, &found.id)?.into_any(),
+        strings(py, &found.question)?.into_any(),
+        bytes(py, &found.answerable).into_any(),
+        bytes(py, &found.kind).into_any(),
+        list(&found.items)?.into_any(),
+        list(&found.facts)?.into_any(),
+        strings(py, &found.reference)?.into_any(),
+        bytes(py, &found.has_reference).into_any(),
+    ];
+    Ok(Some(PyTuple::new(py, parts)?))
+}
+
 #[pymodule]
 fn ragfunnel_native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<Converter>()?;
+    module.add_function(wrap_pyfunction!(plain_cases, module)?)?;
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

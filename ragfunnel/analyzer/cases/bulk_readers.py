@@ -17,7 +17,8 @@ import msgspec
 import polars as pl
 
 from ragfunnel.analyzer.cases.case_columns import ColumnBuilder
-from ragfunnel.analyzer.cases.plain_shapes import PLAIN_DECODER, PlainCase, plain_batch
+from ragfunnel.analyzer.cases.native_cases import native_reader
+from ragfunnel.analyzer.cases.plain_shapes import LEAF_FRAME, PLAIN_DECODER, PlainCase, plain_batch
 
 __all__ = ["BOM", "json_into", "jsonl_into"]
 
@@ -40,14 +41,27 @@ def jsonl_into(raw: bytes, builder: ColumnBuilder) -> bool:
     raw = raw.removeprefix(BOM)
     if _odd_breaks(raw):
         return False
+    native = native_reader()
     number, start = 0, 0
     while start < len(raw):
         end = raw.find(b"\n", start + _CHUNK_BYTES)
         end = len(raw) if end < 0 else end + 1
-        lines = raw[start:end].splitlines()
-        if not _feed(lines, number + 1, builder):
+        block = raw[start:end]
+        read = native(block, number + 1) if native is not None else None
+        if read is not None:  # every line plain: no line split, no object per case
+            batch, flagged = read
+            lines = block.splitlines() if flagged else []  # only a flagged row needs its line
+            count = batch.height
+            fed = _add(
+                batch, flagged, LEAF_FRAME, values=lines, first_line=number + 1, builder=builder
+            )
+        else:
+            lines = block.splitlines()
+            count = len(lines)
+            fed = _feed(lines, number + 1, builder)
+        if not fed:
             return False
-        number += len(lines)
+        number += count
         start = end
     return True
 
@@ -96,6 +110,19 @@ def _feed(
     else:
         lines = pl.int_range(first_line, first_line + len(cases), dtype=pl.Int32, eager=True)
     batch, flagged, leaves = plain_batch(cases, lines)
+    return _add(batch, flagged, leaves, values=values, first_line=first_line, builder=builder)
+
+
+def _add(
+    batch: pl.DataFrame,
+    flagged: list[int],
+    leaves: pl.DataFrame,
+    *,
+    values: Sequence[bytes | msgspec.Raw],
+    first_line: int | None,
+    builder: ColumnBuilder,
+) -> bool:
+    """A chunk's plain frame into ``builder``, each flagged row validated in full, in order."""
     builder.add_leaf_table(leaves)
     done = 0
     for i in flagged:
@@ -104,7 +131,7 @@ def _feed(
         if not _one(values[i], None if first_line is None else first_line + i, builder):
             return False
         done = i + 1
-    if done < len(cases):
+    if done < batch.height:
         builder.add_batch(batch.slice(done))
     return True
 

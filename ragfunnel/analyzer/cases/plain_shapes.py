@@ -23,7 +23,7 @@ import pyarrow.compute as pc
 
 from ragfunnel.analyzer.cases.case_columns import LEAF_SCHEMA, string_lists
 
-__all__ = ["PLAIN_DECODER", "PlainCase", "PlainGroup", "PlainLeaf", "plain_batch"]
+__all__ = ["PLAIN_DECODER", "PlainCase", "PlainGroup", "PlainLeaf", "flagged_rows", "plain_batch"]
 
 
 class PlainLeaf(msgspec.Struct, forbid_unknown_fields=True, gc=False):
@@ -112,6 +112,18 @@ def plain_batch(
             lines.cast(pl.Int32).alias("line"),
         ]
     ).with_columns(pl.col("answerable").fill_null(True))
+    rows = flagged_rows(frame)
+    rows.update(odd_rows)
+    return frame, sorted(rows), leaves
+
+
+def flagged_rows(frame: pl.DataFrame) -> set[int]:
+    """The rows of a plain frame whose values the full validation must see.
+
+    Blank or padded ids, blank questions, a malformed group or one without items, an id
+    named twice, evidence and answerability that disagree, facts of an unanswerable case,
+    blank facts.
+    """
     n_items = pl.col("items").list.len()
     flagged = frame.select(
         pl.col("id").str.contains(_PADDED)
@@ -127,8 +139,7 @@ def plain_batch(
     rows = set(flagged.fill_null(True).arg_true().to_list())
     rows.update(_bad_values(frame.get_column("items"), _PADDED, distinct=True))
     rows.update(_bad_values(frame.get_column("facts"), _BLANK, distinct=False))
-    rows.update(odd_rows)
-    return frame, sorted(rows), leaves
+    return rows
 
 
 def _items(lists: list[Any]) -> tuple[pl.Series, pl.DataFrame, list[int]]:
