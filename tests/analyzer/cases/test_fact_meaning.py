@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from ragfunnel.analyzer.cases import fact_meaning
 from ragfunnel.analyzer.cases.fact_meaning import stated_by_meaning
 from ragfunnel.analyzer.cases.fact_text import states_fact
 from ragfunnel.analyzer.funnel.records.answer_checks import judge_answers, prepare_cases
@@ -142,3 +145,19 @@ def test_the_funnel_reads_number_words_as_written() -> None:
         )
     )
     assert judge_answers(compound, later).get_column("verdict").to_list() == ["correct", "correct"]
+
+
+_PIECES = st.sampled_from(
+    ["one", "Fünf", "zwanzig", "ZWEIHUNDERT", "dreißig", "fuenf", "tausend", "7", "€", "$", "£",
+     "é", "ä", "x", "-", " ", ".", "fünfundvierzig", "zehn", "Ten"]
+)  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(_PIECES, max_size=6).map("".join) | st.none(), max_size=40))
+def test_may_hold_reads_as_the_one_pattern_of_class_and_words(texts: list[str | None]) -> None:
+    # The word pattern runs only where the class found nothing: the same as one pattern.
+    one = "(?i)[0-9€$£]|" + fact_meaning._NUMBER_WORD.removeprefix("(?i)")
+    series = pl.Series(texts, dtype=pl.String)
+    expected = series.str.contains(one).fill_null(False)
+    assert fact_meaning._may_hold(series).to_list() == expected.to_list()
