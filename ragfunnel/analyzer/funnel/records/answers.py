@@ -78,7 +78,15 @@ def with_verdicts(instances: pl.DataFrame, verdicts: pl.DataFrame) -> pl.DataFra
     Adds ``faithfulness``, ``claims``, ``answer_correctness``, ``correctness_reason``,
     ``correctness_by_judge`` and the generation rule's inputs (``worst_claim`` …, ``doubts``).
     """
-    instances = instances.join(verdicts, on=["trace_id", "question_key"], how="left")
+    keys = ["trace_id", "question_key"]
+    if verdicts.is_empty():  # no judge ran: the join's columns, all null, without hashing keys
+        instances = instances.with_columns(
+            pl.lit(None, dtype=dtype).alias(name)
+            for name, dtype in verdicts.schema.items()
+            if name not in keys
+        )
+    else:
+        instances = instances.join(verdicts, on=keys, how="left")
     # An answer to an answerable case that a judge read as a refusal ("Dazu habe ich leider
     # keine Informationen.") is an abstention, as if the app had called ragfunnel.abstain(). An
     # unanswerable case keeps its rule: a gate that let it through failed, whatever the model
