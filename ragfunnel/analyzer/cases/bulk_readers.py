@@ -1,7 +1,9 @@
 """JSON and JSON Lines cases decoded in bulk with msgspec: the fast way in for large files.
 
 Cases go to the :class:`ColumnBuilder` a chunk at a time: the plain ones as one Arrow batch
-(``plain_shapes``), every other one decoded on its own and validated in full, in file order. These
+(``plain_shapes``; for a JSON Lines chunk of the simplest shapes, ``native_cases`` when
+ragfunnel-native is installed), every other one decoded on its own and validated in full, in
+file order. These
 readers only vouch for files they read exactly as the reference readers (``readers``) would:
 anything they cannot decode, or whose lines they might count differently, makes them return
 False, and the caller reads the file again with the reference readers, which report every

@@ -6,8 +6,9 @@ group of ids, string facts and reference, a boolean ``answerable``) into Arrow b
 declines any other block, which ``bulk_readers`` then reads as before. The frame made here is
 the one :func:`~ragfunnel.analyzer.cases.plain_shapes.plain_batch` makes of the same lines, and
 the same checks flag the rows the full validation must see; the tests compare both on
-generated files. About 0.5 µs a case against 1.6 µs. Without the package, or with
-``RAGFUNNEL_NATIVE=0``, every block takes the msgspec path. Never touches the store.
+generated files. A million cases (138 MB) load in 0.82–0.86 s against 1.91–1.98 s. Without
+the package, or with ``RAGFUNNEL_NATIVE=0``, every block takes the msgspec path. Never touches
+the store.
 """
 
 from __future__ import annotations
