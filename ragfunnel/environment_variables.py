@@ -81,6 +81,11 @@ def is_set(name: str) -> bool:
     return name in os.environ
 
 
+def turned_off(name: str) -> bool:
+    """Whether the switch ``name`` is set to ``0``, ``false``, ``no`` or ``off`` (any case)."""
+    return (read(name) or "").strip().lower() in {"0", "false", "no", "off"}
+
+
 @contextmanager
 def defaults_for_children(values: Mapping[str, str]) -> Iterator[None]:
     """``values`` set, for the processes started meanwhile, where the user set none of them.

@@ -1,5 +1,6 @@
 //! ragfunnel's native ingest converter: OTLP JSON lines to the Arrow buffers of
-//! `otel_traces` rows, exactly as `ragfunnel.analyzer.ingest.rows.RowBuilder` makes them.
+//! `otel_traces` rows, exactly as `ragfunnel.analyzer.ingest.rows.RowBuilder` makes them; and
+//! plain JSON Lines cases to the columns `plain_shapes.plain_batch` makes (`cases.rs`).
 //!
 //! Python keeps every decision that needs words (skips, notes, file:line messages): this module
 //! takes a line only when the Python path would take it silently, and declines it otherwise.

@@ -24,7 +24,6 @@ from ragfunnel.analyzer.cases.plain_shapes import flagged_rows
 
 __all__ = ["native_reader"]
 
-_OFF = ("0", "false", "no", "off")
 _KINDS = {1: "leaf", 2: "all", 3: "any"}
 _NULL = 2  # the native reader's byte for a null boolean
 
@@ -33,7 +32,7 @@ Reader = Callable[[bytes, int], "tuple[pl.DataFrame, list[int]] | None"]
 
 def native_reader() -> Reader | None:
     """``read(block, first_line)``: a block's frame and flagged rows, or None; None without it."""
-    if (env.read(env.NATIVE) or "").strip().lower() in _OFF:
+    if env.turned_off(env.NATIVE):
         return None
     try:
         from ragfunnel_native import plain_cases

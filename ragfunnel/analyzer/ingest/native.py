@@ -28,8 +28,6 @@ __all__ = ["NATIVE_ENV", "SharedSeen", "available", "converter", "table_from_par
 NATIVE_ENV = env.NATIVE
 """Set to ``0`` to read every line with the Python path (to compare, or to rule it out)."""
 
-_OFF = ("0", "false", "no", "off")
-
 logger = logging.getLogger(__name__)
 
 
@@ -40,7 +38,7 @@ def available() -> bool:
 
 def converter() -> Converter | None:
     """A new native converter, or None."""
-    if (env.read(NATIVE_ENV) or "").strip().lower() in _OFF:
+    if env.turned_off(NATIVE_ENV):
         return None
     try:
         from ragfunnel_native import Converter

@@ -19,9 +19,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import ragfunnel.environment_variables as env
 from ragfunnel.analyzer.cases import bulk_readers, case_columns, loading, native_cases
 from ragfunnel.analyzer.cases.case_columns import CaseColumns
-from ragfunnel.analyzer.ingest import native as _native
 
 texts = st.text(
     st.characters(exclude_categories=("Cs",))
@@ -86,7 +86,7 @@ def files(draw: st.DrawFn) -> tuple[bytes, bool]:
 @pytest.fixture
 def native_taken(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     """Small blocks; each native read's outcome (taken or declined), in order."""
-    monkeypatch.delenv(_native.NATIVE_ENV, raising=False)
+    monkeypatch.delenv(env.NATIVE, raising=False)
     assert native_cases.native_reader() is not None, (
         "ragfunnel-native is not installed (pip install ./native)"
     )
@@ -138,13 +138,13 @@ def test_native_blocks_give_the_msgspec_paths_columns(
     fast = _read(raw, path)
     if clean and not bulk_readers._odd_breaks(raw):  # (an odd break sends the file elsewhere)
         assert native_taken and all(native_taken), "a block of plain lines was declined"
-    monkeypatch.setenv(_native.NATIVE_ENV, "0")
+    monkeypatch.setenv(env.NATIVE, "0")
     try:
         native_taken.clear()
         _same(fast, _read(raw, path))
         assert not native_taken
     finally:
-        monkeypatch.delenv(_native.NATIVE_ENV)
+        monkeypatch.delenv(env.NATIVE)
 
 
 def test_a_declined_line_declines_its_block_only(native_taken: list[bool], tmp_path: Path) -> None:
