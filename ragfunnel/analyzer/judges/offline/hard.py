@@ -197,7 +197,7 @@ def _look(claim: Fact, index: ContextIndex, sids: list[int], aligned: bool, *,
                 if claim.kind == "date" and not _placed(claim, around, index, sid, n):
                     continue
                 if same_unit or (aligned and claim.kind in _IN_PLACE):
-                    near: float = _shared(words, index.sentences[sid], found, n) if words else 0
+                    near = float(_shared(words, index.sentences[sid], found, n)) if words else 0.0
                     if around and _in_its_place(around, index, sid, n):
                         # Before any value not in place ("to 4 pm" against "from 10 am to 2 pm":
                         # 2 pm), after the claim's own; of several in place, by shared words.
