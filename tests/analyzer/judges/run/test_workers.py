@@ -165,7 +165,9 @@ def test_the_workers_judge_with_the_parents_code(tmp_path: Path) -> None:
     """
     tree = tmp_path / "tree"
     package = Path(ragfunnel.__file__).parent
-    shutil.copytree(package, tree / "ragfunnel", ignore=shutil.ignore_patterns("__pycache__"))
+    # Sources only: under a compiled judge (scripts/compiled-wheel) its modules would shadow them.
+    skipped = shutil.ignore_patterns("__pycache__", "*.so")
+    shutil.copytree(package, tree / "ragfunnel", ignore=skipped)
     judge = tree / "ragfunnel" / "analyzer" / "judges" / "offline" / "judge.py"
     text = judge.read_text(encoding="utf-8")
     assert '\nNAME = "offline"\n' in text
