@@ -21,8 +21,9 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from ragfunnel.analyzer.judges.offline.language_sample import german_sample, sample
 from ragfunnel.analyzer.judges.offline.prepared import ChunkCache, PreparedChunk, prepare
-from ragfunnel.analyzer.judges.offline.words import is_german, reads_german, stem, tokens
+from ragfunnel.analyzer.judges.offline.words import is_german, reads_german, stem
 from ragfunnel.analyzer.judges.verdict_types import Chunk
 from ragfunnel.analyzer.language.lexicon import DAYS, fold
 from ragfunnel.analyzer.language.terms import Fact, days, negated
@@ -32,14 +33,13 @@ if TYPE_CHECKING:
 
 __all__ = ["ContextIndex"]
 
-_LANGUAGE_SAMPLE = 400
 _UNSEEN: set[int] = set()
 _ABSENT = object()
 T = TypeVar("T")
 
 
 def _chunk_reads_german(folded: str) -> bool:
-    return reads_german(tokens(folded[: _LANGUAGE_SAMPLE * 8])[:_LANGUAGE_SAMPLE])
+    return reads_german(sample(folded))
 
 
 class _Merged(Mapping[str, set[int]]):
@@ -141,15 +141,18 @@ class ContextIndex:
         listed = list(chunks)
         if cache is None:
             texts = [fold(c.text) for c in listed]
+            german = is_german(sample(" ".join(texts)))
         else:
-            texts = [cache.folded(c.text) for c in listed]
-        sample = tokens(" ".join(texts)[: _LANGUAGE_SAMPLE * 8])[:_LANGUAGE_SAMPLE]
-        german = is_german(sample)
+            kept = [cache.entry(c.text) for c in listed]
+            texts = [k.folded for k in kept]
+            german = german_sample((k.folded, k.sample_reading()) for k in kept)
         index = cls([c.id for c in listed], texts, german, embedder=_embedder(paraphrase))
         if cache is None:
             parts = [prepare(c.text, t, german) for c, t in zip(listed, texts, strict=True)]
         else:
-            parts = [cache.prepared(c.text, german) for c in listed]
+            parts = [
+                cache.prepared_in(k, c.text, german) for c, k in zip(listed, kept, strict=True)
+            ]
         index._assemble(parts)
         return index
 

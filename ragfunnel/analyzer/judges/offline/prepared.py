@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from hashlib import blake2b
 from typing import Any
 
+from ragfunnel.analyzer.judges.offline.language_sample import SampleReading, reading_of
 from ragfunnel.analyzer.judges.offline.words import stem
 from ragfunnel.analyzer.language.lexicon import (
     DAYS,
@@ -38,6 +39,7 @@ from ragfunnel.analyzer.language.terms import Fact, days, facts, may_hold_facts
 
 __all__ = [
     "CHUNK_CACHE",
+    "CachedChunk",
     "ChunkCache",
     "PreparedChunk",
     "can_hold_facts",
@@ -239,9 +241,25 @@ def _key(text: str) -> bytes:
 
 
 @dataclass
-class _Entry:
+class CachedChunk:
+    """What a :class:`ChunkCache` keeps of one chunk text.
+
+    Attributes:
+        folded: the folded text.
+        by_language: the chunk prepared for a context of each language it was met in.
+        sample: its reading for the language samples of the prompts that hold it
+            (``language_sample.py``), found on first use (:meth:`sample_reading`).
+    """
+
     folded: str
     by_language: dict[bool, PreparedChunk] = field(default_factory=dict)
+    sample: SampleReading | None = None
+
+    def sample_reading(self) -> SampleReading:
+        """The chunk's reading for a prompt's language sample (read once, then kept)."""
+        if self.sample is None:
+            self.sample = reading_of(self.folded)
+        return self.sample
 
 
 class ChunkCache:
@@ -257,17 +275,18 @@ class ChunkCache:
         self.size = size
         self.hits = 0
         self.misses = 0
-        self._entries: OrderedDict[bytes, _Entry] = OrderedDict()
+        self._entries: OrderedDict[bytes, CachedChunk] = OrderedDict()
 
     def __len__(self) -> int:
         return len(self._entries)
 
-    def _entry(self, text: str) -> _Entry:
+    def entry(self, text: str) -> CachedChunk:
+        """What the cache keeps of a chunk text: found (now the most recent), or made now."""
         key = _key(text)
         entries = self._entries
         found = entries.get(key)
         if found is None:
-            found = entries[key] = _Entry(fold(text))
+            found = entries[key] = CachedChunk(fold(text))
             if len(entries) > self.size:
                 entries.popitem(last=False)
         else:
@@ -276,11 +295,14 @@ class ChunkCache:
 
     def folded(self, text: str) -> str:
         """The chunk's folded text (kept with the chunk)."""
-        return self._entry(text).folded
+        return self.entry(text).folded
 
     def prepared(self, text: str, german: bool) -> PreparedChunk:
         """The chunk prepared for a context in this language: from the cache, or made now."""
-        entry = self._entry(text)
+        return self.prepared_in(self.entry(text), text, german)
+
+    def prepared_in(self, entry: CachedChunk, text: str, german: bool) -> PreparedChunk:
+        """:meth:`prepared` of ``text`` whose :meth:`entry` the caller holds (no second hash)."""
         found = entry.by_language.get(german)
         if found is None:
             self.misses += 1

@@ -19,9 +19,10 @@ import snowballstemmer
 
 from ragfunnel.analyzer.language.lexicon import ENGLISH_MARKERS, GERMAN_MARKERS
 
-__all__ = ["is_german", "lead_in_end", "stem", "tokens"]
+__all__ = ["WORD_TOKEN", "is_german", "lead_in_end", "marks_german", "stem", "tokens"]
 
-_TOKEN = re.compile(r"[^\W_]+(?:-[^\W_]+)*")
+WORD_TOKEN = re.compile(r"[^\W_]+(?:-[^\W_]+)*")
+"""A word token (:func:`tokens`): letters or digits, hyphenated ones kept whole."""
 _STEMMERS = {
     "en": snowballstemmer.stemmer("english"),
     "de": snowballstemmer.stemmer("german"),
@@ -56,10 +57,11 @@ def lead_in_end(claim: str) -> int:
 
 def is_german(words: list[str]) -> bool:
     """Whether folded words read as German: at least two of them (or one of few) mark it."""
-    return _marks_german(sum(map(GERMAN_MARKERS.__contains__, words)), len(words))
+    return marks_german(sum(map(GERMAN_MARKERS.__contains__, words)), len(words))
 
 
-def _marks_german(hits: int, count: int) -> bool:
+def marks_german(hits: int, count: int) -> bool:
+    """Whether ``count`` folded words, ``hits`` of them German function words, read as German."""
     return hits >= 2 or (hits == 1 and count < 8)
 
 
@@ -71,7 +73,7 @@ def reads_german(words: list[str]) -> bool:
     chunk.
     """
     german = sum(map(GERMAN_MARKERS.__contains__, words))
-    return _marks_german(german, len(words)) and german > sum(
+    return marks_german(german, len(words)) and german > sum(
         map(ENGLISH_MARKERS.__contains__, words)
     )
 
@@ -95,4 +97,4 @@ def stem(word: str, german: bool) -> str:
 
 def tokens(folded: str) -> list[str]:
     """The word tokens of a folded text, hyphenated ones kept whole (``hotel-pauschale``)."""
-    return _TOKEN.findall(folded)
+    return WORD_TOKEN.findall(folded)
