@@ -33,6 +33,7 @@ from ragfunnel.analyzer.language.citations import (
     is_pointer,
     is_source_entry,
     is_source_heading,
+    may_hold_marker,
     move_trailing,
     strip_markers,
 )
@@ -312,6 +313,8 @@ def _blocks(text: str) -> list[str]:
 def _hide_markers(sentence: str) -> tuple[str, list[str]]:
     """Each marker replaced by a token glued to the word before it, so clauses split around it."""
     markers: list[str] = []
+    if not may_hold_marker(sentence):
+        return sentence, markers
 
     def hide(match: re.Match[str]) -> str:
         markers.append(match.group(0).strip())

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ragfunnel.analyzer.judges.offline import OfflineJudge
+from ragfunnel.analyzer.language import citations
+from ragfunnel.analyzer.language.citations import is_pointer, strip_markers
 from ragfunnel.analyzer.language.claims import split_claims
 
 CONTEXT = [
@@ -123,3 +129,23 @@ def test_numbers_in_brackets_that_are_not_citations_stay_out_of_reach() -> None:
     # Marker numbers never become facts of the claim: "1" and "2" are not looked for.
     verdict = OfflineJudge().judge("The cancellation fee is 50 EUR [1][2].", CONTEXT)
     assert verdict.claims[0].missing == ""
+
+
+_PIECES = st.sampled_from(
+    ["See", "siehe", "according to", "laut", "per", "Source", "Quelle", "docs", "[", "]", "(",
+     ")", "【", "】", "^", "2", "12", " and ", ":", ",", ".", " ", "policy.pdf", "taxis", "for details"]
+)  # fmt: skip
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(_PIECES, max_size=14).map("".join))
+def test_the_quick_checks_skip_only_texts_the_patterns_leave_alone(text: str) -> None:
+    """Without a bracket or a digit, a colon, or an opening bracket, a text is left as the
+    patterns would leave it: the shortcuts give what running them gives."""
+    quick = (strip_markers(text), is_pointer(text), split_claims(text))
+    every = re.compile("")  # matches every text: the patterns always run
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(citations, "_MAY_CITE", every)
+        patch.setattr(citations, "_OPENING", every)
+        patch.setattr(citations, "_COLON", every)
+        assert (strip_markers(text), is_pointer(text), split_claims(text)) == quick
