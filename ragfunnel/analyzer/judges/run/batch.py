@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Iterable, Mapping
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +49,7 @@ from ragfunnel.analyzer.judges.run.workers import (
     IN_PROCESS_BELOW,
     ScreenPool,
     default_workers,
+    rare_collections,
     shippable,
 )
 from ragfunnel.analyzer.judges.verdict_types import (
@@ -169,13 +171,15 @@ def judge_store(
             if blob is not None and pages.total >= IN_PROCESS_BELOW:
                 pool.start()  # the workers make their judges while the first page is read
             held: Page | None = None
-            for found in pages:
-                page = run.start(found)
+            # With workers judging, this process reads and writes: it collects rarely meanwhile.
+            with rare_collections() if pool.started else nullcontext():
+                for found in pages:
+                    page = run.start(found)
+                    if held is not None:
+                        run.finish(held)
+                    held = page
                 if held is not None:
                     run.finish(held)
-                held = page
-            if held is not None:
-                run.finish(held)
     if chosen.screens:
         run.report(run.total, run.total)
     _finish(chosen, run.remote, run.grader, run.screened, result)

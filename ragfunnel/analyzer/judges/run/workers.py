@@ -59,6 +59,7 @@ __all__ = [
     "ScreenPool",
     "Screening",
     "default_workers",
+    "rare_collections",
     "screen_one",
     "shippable",
 ]
@@ -156,6 +157,23 @@ def _start(blob: bytes, owner: int) -> None:
     if not blob:  # its models loaded now, while the parent reads the first page
         _judge.judge("Warm-up at 1 pm.", [Chunk("warm-up", "Warm-up at 1 pm.")])
     _collect_rarely()
+
+
+@contextmanager
+def rare_collections() -> Iterator[None]:
+    """The garbage collector at :data:`WORKER_GC_THRESHOLDS` in the block, then as it was.
+
+    For the process that reads and writes the pages while the workers judge: it makes no more
+    reference cycles than they do, and its full collections walked everything it had imported
+    (the engine, polars, pyarrow): 1.2 s of the 4.3 s of CPU it spent on 10,000 answers
+    (bench/RESULTS.md, "Issue 35, twenty-third session").
+    """
+    before = gc.get_threshold()
+    gc.set_threshold(*WORKER_GC_THRESHOLDS)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
 
 
 def _collect_rarely() -> None:

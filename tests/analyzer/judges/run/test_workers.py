@@ -141,6 +141,33 @@ def test_a_worker_collects_garbage_rarely_and_the_parent_as_before() -> None:
     assert gc.get_threshold() == before
 
 
+def test_the_parent_collects_rarely_while_workers_judge_then_as_before(store: Store) -> None:
+    """The process reading the pages for the workers collects rarely, until judge_store returns
+    or raises; judging in process, it keeps its own settings."""
+    import gc
+
+    record_many(store, IN_PROCESS_BELOW)
+    before = gc.get_threshold()
+    seen: list[tuple[int, ...]] = []
+    judge_store(
+        store, write=False, workers=2, on_rows=lambda _rows: seen.append(gc.get_threshold())
+    )
+    assert seen and set(seen) == {workers.WORKER_GC_THRESHOLDS} and before not in seen
+    assert gc.get_threshold() == before
+    alone: list[tuple[int, ...]] = []
+    judge_store(
+        store, write=False, workers=1, on_rows=lambda _rows: alone.append(gc.get_threshold())
+    )
+    assert set(alone) == {before}
+
+    def fail(_rows: object) -> None:
+        raise RuntimeError("the caller's callback failed")
+
+    with pytest.raises(RuntimeError, match="callback failed"):
+        judge_store(store, write=False, workers=2, on_rows=fail)
+    assert gc.get_threshold() == before
+
+
 _IN_A_TREE = """
 import sys
 sys.path.insert(0, sys.argv[1])
