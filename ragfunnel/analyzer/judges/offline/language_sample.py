@@ -10,8 +10,9 @@ Tokenising that text again for every prompt was 5 % of the judge's time when chu
 and which of them are German function words. A prompt's sample is then put together from its
 chunks' readings (:func:`german_sample`), with the same tokens, and the same answer, as
 tokenising the joined text: a space joins the chunks and no token holds a space, so the joined
-text's tokens are each chunk's tokens in turn. Only the chunk the sample's characters run out
-in is tokenised again, up to the cut.
+text's tokens are each chunk's tokens in turn. The chunk the sample's characters run out in is
+tokenised again up to the cut, and so is a chunk met for the first time (its reading would cost
+more than tokenising the part the sample takes: when no chunk repeats, it did).
 """
 
 from __future__ import annotations
@@ -65,25 +66,27 @@ def reading_of(folded: str) -> SampleReading:
     )
 
 
-def german_sample(chunks: Iterable[tuple[str, SampleReading]]) -> bool:
+def german_sample(chunks: Iterable[tuple[str, SampleReading | None]]) -> bool:
     """Whether a prompt reads as German: ``words.is_german`` of its sample.
 
-    ``chunks``: each chunk's folded text and its reading, in prompt order. The same answer as
-    ``is_german(sample(" ".join(texts)))`` (see the module docstring).
+    ``chunks``: each chunk's folded text and its reading (``None``: none yet), in prompt
+    order. The same answer as ``is_german(sample(" ".join(texts)))`` (see the module
+    docstring).
     """
     return marks_german(*sample_counts(chunks))
 
 
-def sample_counts(chunks: Iterable[tuple[str, SampleReading]]) -> tuple[int, int]:
+def sample_counts(chunks: Iterable[tuple[str, SampleReading | None]]) -> tuple[int, int]:
     """The German function words in a prompt's sample, and its tokens (:func:`german_sample`)."""
     room, left, hits, count = SAMPLE_CHARS, SAMPLE_TOKENS, 0, 0
     for folded, reading in chunks:
         if room <= 0 or left <= 0:
             break
-        if len(folded) <= room or room == SAMPLE_CHARS:  # whole, or cut where its sample is
+        if reading is not None and (len(folded) <= room or room == SAMPLE_CHARS):
+            # Whole, or cut where the chunk's own sample is cut.
             taken = min(reading.count, left)
             hits += bisect_left(reading.german, taken)
-        else:  # the characters run out in this chunk: its tokens up to the cut
+        else:  # no reading yet, or the characters run out in this chunk: its tokens to the cut
             cut = WORD_TOKEN.findall(folded, 0, room)[:left]
             taken = len(cut)
             hits += sum(token in GERMAN_MARKERS for token in cut)

@@ -248,16 +248,25 @@ class CachedChunk:
         folded: the folded text.
         by_language: the chunk prepared for a context of each language it was met in.
         sample: its reading for the language samples of the prompts that hold it
-            (``language_sample.py``), found on first use (:meth:`sample_reading`).
+            (``language_sample.py``), found when the chunk comes back (:meth:`sample_reading`).
+        met: how many prompts asked for that reading before it was found (0 or 1).
     """
 
     folded: str
     by_language: dict[bool, PreparedChunk] = field(default_factory=dict)
     sample: SampleReading | None = None
+    met: int = 0
 
-    def sample_reading(self) -> SampleReading:
-        """The chunk's reading for a prompt's language sample (read once, then kept)."""
+    def sample_reading(self) -> SampleReading | None:
+        """The chunk's reading for a prompt's language sample, once the chunk comes back.
+
+        ``None`` in the first prompt that asks (the sample tokenises what it takes of the
+        chunk); read in the second, then kept.
+        """
         if self.sample is None:
+            self.met += 1
+            if self.met < 2:
+                return None
             self.sample = reading_of(self.folded)
         return self.sample
 

@@ -34,9 +34,12 @@ def _joined(texts: list[str]) -> tuple[int, int]:
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.lists(_TEXT, max_size=8))
-def test_the_sample_from_readings_is_the_joined_texts(texts: list[str]) -> None:
-    assert sample_counts((t, reading_of(t)) for t in texts) == _joined(texts)
+@given(st.lists(st.tuples(_TEXT, st.booleans()), max_size=8))
+def test_the_sample_from_readings_is_the_joined_texts(chunks: list[tuple[str, bool]]) -> None:
+    """Each chunk read before (a reading) or met for the first time (none): the same sample."""
+    texts = [t for t, _ in chunks]
+    read = [(t, reading_of(t) if kept else None) for t, kept in chunks]
+    assert sample_counts(read) == _joined(texts)
 
 
 def test_the_cut_falls_inside_a_token_inside_a_chunk_and_past_the_token_budget() -> None:
@@ -51,6 +54,7 @@ def test_the_cut_falls_inside_a_token_inside_a_chunk_and_past_the_token_budget()
     ]
     for texts in cases:
         assert sample_counts((t, reading_of(t)) for t in texts) == _joined(texts), texts
+        assert sample_counts((t, None) for t in texts) == _joined(texts), texts
         assert german_sample((t, reading_of(t)) for t in texts) == is_german(
             sample(" ".join(texts))
         )
@@ -66,3 +70,6 @@ def test_a_cached_prompt_reads_its_language_as_one_built_anew() -> None:
         kept = ContextIndex.of(iter(chunks), paraphrase=False, cache=cache)
         assert kept.german == fresh.german == is_german(sample(fold(" ".join(texts))))
     assert ContextIndex.of([Chunk("1", german)], paraphrase=False, cache=cache).german
+    # A chunk is read for the sample when it comes back, not when it is first met.
+    once, twice = cache.entry("Ein neuer Absatz und nicht mehr."), cache.entry(german)
+    assert once.sample is None and twice.sample is not None
