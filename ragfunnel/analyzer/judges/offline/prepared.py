@@ -249,7 +249,7 @@ class CachedChunk:
         by_language: the chunk prepared for a context of each language it was met in.
         sample: its reading for the language samples of the prompts that hold it
             (``language_sample.py``), found when the chunk comes back (:meth:`sample_reading`).
-        met: how many prompts asked for that reading before it was found (0 or 1).
+        met: how many prompts have asked for that reading (it is read in the second).
     """
 
     folded: str
