@@ -116,3 +116,44 @@ def test_a_large_run_takes_the_normal_interval() -> None:
         metric_table(records(*many), ()).filter(pl.col("metric") == "recall").row(0, named=True)
     )
     assert (recall["mean"], recall["n"], recall["method"]) == (0.5, EXACT_SIZE_LIMIT, "normal")
+
+
+def test_records_joined_from_batches_give_each_run_its_own_metrics() -> None:
+    # Three runs (one of them without a run id) whose records come in several batches, as
+    # analyze joins them; each run's values differ, so a metric given to the wrong run shows.
+    size = EXACT_SIZE_LIMIT + 7
+    runs = {"b": 0.25, None: 0.5, "a": 0.75}
+    batches = [
+        records(
+            *(
+                (run_id, "oracle" if i % 5 == 0 else "pipeline", "ok", True, 1.0,
+                 nan_every(i, 9) if run_id is None else value * (i % 2) * 2)
+                for i in range(part, size, 3)
+                for run_id, value in runs.items()
+            )
+        ).cast({"run_id": pl.String})
+        for part in range(3)
+    ]  # fmt: skip
+    joined = pl.concat(batches, how="vertical", rechunk=False)
+    assert joined.n_chunks("all") == [3] * joined.width
+    table = metric_table(joined, (1,))
+    assert table.equals(metric_table(joined.rechunk(), (1,)))
+    recall = table.filter((pl.col("metric") == "recall") & (pl.col("at") == "1"))
+    assert recall.get_column("run_id").to_list() == ["b", "None", "a"]
+    for run_id, expected in runs.items():
+        values = joined.filter(
+            pl.col("run_id").eq_missing(run_id) & (pl.col("mode") == "pipeline")
+        ).get_column("recall_at_1")
+        row = recall.row(by_predicate=pl.col("run_id") == str(run_id), named=True)
+        defined = values.drop_nans()
+        assert (row["mean"], row["n"], row["n_undefined"]) == (
+            pytest.approx(defined.mean()),
+            defined.len(),
+            values.len() - defined.len(),
+        )
+        assert run_id is None or row["mean"] == pytest.approx(expected, rel=0.01)
+
+
+def nan_every(i: int, step: int) -> float:
+    """NaN (an undefined metric) for every ``step``-th record, else 1.0 or 0.0 in turn."""
+    return float("nan") if i % step == 0 else float(i % 2)
