@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import os
 import re
 import subprocess
 import sys
@@ -132,3 +133,37 @@ def test_the_cli_copies_of_library_defaults_match_the_library() -> None:
 
 def test_command_modules_are_all_importable_together() -> None:
     assert len(cli.COMMAND_MODULES) == len(COMMANDS)
+
+
+ALLOCATOR_PROBE = """
+import os, sys
+from ragfunnel.analyzer.cli import main
+sys.argv = ["ragfunnel", "--version"]
+try:
+    main()
+except SystemExit:
+    pass
+import polars  # after main, as every command imports it
+sys.stderr.write("\\nCONF=" + os.environ.get("_RJEM_MALLOC_CONF", "") + "\\n")
+"""
+
+
+@pytest.mark.parametrize(("given", "seen"), [
+    (None, "dirty_decay_ms:500,muzzy_decay_ms:1000,muzzy_decay_ms:0"),
+    ("narenas:2", "dirty_decay_ms:500,muzzy_decay_ms:1000,narenas:2"),
+])  # fmt: skip
+def test_the_cli_gives_polars_allocator_its_option_unless_the_user_did(
+    given: str | None, seen: str
+) -> None:
+    # Polars appends the variable to its own defaults when it is imported: the last
+    # muzzy_decay_ms is the one jemalloc keeps. A user's own setting is left as it is.
+    env = {k: v for k, v in os.environ.items() if k != "_RJEM_MALLOC_CONF"}
+    if given is not None:
+        env["_RJEM_MALLOC_CONF"] = given
+    done = subprocess.run(
+        [sys.executable, "-c", ALLOCATOR_PROBE], env=env,
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    line = [ln for ln in done.stderr.splitlines() if ln.startswith("CONF=")]
+    assert line, done.stderr
+    assert line[-1].removeprefix("CONF=") == seen
