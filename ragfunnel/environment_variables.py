@@ -38,6 +38,7 @@ __all__ = [
     "VARIABLES",
     "VENV",
     "Variable",
+    "default_for_this_process",
     "defaults_for_children",
     "is_set",
     "read",
@@ -86,12 +87,22 @@ def turned_off(name: str) -> bool:
     return (read(name) or "").strip().lower() in {"0", "false", "no", "off"}
 
 
+def default_for_this_process(name: str, value: str) -> None:
+    """``name`` set to ``value`` for the rest of this process, unless the user set it.
+
+    For a variable of a dependency that reads it once, when first imported: the ``ragfunnel``
+    command's option for polars' allocator (``cli/app.py``, ``POLARS_ALLOCATOR``).
+    """
+    os.environ.setdefault(name, value)
+
+
 @contextmanager
 def defaults_for_children(values: Mapping[str, str]) -> Iterator[None]:
     """``values`` set, for the processes started meanwhile, where the user set none of them.
 
-    The one place ragfunnel writes its environment (the judge's worker processes inherit
-    thread limits this way); each name it set is removed again on leaving.
+    With :func:`default_for_this_process`, the one place ragfunnel writes its environment (the
+    judge's worker processes inherit thread limits this way); each name it set is removed
+    again on leaving.
     """
     added = {name: value for name, value in values.items() if name not in os.environ}
     os.environ.update(added)

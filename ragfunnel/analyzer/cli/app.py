@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import difflib
 import importlib
-import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +26,7 @@ from typer import _click
 from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 from typer.main import get_command_from_info, get_group_from_info
 
+import ragfunnel.environment_variables as env
 from ragfunnel.analyzer.cli.exits import parser_errors_in_one_line
 
 __all__ = ["COMMANDS", "CommandEntry", "LazyGroup", "app", "main", "ragfunnel_version"]
@@ -331,6 +331,5 @@ at once. Polars reads the variable when it is first imported, which no command d
 
 def main() -> None:
     """Entry point of the ``ragfunnel`` console script."""
-    name, value = POLARS_ALLOCATOR
-    os.environ.setdefault(name, value)
+    env.default_for_this_process(*POLARS_ALLOCATOR)
     app()
