@@ -75,6 +75,7 @@ def samples(
     per = checked.group_by("inst_key").agg(
         samples_n=pl.len(),
         primary_answer=pl.col("answer").first(),
+        primary_norm=pl.col("norm").first(),
         primary_has=pl.col("has_answer").first(),
         primary_error=pl.col("error").first(),
         primary_logprobs=pl.col("logprobs_min").first(),
@@ -86,9 +87,23 @@ def samples(
         .otherwise(pl.col("norm").filter(pl.col("has_answer")).n_unique() > 1),
     )
     has = pl.col("samples_n").is_not_null()
+    # The funnel row's answer is the last pipeline generate span's; so is the normalised text
+    # the worker computed from it (``pipeline.with_normalized_answers``), which the facts check
+    # reads when present: both become sample 0's, or the check would read another sample.
+    normalized = (
+        [
+            pl.when(has)
+            .then(pl.col("primary_norm"))
+            .otherwise(pl.col("gen_answer_norm"))
+            .alias("gen_answer_norm")
+        ]
+        if "gen_answer_norm" in instances.columns
+        else []
+    )
     return (
         instances.join(per, on="inst_key", how="left")
         .with_columns(
+            *normalized,
             gen_answer=pl.when(has).then(pl.col("primary_answer")).otherwise(pl.col("gen_answer")),
             gen_has_answer=pl.when(has)
             .then(pl.col("primary_has").cast(pl.UInt8))
@@ -105,6 +120,7 @@ def samples(
         .drop(
             "samples_n",
             "primary_answer",
+            "primary_norm",
             "primary_has",
             "primary_error",
             "primary_logprobs",

@@ -48,6 +48,33 @@ def test_flags_low_confidence_and_sample_disagreement(store: Store, b: TraceBuil
     assert r["sample_disagreement"] is True
 
 
+def test_the_facts_check_reads_sample_0_when_a_later_sample_says_otherwise(
+    store: Store, b: TraceBuilder
+) -> None:
+    """The funnel row carries the last generate span's answer (here sample 1's) and its
+    normalised text, made on the worker thread; the facts check must read sample 0's."""
+    with b.question("q-017", Q) as q:
+        q.retrieve([A_ID, B_ID])
+        q.generate([A_ID, B_ID], RIGHT, sample_index=0)
+        q.generate([A_ID, B_ID], WRONG, sample_index=1)
+    r = one(run(store, b))
+    assert (r["answer_verdict"], r["answer_reason"]) == ("correct", "answer states every fact")
+    assert r["first_failure"] == "ok" and r["sample_disagreement"] is True
+
+
+def test_a_wrong_sample_0_is_wrong_whatever_the_last_sample_says(
+    store: Store, b: TraceBuilder
+) -> None:
+    with b.question("q-017", Q) as q:
+        q.retrieve([A_ID, B_ID])
+        q.generate([A_ID, B_ID], WRONG, sample_index=0)
+        q.generate([A_ID, B_ID], RIGHT, sample_index=1)
+    r = one(run(store, b))
+    assert r["answer_verdict"] == "incorrect"
+    assert r["answer_reason"] == "answer misses fact(s): 4.2.1"
+    assert r["first_failure"] == "generation"
+
+
 def assert_both_versions_conflict(store: Store, b: TraceBuilder) -> None:
     """Both versions of the refund policy in one prompt: the record names the conflict."""
     prompt = [A_ID, B_ID, "refund-policy#2023-s1", "refund-policy#2024-s1"]
