@@ -78,6 +78,7 @@ def samples(
         primary_norm=pl.col("norm").first(),
         primary_has=pl.col("has_answer").first(),
         primary_error=pl.col("error").first(),
+        primary_message=pl.col("message").first(),
         primary_logprobs=pl.col("logprobs_min").first(),
         primary_tokens=pl.col("tokens").first(),
         # Disagreement on correctness when the case decides it; otherwise on the
@@ -109,6 +110,14 @@ def samples(
             .then(pl.col("primary_has").cast(pl.UInt8))
             .otherwise(pl.col("gen_has_answer")),
             gen_error=pl.when(has).then(pl.col("primary_error")).otherwise(pl.col("gen_error")),
+            # As error_messages words it, but of sample 0 (that step read the last span's).
+            gen_error_msg=pl.when(has)
+            .then(
+                pl.when(pl.col("primary_error") > 0).then(
+                    pl.col("primary_message").replace("", "(no message)")
+                )
+            )
+            .otherwise(pl.col("gen_error_msg")),
             gen_logprobs_min=pl.when(has)
             .then(pl.col("primary_logprobs"))
             .otherwise(pl.col("gen_logprobs_min")),
@@ -123,6 +132,7 @@ def samples(
             "primary_norm",
             "primary_has",
             "primary_error",
+            "primary_message",
             "primary_logprobs",
             "primary_tokens",
             "disagree",

@@ -75,6 +75,44 @@ def test_a_wrong_sample_0_is_wrong_whatever_the_last_sample_says(
     assert r["first_failure"] == "generation"
 
 
+def test_a_failed_sample_0_is_a_failed_generate_though_a_later_sample_answered(
+    store: Store, b: TraceBuilder
+) -> None:
+    with b.question("q-017", Q) as q:
+        q.retrieve([A_ID, B_ID])
+        q.generate([A_ID, B_ID], None, sample_index=0, error="rate limited")
+        q.generate([A_ID, B_ID], RIGHT, sample_index=1)
+    r = one(run(store, b))
+    assert (r["answer_verdict"], r["answer_reason"]) == ("failed", "generate failed: rate limited")
+    assert (r["first_failure"], r["failure_reason"]) == (
+        "generation",
+        "generate failed: rate limited",
+    )
+
+
+def test_a_later_sample_that_failed_does_not_fail_a_right_sample_0(
+    store: Store, b: TraceBuilder
+) -> None:
+    with b.question("q-017", Q) as q:
+        q.retrieve([A_ID, B_ID])
+        q.generate([A_ID, B_ID], RIGHT, sample_index=0)
+        q.generate([A_ID, B_ID], None, sample_index=1, error="rate limited")
+    r = one(run(store, b))
+    assert (r["answer_verdict"], r["first_failure"]) == ("correct", "ok")
+    assert r["errors"] == ["generate: rate limited"]  # still listed, and flagged
+    assert "errors" in r["flags"]
+
+
+def test_the_prompt_is_sample_0s(store: Store, b: TraceBuilder) -> None:
+    with b.question("q-017", Q) as q:
+        q.retrieve([A_ID, B_ID])
+        q.generate([A_ID, B_ID], RIGHT, sample_index=0)
+        q.generate([A_ID], RIGHT, sample_index=1)  # started later, saw less
+    r = one(run(store, b))
+    assert (r["first_failure"], r["k_prompt"]) == ("ok", 2)
+    assert [e["in_prompt"] for e in r["evidence"]] == [True, True]
+
+
 def assert_both_versions_conflict(store: Store, b: TraceBuilder) -> None:
     """Both versions of the refund policy in one prompt: the record names the conflict."""
     prompt = [A_ID, B_ID, "refund-policy#2023-s1", "refund-policy#2024-s1"]

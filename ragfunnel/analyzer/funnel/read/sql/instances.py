@@ -2,9 +2,10 @@
 
 One aggregation over the typed stage table (``ragfunnel.analyzer.store.tables.stage_spans``) gives one
 row per question instance (a question inside one trace): for every stage, the *last attempt*
-(latest start) of that stage's span, and for every expected evidence item its 1-based position
-in that span's list. Evidence items are compared as 64-bit hashes, and the positions of four
-items are packed into one UInt64 (the layout and every column name are ``read/columns.py``'s):
+(latest start) of that stage's span (of generate, the lowest-numbered sample's last attempt:
+``GENERATE_KEY``), and for every expected evidence item its 1-based position in that span's
+list. Evidence items are compared as 64-bit hashes, and the positions of four items are packed
+into one UInt64 (the layout and every column name are ``read/columns.py``'s):
 scalar aggregate states are several times cheaper than tuple or array states, which is what
 keeps a million questions to about a second. Beside it: the question spans' ids
 (:func:`roots_sql`, :func:`instance_ids_sql`) and the item scores (:func:`scores_sql`).
@@ -13,6 +14,7 @@ keeps a million questions to about a second. Beside it: the question spans' ids
 from __future__ import annotations
 
 from ragfunnel.analyzer.funnel.read.sql.query import (
+    GENERATE_KEY,
     META,
     RETRIEVE_KEY,
     TS,
@@ -75,7 +77,7 @@ def stage_aggregates(q: FunnelQuery) -> list[str]:
     last(
         "gen",
         pipeline,
-        "r.ts",
+        "r.generate_key",
         {"answer": "r.AnswerText", "logprobs_min": "r.LogprobsMin", **words, **conflicts},
     )
     out.append(f"countIf({pipeline} AND r.SampleIndex IS NOT NULL) AS samples_n_spans")
@@ -108,6 +110,7 @@ def funnel_sql(q: FunnelQuery) -> str:
         "s.Stage AS Stage",
         f"{TS} AS ts",
         f"{RETRIEVE_KEY} AS retrieve_key",
+        f"{GENERATE_KEY} AS generate_key",
         "s.StatusCode = 'Error' AS error",
         f"{META} AS meta",
         "s.Abstained AS Abstained",

@@ -14,6 +14,7 @@ from ragfunnel.analyzer.funnel.read.wide_layout import item_hash, meta_sql, posi
 from ragfunnel.analyzer.store.statements import run_filter
 
 __all__ = [
+    "GENERATE_KEY",
     "META",
     "RETRIEVE_KEY",
     "TS",
@@ -32,6 +33,12 @@ TS = "toUInt64(greatest(toUnixTimestamp64Nano(s.Timestamp), 0))"
 RETRIEVE_KEY = (
     f"{TS} + bitShiftLeft(toUInt64(notEmpty(s.FusedFrom) * 2 "
     "+ (s.HasIds OR s.Source = 'ragfunnel')), 61)"
+)
+# Self-consistency samples: the lowest-numbered sample's last attempt is the answer, so a lower
+# sample index outranks a later start (indexes from 7 up share the lowest rank). A generate span
+# without an index counts as sample 0, as the judges' answer table counts it.
+GENERATE_KEY = (
+    f"{TS} + bitShiftLeft(toUInt64(7 - least(greatest(ifNull(s.SampleIndex, 0), 0), 7)), 61)"
 )
 
 

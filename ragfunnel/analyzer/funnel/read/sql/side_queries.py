@@ -26,8 +26,8 @@ def samples_sql(q: FunnelQuery) -> str:
     """Every numbered pipeline generate span (self-consistency samples, all attempts)."""
     projected = ["s.InstanceKey AS inst_key", "s.SampleIndex AS sample_index", f"{TS} AS ts",
                  "s.HasAnswer AS has_answer", "s.AnswerText AS answer",
-                 "s.StatusCode = 'Error' AS error", "s.LogprobsMin AS logprobs_min",
-                 "s.LowConfidence AS tokens"]  # fmt: skip
+                 "s.StatusCode = 'Error' AS error", "s.StatusMessage AS message",
+                 "s.LogprobsMin AS logprobs_min", "s.LowConfidence AS tokens"]  # fmt: skip
     where = ["s.Stage = 'generate'", "s.Mode != 'oracle'", "s.SampleIndex IS NOT NULL"]
     return select_from(q, projected, where=where)
 
