@@ -3,6 +3,8 @@ ranks of a hybrid search, samples and low-confidence tokens, conflicting sources
 
 from __future__ import annotations
 
+from typing import Any
+
 from ragfunnel.analyzer.store import Store
 from tests.support.decisions import A_ID, B_ID, RIGHT, WRONG, Q, one, ranked, run
 from tests.support.traces import TraceBuilder
@@ -48,16 +50,26 @@ def test_flags_low_confidence_and_sample_disagreement(store: Store, b: TraceBuil
     assert r["sample_disagreement"] is True
 
 
+BOTH = [A_ID, B_ID]
+
+
+def sampled(
+    store: Store, b: TraceBuilder, *samples: tuple[list[str], str | None, str | None]
+) -> dict[str, Any]:
+    """The record of one question answered by samples 0, 1, … in turn: (prompt, answer, error)."""
+    with b.question("q-017", Q) as q:
+        q.retrieve(BOTH)
+        for index, (prompt, answer, error) in enumerate(samples):
+            q.generate(prompt, answer, sample_index=index, error=error)
+    return one(run(store, b))
+
+
 def test_the_facts_check_reads_sample_0_when_a_later_sample_says_otherwise(
     store: Store, b: TraceBuilder
 ) -> None:
     """The funnel row carries the last generate span's answer (here sample 1's) and its
     normalised text, made on the worker thread; the facts check must read sample 0's."""
-    with b.question("q-017", Q) as q:
-        q.retrieve([A_ID, B_ID])
-        q.generate([A_ID, B_ID], RIGHT, sample_index=0)
-        q.generate([A_ID, B_ID], WRONG, sample_index=1)
-    r = one(run(store, b))
+    r = sampled(store, b, (BOTH, RIGHT, None), (BOTH, WRONG, None))
     assert (r["answer_verdict"], r["answer_reason"]) == ("correct", "answer states every fact")
     assert r["first_failure"] == "ok" and r["sample_disagreement"] is True
 
@@ -65,11 +77,7 @@ def test_the_facts_check_reads_sample_0_when_a_later_sample_says_otherwise(
 def test_a_wrong_sample_0_is_wrong_whatever_the_last_sample_says(
     store: Store, b: TraceBuilder
 ) -> None:
-    with b.question("q-017", Q) as q:
-        q.retrieve([A_ID, B_ID])
-        q.generate([A_ID, B_ID], WRONG, sample_index=0)
-        q.generate([A_ID, B_ID], RIGHT, sample_index=1)
-    r = one(run(store, b))
+    r = sampled(store, b, (BOTH, WRONG, None), (BOTH, RIGHT, None))
     assert r["answer_verdict"] == "incorrect"
     assert r["answer_reason"] == "answer misses fact(s): 4.2.1"
     assert r["first_failure"] == "generation"
@@ -78,11 +86,7 @@ def test_a_wrong_sample_0_is_wrong_whatever_the_last_sample_says(
 def test_a_failed_sample_0_is_a_failed_generate_though_a_later_sample_answered(
     store: Store, b: TraceBuilder
 ) -> None:
-    with b.question("q-017", Q) as q:
-        q.retrieve([A_ID, B_ID])
-        q.generate([A_ID, B_ID], None, sample_index=0, error="rate limited")
-        q.generate([A_ID, B_ID], RIGHT, sample_index=1)
-    r = one(run(store, b))
+    r = sampled(store, b, (BOTH, None, "rate limited"), (BOTH, RIGHT, None))
     assert (r["answer_verdict"], r["answer_reason"]) == ("failed", "generate failed: rate limited")
     assert (r["first_failure"], r["failure_reason"]) == (
         "generation",
@@ -93,22 +97,14 @@ def test_a_failed_sample_0_is_a_failed_generate_though_a_later_sample_answered(
 def test_a_later_sample_that_failed_does_not_fail_a_right_sample_0(
     store: Store, b: TraceBuilder
 ) -> None:
-    with b.question("q-017", Q) as q:
-        q.retrieve([A_ID, B_ID])
-        q.generate([A_ID, B_ID], RIGHT, sample_index=0)
-        q.generate([A_ID, B_ID], None, sample_index=1, error="rate limited")
-    r = one(run(store, b))
+    r = sampled(store, b, (BOTH, RIGHT, None), (BOTH, None, "rate limited"))
     assert (r["answer_verdict"], r["first_failure"]) == ("correct", "ok")
     assert r["errors"] == ["generate: rate limited"]  # still listed, and flagged
     assert "errors" in r["flags"]
 
 
 def test_the_prompt_is_sample_0s(store: Store, b: TraceBuilder) -> None:
-    with b.question("q-017", Q) as q:
-        q.retrieve([A_ID, B_ID])
-        q.generate([A_ID, B_ID], RIGHT, sample_index=0)
-        q.generate([A_ID], RIGHT, sample_index=1)  # started later, saw less
-    r = one(run(store, b))
+    r = sampled(store, b, (BOTH, RIGHT, None), ([A_ID], RIGHT, None))  # sample 1 saw less
     assert (r["first_failure"], r["k_prompt"]) == ("ok", 2)
     assert [e["in_prompt"] for e in r["evidence"]] == [True, True]
 
