@@ -152,7 +152,12 @@ def funnel_sql(q: FunnelQuery) -> str:
     ]
     body = ",\n  ".join(aggregates)
     inner = select_from(q, projected, where=["s.Stage NOT IN ('ingest', '')"])
-    return f"SELECT\n  {body}\nFROM (\n  {inner}\n) AS r\nGROUP BY r.InstanceKey"
+    # In a fixed order: the engine's groups come out in whatever order its threads left them,
+    # and the records (their files, the sums of their metrics) would follow it.
+    return (
+        f"SELECT\n  {body}\nFROM (\n  {inner}\n) AS r\nGROUP BY r.InstanceKey\n"
+        "ORDER BY started_ns, inst_key"
+    )
 
 
 def roots_sql(q: FunnelQuery) -> str:
