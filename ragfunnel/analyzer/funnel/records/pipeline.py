@@ -81,8 +81,8 @@ def with_normalized_answers(raw: pl.DataFrame) -> pl.DataFrame:
 
     A regex over every answer, and independent of the rest of the records: the analysis runs
     it on the worker thread that fetched the batch, while the main thread builds the records of
-    the batch before. (With self-consistency samples the answer is sample 0's, not the last
-    generate span's: the step "self-consistency samples" replaces both columns.)
+    the batch before. (With self-consistency samples the answer is sample 0's: the funnel query
+    picks its span, and the step "self-consistency samples" sets both columns from its rows.)
     """
     return raw.with_columns(normalize_texts(raw.get_column("gen_answer")).alias("gen_answer_norm"))
 

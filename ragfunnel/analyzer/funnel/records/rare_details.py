@@ -88,9 +88,10 @@ def samples(
         .otherwise(pl.col("norm").filter(pl.col("has_answer")).n_unique() > 1),
     )
     has = pl.col("samples_n").is_not_null()
-    # The funnel row's answer is the last pipeline generate span's; so is the normalised text
-    # the worker computed from it (``pipeline.with_normalized_answers``), which the facts check
-    # reads when present: both become sample 0's, or the check would read another sample.
+    # The funnel query already picks sample 0's span (``GENERATE_KEY``, which ranks indexes
+    # from 7 up alike); its answer, the normalised text the worker made of it
+    # (``pipeline.with_normalized_answers``, read by the facts check) and its status are set
+    # here from sample 0's own rows, so that the check never reads another sample.
     normalized = (
         [
             pl.when(has)

@@ -67,8 +67,8 @@ def sampled(
 def test_the_facts_check_reads_sample_0_when_a_later_sample_says_otherwise(
     store: Store, b: TraceBuilder
 ) -> None:
-    """The funnel row carries the last generate span's answer (here sample 1's) and its
-    normalised text, made on the worker thread; the facts check must read sample 0's."""
+    """Sample 1 started later; the facts check reads sample 0's answer (the normalised text is
+    made on the worker thread from the funnel row's answer)."""
     r = sampled(store, b, (BOTH, RIGHT, None), (BOTH, WRONG, None))
     assert (r["answer_verdict"], r["answer_reason"]) == ("correct", "answer states every fact")
     assert r["first_failure"] == "ok" and r["sample_disagreement"] is True
