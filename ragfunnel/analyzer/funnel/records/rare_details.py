@@ -38,7 +38,8 @@ def error_messages(instances: pl.DataFrame, errors: pl.DataFrame | None) -> pl.D
             errors_text=pl.lit([], dtype=_STRINGS),
         )
     errors = errors.with_columns(pl.col("message").replace("", "(no message)")).sort("ts")
-    last = errors.group_by("inst_key", "stage").agg(pl.col("message").last())
+    # The chosen span's message: the last by the funnel query's order (sample 0 first).
+    last = errors.group_by("inst_key", "stage").agg(pl.col("message").sort_by("rank").last())
     for stage, prefix in STAGE_PREFIXES.items():
         message = stage_column(prefix, "error_msg")
         messages = last.filter(pl.col("stage") == stage).select(
@@ -78,7 +79,6 @@ def samples(
         primary_norm=pl.col("norm").first(),
         primary_has=pl.col("has_answer").first(),
         primary_error=pl.col("error").first(),
-        primary_message=pl.col("message").first(),
         primary_logprobs=pl.col("logprobs_min").first(),
         primary_tokens=pl.col("tokens").first(),
         # Disagreement on correctness when the case decides it; otherwise on the
@@ -89,9 +89,9 @@ def samples(
     )
     has = pl.col("samples_n").is_not_null()
     # The funnel query already picks sample 0's span (``GENERATE_KEY``, which ranks indexes
-    # from 7 up alike); its answer, the normalised text the worker made of it
-    # (``pipeline.with_normalized_answers``, read by the facts check) and its status are set
-    # here from sample 0's own rows, so that the check never reads another sample.
+    # from 7 up alike); its answer and the normalised text the worker made of it
+    # (``pipeline.with_normalized_answers``, read by the facts check) are set here from sample
+    # 0's own rows, together, so that the check never reads another sample's text.
     normalized = (
         [
             pl.when(has)
@@ -111,14 +111,6 @@ def samples(
             .then(pl.col("primary_has").cast(pl.UInt8))
             .otherwise(pl.col("gen_has_answer")),
             gen_error=pl.when(has).then(pl.col("primary_error")).otherwise(pl.col("gen_error")),
-            # As error_messages words it, but of sample 0 (that step read the last span's).
-            gen_error_msg=pl.when(has)
-            .then(
-                pl.when(pl.col("primary_error") > 0).then(
-                    pl.col("primary_message").replace("", "(no message)")
-                )
-            )
-            .otherwise(pl.col("gen_error_msg")),
             gen_logprobs_min=pl.when(has)
             .then(pl.col("primary_logprobs"))
             .otherwise(pl.col("gen_logprobs_min")),
@@ -133,7 +125,6 @@ def samples(
             "primary_norm",
             "primary_has",
             "primary_error",
-            "primary_message",
             "primary_logprobs",
             "primary_tokens",
             "disagree",

@@ -94,6 +94,15 @@ def test_a_failed_sample_0_is_a_failed_generate_though_a_later_sample_answered(
     )
 
 
+def test_when_every_sample_failed_the_message_is_sample_0s(store: Store, b: TraceBuilder) -> None:
+    r = sampled(store, b, (BOTH, None, "rate limited"), (BOTH, None, "context too long"))
+    assert (r["first_failure"], r["failure_reason"]) == (
+        "generation",
+        "generate failed: rate limited",
+    )
+    assert r["errors"] == ["generate: rate limited", "generate: context too long"]
+
+
 def test_a_later_sample_that_failed_does_not_fail_a_right_sample_0(
     store: Store, b: TraceBuilder
 ) -> None:

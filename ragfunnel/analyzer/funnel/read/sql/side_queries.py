@@ -7,16 +7,27 @@ question of the batch has that detail (``records/rare_details.py`` merges them).
 
 from __future__ import annotations
 
-from ragfunnel.analyzer.funnel.read.sql.query import TS, FunnelQuery, packed, select_from
+from ragfunnel.analyzer.funnel.read.sql.query import (
+    GENERATE_KEY,
+    TS,
+    FunnelQuery,
+    packed,
+    select_from,
+)
 from ragfunnel.analyzer.funnel.read.wide_layout import word
 
 __all__ = ["errors_sql", "low_confidence_sql", "oracle_sql", "retrievers_sql", "samples_sql"]
 
 
 def errors_sql(q: FunnelQuery) -> str:
-    """Every failed stage span of the selected questions, with its message."""
+    """Every failed stage span of the selected questions, with its message.
+
+    ``rank`` orders a stage's spans as the funnel query chooses them: by start, except that a
+    lower sample index outranks a later generate span (``GENERATE_KEY``; a span without an
+    index ranks by its start alone).
+    """
     projected = ["s.InstanceKey AS inst_key", "s.Stage AS stage", f"{TS} AS ts",
-                 "s.StatusMessage AS message"]  # fmt: skip
+                 f"{GENERATE_KEY} AS rank", "s.StatusMessage AS message"]  # fmt: skip
     return select_from(
         q, projected, where=["s.StatusCode = 'Error'", "s.Stage NOT IN ('ingest', '')"]
     )
@@ -26,8 +37,8 @@ def samples_sql(q: FunnelQuery) -> str:
     """Every numbered pipeline generate span (self-consistency samples, all attempts)."""
     projected = ["s.InstanceKey AS inst_key", "s.SampleIndex AS sample_index", f"{TS} AS ts",
                  "s.HasAnswer AS has_answer", "s.AnswerText AS answer",
-                 "s.StatusCode = 'Error' AS error", "s.StatusMessage AS message",
-                 "s.LogprobsMin AS logprobs_min", "s.LowConfidence AS tokens"]  # fmt: skip
+                 "s.StatusCode = 'Error' AS error", "s.LogprobsMin AS logprobs_min",
+                 "s.LowConfidence AS tokens"]  # fmt: skip
     where = ["s.Stage = 'generate'", "s.Mode != 'oracle'", "s.SampleIndex IS NOT NULL"]
     return select_from(q, projected, where=where)
 
