@@ -17,8 +17,17 @@ Normalisation, in order:
 
 A fact is *stated* when its normalised form is contained in the answer's: it must match whole
 tokens, so ``4.2.0`` matches "firmware 4.2.0." but not "4.2.01". A fact this literal rule misses
-is read by meaning (``fact_meaning.py``: ``10 pm`` states ``22:00``, ``€5,000`` states
-``5.000 EUR``, ``five`` states ``5``), with the judges' fact reader. The rule is written once, as polars expressions; the scalar functions run the same
+is read twice more (:func:`restate`):
+
+- **without accents**, when the fact or the answer has a letter outside ASCII: both texts with
+  every accent dropped (NFKD, combining marks removed; ``ø``, ``æ``, ``œ``, ``ł``, ``đ``, ``ð``,
+  ``þ``, ``ı``, which NFKD keeps whole, spelled ``o``, ``ae``, ``oe``, ``l``, ``d``, ``d``,
+  ``th``, ``i``), then steps 2–4. So "Zurich" states ``Zürich`` (as "Zuerich" does by step 2),
+  "Sao Paulo" ``São Paulo`` and "Tromso" ``Tromsø``; the German spelling stays the literal one.
+- **by meaning** (``fact_meaning.py``: ``10 pm`` states ``22:00``, ``€5,000`` states
+  ``5.000 EUR``, ``five`` states ``5``), with the judges' fact reader.
+
+The rule is written once, as polars expressions; the scalar functions run the same
 expressions on a one-element series, so scalar and vectorised results are identical by
 construction.
 """
@@ -27,19 +36,22 @@ from __future__ import annotations
 
 import polars as pl
 
-from ragfunnel.analyzer.cases.fact_meaning import stated_by_meaning
+from ragfunnel.analyzer.cases.fact_meaning import restate_by_meaning
 
 __all__ = [
     "fact_stated",
     "normalize_text",
     "normalize_texts",
     "normalized",
+    "restate",
     "states_fact",
 ]
 
 _GERMAN = {"ß": "ss", "ä": "ae", "ö": "oe", "ü": "ue"}
 _SYMBOLS = {"€": "eur", "£": "gbp", "¥": "jpy", "$": "usd"}
 _AMOUNT = r"(\d[\d.,]*)"
+# Letters that NFKD keeps whole, spelled as they are without their stroke or ligature.
+_UNDECOMPOSED = {"ø": "o", "æ": "ae", "œ": "oe", "ł": "l", "đ": "d", "ð": "d", "þ": "th", "ı": "i"}
 
 
 def _fold(expr: pl.Expr, *, wide: bool) -> pl.Expr:
@@ -100,11 +112,56 @@ def fact_stated(answer: pl.Expr, fact: pl.Expr, *, normalised: bool = False) -> 
     return answer.str.contains(fact, literal=True)
 
 
-def states_fact(answer: str, fact: str) -> bool:
-    """Whether ``answer`` states ``fact``, literally or by meaning.
+def _unaccented(texts: pl.Expr) -> pl.Expr:
+    """The normalised form of each text with its accents dropped (the module docstring)."""
+    out = texts.cast(pl.String).str.to_lowercase().str.normalize("NFKD")
+    out = out.str.replace_all(r"\p{M}+", "")
+    for letter, plain in _UNDECOMPOSED.items():
+        out = out.str.replace_all(letter, plain, literal=True)
+    return _fold(out, wide=True)
 
-    Literally by the module docstring's rule, else by meaning (``fact_meaning.py``: ``10 pm``
-    states ``22:00``).
+
+def _restate_unaccented(found: pl.Series, answers: pl.Series, facts_: pl.Series) -> pl.Series:
+    """``found`` with its misses compared again without accents.
+
+    Only the missed rows whose fact or answer is not plain ASCII are read again: the usual
+    answer costs one test of its bytes.
+    """
+    missed = (~found.fill_null(True)) & answers.is_not_null() & facts_.is_not_null()
+    rows = missed.arg_true()
+    if rows.is_empty():
+        return found
+    frame = pl.DataFrame({"a": answers.gather(rows), "f": facts_.gather(rows)})
+    wide = (pl.col("a").str.len_bytes() != pl.col("a").str.len_chars()) | (
+        pl.col("f").str.len_bytes() != pl.col("f").str.len_chars()
+    )
+    frame = frame.with_columns(row=rows).filter(wide)
+    if frame.is_empty():
+        return found
+    again = frame.select(
+        "row", stated=_unaccented(pl.col("a")).str.contains(_unaccented(pl.col("f")), literal=True)
+    ).filter(pl.col("stated"))
+    return found.scatter(again.get_column("row"), True) if again.height else found
+
+
+def restate(found: pl.Series, answers: pl.Series, facts_: pl.Series) -> pl.Series:
+    """``found`` (the literal rule's result per row) with its misses read again.
+
+    First without accents, then by meaning (the module docstring). ``answers`` and ``facts_``
+    as written, null where there is nothing to read.
+    """
+    found = _restate_unaccented(found, answers, facts_)
+    return restate_by_meaning(found, answers, facts_)
+
+
+def states_fact(answer: str, fact: str) -> bool:
+    """Whether ``answer`` states ``fact``: literally, without accents, or by meaning.
+
+    The module docstring's rule, run as :func:`restate` runs it over a column.
     """
     answer_norm, fact_norm = normalize_texts(pl.Series([answer, fact], dtype=pl.String))
-    return fact_norm in answer_norm or bool(stated_by_meaning(answer, fact))
+    literal = pl.Series([fact_norm in answer_norm], dtype=pl.Boolean)
+    stated = restate(
+        literal, pl.Series([answer], dtype=pl.String), pl.Series([fact], dtype=pl.String)
+    )
+    return bool(stated[0])

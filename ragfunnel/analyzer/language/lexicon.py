@@ -287,6 +287,21 @@ UNITS: dict[str, str] = {
     "nights": "night", "nacht": "night", "nachte": "night", "nachten": "night", "tb/s": "TB/s", "mb/s": "MB/s", "gb/s": "GB/s",
 }  # fmt: skip
 
+# Units written out, British and American spellings, English and German ("330 metres" is
+# "330 m", "1,5 Liter" "1.5 l").
+for _unit, _spellings in {
+    "m": "metre metres meter meters",
+    "km": "kilometre kilometres kilometer kilometers",
+    "cm": "centimetre centimetres centimeter centimeters zentimeter",
+    "mm": "millimetre millimetres millimeter millimeters",
+    "l": "litre litres liter liters",
+    "ml": "millilitre millilitres milliliter milliliters",
+    "kg": "kilogram kilograms kilogramm",
+    "g": "gram grams gramm",
+}.items():
+    UNITS.update(dict.fromkeys(_spellings.split(), _unit))
+del _unit, _spellings
+
 UNIT_CONVERSIONS: tuple[tuple[str, str, int], ...] = (
     ("week", "day", 7), ("h", "min", 60), ("min", "s", 60), ("year", "month", 12),
     ("month", "day", 30), ("year", "day", 365),

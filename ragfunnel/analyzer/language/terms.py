@@ -54,7 +54,10 @@ _MONTH = "|".join(sorted(MONTHS, key=len, reverse=True))
 _CURRENCY_BEFORE = r"us\$|€|\$|£|eur|usd|gbp|chf"
 _CURRENCY_AFTER = r"€|\$|£|euros?|eur|usd|dollars?|gbp|pfund|pounds?|chf|franken"
 _UNIT = (
-    r"%|prozent|per\s?cent|percent|working\s+days|business\s+days|werktagen?|km|cm|mm|kg|ml|"
+    r"%|prozent|per\s?cent|percent|working\s+days|business\s+days|werktagen?|"
+    r"(?:kilo|centi|milli)?met(?:re|er)s?|zentimeter|kilograms?|kilogramm|grams?|gramm|"
+    r"(?:milli)?lit(?:re|er)s?|"
+    r"km|cm|mm|kg|ml|"
     r"tb/s|gb/s|mb/s|tb|gb|mb|kb|ms|sekunden|sekunde|seconds?|sec|minuten|minutes?|min|stunden|"
     r"stunde|hours?|std|h|days?|tagen?|tag|weeks?|wochen?|months?|monaten?|monat|years?|"
     r"jahren?|jahr|nights?|nachten?|nacht|m|g|l|s"

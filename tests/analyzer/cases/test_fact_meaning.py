@@ -49,8 +49,17 @@ STATED = [
     ("Refunds are possible within forty-five days.", "45 days"),
     ("Enterprise contracts start at five thousand euros a year.", "5.000 EUR"),
     ("Enterprise contracts start at €5k per year.", "5000 EUR"),
+    # units written out, British or American, English or German (2026-12-07)
+    ("The Eiffel Tower is 330 metres tall.", "330 m"),
+    ("The Eiffel Tower is 330 meters tall.", "330 metres"),
+    ("It weighs 5 kg.", "5 kilograms"),
+    ("Die Flasche fasst 1,5 Liter.", "1.5 litres"),
+    ("The trail is 12 kilometers long.", "12 km"),
 ]
 NOT_STATED = [
+    ("The Eiffel Tower is 330 feet tall.", "330 metres"),
+    ("The trail is 12 miles long.", "12 km"),
+    ("It weighs 5 grams.", "5 kilograms"),
     ("Taxi rides are covered after 8 pm.", "22:00"),
     ("Die Regel gilt ab dem 1. April 2025.", "1. März 2025"),
     ("The limit is €6,000.", "5.000 EUR"),

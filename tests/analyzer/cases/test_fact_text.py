@@ -37,6 +37,14 @@ PAIRS = [
     ("It costs 1300 dollars.", "$1,200", False),
     ("The FIRMWARE must be Version 7", "firmware must be version 7", True),
     ("The firmwares must be updated", "firmware", False),
+    # Without accents, either side: the English spelling of a name states it.
+    ("The office is in Zurich.", "Zürich", True),
+    ("Das Büro ist in ZÜRICH.", "Zurich", True),
+    ("The capital is Sao Paulo.", "São Paulo", True),
+    ("The ferry leaves from Tromso.", "Tromsø", True),
+    ("The plant is in Lodz.", "Łódź", True),
+    ("The office is in Zurich.", "Zürichsee", False),
+    ("The office is in Geneva.", "Zürich", False),
 ]
 
 
@@ -55,14 +63,21 @@ def test_scalar_series_and_expression_normalise_alike() -> None:
     assert normalize_texts(pl.Series([None], dtype=pl.String)).to_list() == [None]
 
 
-MEANING_ONLY = {("It costs 1200 dollars.", "$1,200")}
-"""Pairs stated by meaning only: the expression form is the literal rule."""
+NOT_LITERAL = {
+    ("It costs 1200 dollars.", "$1,200"),
+    ("The office is in Zurich.", "Zürich"),
+    ("Das Büro ist in ZÜRICH.", "Zurich"),
+    ("The capital is Sao Paulo.", "São Paulo"),
+    ("The ferry leaves from Tromso.", "Tromsø"),
+    ("The plant is in Lodz.", "Łódź"),
+}
+"""Pairs stated by meaning or without accents only: the expression form is the literal rule."""
 
 
 def test_expression_form() -> None:
     frame = pl.DataFrame({"answer": [a for a, _, _ in PAIRS], "fact": [f for _, f, _ in PAIRS]})
     got = frame.select(fact_stated(pl.col("answer"), pl.col("fact"))).to_series().to_list()
-    assert got == [s and (a, f) not in MEANING_ONLY for a, f, s in PAIRS]
+    assert got == [s and (a, f) not in NOT_LITERAL for a, f, s in PAIRS]
 
 
 def test_funnel_and_judges_agree() -> None:

@@ -21,8 +21,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from ragfunnel.analyzer.cases.fact_meaning import restate_by_meaning
-from ragfunnel.analyzer.cases.fact_text import fact_stated, normalize_texts
+from ragfunnel.analyzer.cases.fact_text import fact_stated, normalize_texts, restate
 from ragfunnel.analyzer.funnel.read.wide_layout import slot
 
 __all__ = ["CAPTURE_FIX", "NO_ANSWER_TEXT", "judge_answers", "normalize_texts", "prepare_cases"]
@@ -85,12 +84,11 @@ def judge_answers(answers: pl.DataFrame, cases: pl.DataFrame) -> pl.DataFrame:
         for j, s in enumerate(slots)
     ]
     base = base.with_columns(literal)
-    # The facts the literal rule missed, read by meaning (10 pm states 22:00).
+    # The facts the literal rule missed, read without accents ("Zurich" states "Zürich") and by
+    # meaning ("10 pm" states "22:00").
     answered = base.select(pl.when(pl.col("has_answer")).then(pl.col("answer"))).to_series()
     base = base.with_columns(
-        restate_by_meaning(
-            base.get_column(slot("found", j)), answered, base.get_column(slot("fact", j))
-        )
+        restate(base.get_column(slot("found", j)), answered, base.get_column(slot("fact", j)))
         for j in range(width)
     )
     found = [pl.col(slot("found", j)) for j in range(width)]
