@@ -8,6 +8,8 @@ agree on what a fact is:
 | kind | the fact | the answer may write |
 |---|---|---|
 | time | ``22:00`` | ``10 pm``, ``10 p.m.``, ``22 Uhr``, ``22.00 Uhr``; ``8:00`` in ``8 bis 22 Uhr`` |
+| time | ``12:00``, ``00:00`` | ``noon``, ``midday``, ``Mittag``; ``midnight``, ``Mitternacht`` |
+| day | ``Monday``, ``Monday to Friday`` | ``Mon``, ``montags``; ``Mon–Fri``, ``weekdays``, ``werktags`` |
 | date | ``2025-03-01`` | ``1. März 2025``, ``1 March 2025``, ``March 1, 2025``, ``01.03.2025`` |
 | amount | ``5.000 EUR`` | ``€5,000``, ``5000 Euro``, ``EUR 5.000`` (and ``0,30 €`` = ``0.30 EUR``) |
 | quantity | ``30 days`` | ``30 Tage``, ``thirty days``; ``21 Tage`` = ``drei Wochen`` (unit pairs) |
@@ -16,39 +18,52 @@ agree on what a fact is:
 
 A date matches on the parts both give (``March 2025`` states ``2025-03-00``); an amount or
 quantity stated for a period (``60 EUR a day``) does not state another period's. The fact's
-words outside its facts (``Firmware`` in ``Firmware 4.2.0``) must be in the answer too. A fact
-without any number, date, time or amount (``London``, a code) is literal only.
+words outside its facts (``Firmware`` in ``Firmware 4.2.0``) must be in the answer too, and the
+days it names among the answer's (ranges spanned: ``language/terms.py``, ``days``). A fact
+without any number, date, time, amount or day (``London``, a code) is literal only.
 """
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 import polars as pl
 
-from ragfunnel.analyzer.language.lexicon import NUMBER_WORDS, fold
+from ragfunnel.analyzer.language.lexicon import DAYS, NAMED_TIMES, NUMBER_WORDS, fold
 from ragfunnel.analyzer.language.number_words import COMPOUND_ENDS
-from ragfunnel.analyzer.language.terms import Fact, facts, key_words
+from ragfunnel.analyzer.language.terms import Fact, days, facts, key_words
 
 __all__ = ["restate_by_meaning", "stated_by_meaning"]
 
 
-def _read(text: str) -> tuple[list[Fact], list[str], set[str]]:
-    """A text's facts, its words outside them, and every word it holds (folded)."""
+_NAMED_TIME = re.compile(r"(?<![a-z])(?:" + "|".join(NAMED_TIMES) + r")(?![a-z])")
+
+
+def _read(text: str) -> tuple[list[Fact], list[str], set[str], frozenset[int]]:
+    """A text's facts, its words outside them and the days it names, and every word it holds.
+
+    Words that name a time are read as it ("noon" as 12:00); the words are folded.
+    """
     folded = fold(text)
+    if _NAMED_TIME.search(folded):
+        folded = _NAMED_TIME.sub(lambda m: NAMED_TIMES[m.group(0)], folded)
     found = facts(folded)
     words = key_words(folded, [(start, end) for _, start, end in found])
-    return [f for f, _, _ in found], words, set(key_words(folded, []))
+    return [f for f, _, _ in found], words, set(key_words(folded, [])), frozenset(days(folded))
 
 
 @lru_cache(maxsize=65_536)
-def _read_fact(fact: str) -> tuple[tuple[Fact, ...], tuple[str, ...]]:
-    """A case fact's facts and words, read once however many answers it is checked against.
+def _read_fact(fact: str) -> tuple[tuple[Fact, ...], tuple[str, ...], frozenset[int]]:
+    """A case fact's facts, its other words and its days, read once for every answer.
 
     A fact holding only codes gives no facts: codes match whole, which the literal rule decides.
+    The words that name its days are left to the days ("Mon–Fri" states ``Monday to Friday``).
     """
-    wanted, words, _ = _read(fact)
-    return (() if all(f.kind == "code" for f in wanted) else tuple(wanted)), tuple(words)
+    wanted, words, _, named = _read(fact)
+    if named:
+        words = [w for w in words if w not in DAYS]
+    return (() if all(f.kind == "code" for f in wanted) else tuple(wanted)), tuple(words), named
 
 
 # A fact that is one code ("POL-2024-07", "fact17"): matched whole, by the literal rule alone.
@@ -69,7 +84,7 @@ def _unfolded(word: str) -> str:
 _DIGIT_OR_CURRENCY = "[0-9€$£]"
 _NUMBER_WORD = (
     "(?i)\\b(?:"
-    + "|".join(map(_unfolded, NUMBER_WORDS))
+    + "|".join(map(_unfolded, [*NUMBER_WORDS, *NAMED_TIMES, *DAYS]))
     + ")\\b"
     # German numbers written as one word: "fünfundvierzig", "zweihundert", "zehntausend".
     + "|(?:"
@@ -79,7 +94,9 @@ _NUMBER_WORD = (
 
 
 def _may_hold(texts: pl.Series) -> pl.Series:
-    """Whether each text may hold a fact: a digit or currency sign, else a number word.
+    """Whether each text may hold a fact: a digit or a currency sign, else a word of one.
+
+    The words: numbers, times ("noon") and days ("Mon").
 
     The word pattern (a long alternation between word boundaries) costs several times the
     character class, so it reads only the texts the class did not find.
@@ -114,14 +131,14 @@ def _states(answer: Fact, fact: Fact) -> bool:
 def stated_by_meaning(answer: str, fact: str) -> bool | None:
     """Whether ``answer`` states every fact ``fact`` holds (table above).
 
-    ``None`` when ``fact`` holds no number, date, time, amount or code: then only the literal
-    rule can say.
+    ``None`` when ``fact`` holds no number, date, time, amount, code or day: then only the
+    literal rule can say.
     """
-    wanted, words = _read_fact(fact)
-    if not wanted:
+    wanted, words, named = _read_fact(fact)
+    if not wanted and not named:
         return None
-    given, _, answer_words = _read(answer)
-    if not all(w in answer_words for w in words):
+    given, _, answer_words, answer_days = _read(answer)
+    if not all(w in answer_words for w in words) or not named <= answer_days:
         return False
     return all(any(_states(a, f) for a in given) for f in wanted)
 

@@ -25,6 +25,7 @@ __all__ = [
     "LETTERS",
     "META_WORDS",
     "MONTHS",
+    "NAMED_TIMES",
     "NEGATING_NOTHING",
     "NEGATIONS",
     "NUMBER_JOINS",
@@ -210,6 +211,12 @@ DAYS: dict[str, tuple[int, ...]] = {
 a day a claim names that its context neither names nor spans ("Mon–Fri", "montags bis
 freitags") is missing (``language/terms.py``, ``days``). No two-letter abbreviation ("do", "so")
 and no "sat"/"sun": they are words too."""
+
+NAMED_TIMES: dict[str, str] = {
+    "noon": "12:00", "midday": "12:00", "mittag": "12:00", "midnight": "00:00",
+    "mitternacht": "00:00",
+}  # fmt: skip
+"""Times a word names: "check-out by noon" states 12:00 (the facts check, ``cases/fact_meaning.py``)."""
 
 SPEAKER_WORDS = frozenset(
     _words(

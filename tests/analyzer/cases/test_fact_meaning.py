@@ -55,8 +55,24 @@ STATED = [
     ("It weighs 5 kg.", "5 kilograms"),
     ("Die Flasche fasst 1,5 Liter.", "1.5 litres"),
     ("The trail is 12 kilometers long.", "12 km"),
+    # times and days in words, ranges of days spanned (2026-12-07)
+    ("Check-out is by noon.", "12:00"),
+    ("Der Check-out ist bis Mittag.", "12 Uhr"),
+    ("The pool closes at midnight.", "00:00"),
+    ("Open Mon–Fri.", "Monday"),
+    ("Open Mon-Fri 9-17.", "Wednesday"),
+    ("Open on weekdays.", "Monday to Friday"),
+    ("Wir haben montags bis freitags geöffnet.", "Monday to Friday"),
+    ("Closed on Sundays.", "Sunday"),
+    ("Lunch is at noon on Mondays.", "12:00 on Monday"),
 ]
 NOT_STATED = [
+    ("Check-out is by 11 am.", "noon"),
+    ("The pool closes at 11 pm.", "midnight"),
+    ("Open Mon–Fri.", "Saturday"),
+    ("Open on weekends.", "Monday"),
+    ("Open Monday.", "Monday to Friday"),
+    ("Lunch is at noon on Tuesdays.", "12:00 on Monday"),
     ("The Eiffel Tower is 330 feet tall.", "330 metres"),
     ("The trail is 12 miles long.", "12 km"),
     ("It weighs 5 grams.", "5 kilograms"),
@@ -170,3 +186,32 @@ def test_may_hold_reads_as_the_one_pattern_of_class_and_words(texts: list[str | 
     series = pl.Series(texts, dtype=pl.String)
     expected = series.str.contains(one).fill_null(False)
     assert fact_meaning._may_hold(series).to_list() == expected.to_list()
+
+
+def test_the_funnel_reads_times_and_days_in_words() -> None:
+    # Answers without a digit reach the meaning read too (``_may_hold``): "noon", "Mon–Fri".
+    cases = prepare_cases(
+        pl.DataFrame(
+            {
+                "case_idx": [0, 1],
+                "facts": [["12:00"], ["Monday to Friday"]],
+                "reference": [None, None],
+            },
+            schema={"case_idx": pl.Int64, "facts": pl.List(pl.String), "reference": pl.String},
+        )
+    )
+    answers = pl.DataFrame(
+        {
+            "row": [0, 1, 2, 3],
+            "case_idx": [0, 1, 0, 1],
+            "has_answer": [True, True, True, True],
+            "answer": [
+                "Check-out is by noon.",
+                "The desk is staffed on weekdays.",
+                "Check-out is by eleven.",
+                "The desk is staffed at weekends.",
+            ],
+        }
+    )
+    verdicts = judge_answers(answers, cases).sort("row").get_column("verdict").to_list()
+    assert verdicts == ["correct", "correct", "incorrect", "incorrect"]
