@@ -37,6 +37,7 @@ __all__ = [
     "REFUSALS",
     "REFUSAL_FILLERS",
     "REFUSAL_TURNS",
+    "SCALES",
     "SPEAKER_WORDS",
     "STOPWORDS",
     "TOKEN",
@@ -211,6 +212,15 @@ DAYS: dict[str, tuple[int, ...]] = {
 a day a claim names that its context neither names nor spans ("Mon–Fri", "montags bis
 freitags") is missing (``language/terms.py``, ``days``). No two-letter abbreviation ("do", "so")
 and no "sat"/"sun": they are words too."""
+
+SCALES: dict[str, int] = {
+    "thousand": 10**3, "tausend": 10**3, "million": 10**6, "millionen": 10**6, "mio.": 10**6,
+    "mio": 10**6, "billion": 10**9, "milliarde": 10**9, "milliarden": 10**9, "mrd.": 10**9,
+    "mrd": 10**9, "trillion": 10**12, "billionen": 10**12,
+}  # fmt: skip
+"""Scale words after a number written in digits: "2.5 million" is 2500000, "3 Mrd." 3000000000.
+"billion" is the English 10⁹ (the German "Billion", 10¹², is rare in the singular; its plural
+"Billionen" is 10¹²)."""
 
 NAMED_TIMES: dict[str, str] = {
     "noon": "12:00", "midday": "12:00", "mittag": "12:00", "midnight": "00:00",

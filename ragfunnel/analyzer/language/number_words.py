@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from ragfunnel.analyzer.language.lexicon import NUMBER_JOINS, NUMBER_PARTS, NUMBER_WORDS
+from ragfunnel.analyzer.language.lexicon import NUMBER_JOINS, NUMBER_PARTS, NUMBER_WORDS, SCALES
 
 __all__ = ["COMPOUND_ENDS", "as_digits", "compound_number", "is_number_word", "spells_numbers"]
 
@@ -33,6 +33,9 @@ _COMPOUND = re.compile(rf"(?<![a-z])(?:{_PART})(?:und)?(?:{_PART})+(?![a-z])")
 """A word of several number parts, maybe joined by "und" ("funfundvierzig", "zweihundert")."""
 COMPOUND_ENDS = ("zig", "ssig", "hundert", "tausend", "million")
 """What every such word holds (its tens or its round part): a substring test spares the pattern."""
+
+
+_AFTER_DIGITS = re.compile(r"\d\s?$")
 
 
 def _may_hold_compound(folded: str) -> bool:
@@ -184,7 +187,9 @@ def as_digits(folded: str) -> str:
     for found in _runs(folded):
         # Leading and trailing joins are no part of the number ("and five", "five and").
         run = _trimmed(folded, found)
-        if not run:
+        if not run or (
+            run[0].group(0) in SCALES and _AFTER_DIGITS.search(folded, 0, run[0].start())
+        ):  # "12 thousand": a scale after digits, which the fact reader reads with them
             continue
         parts: list[int] = []
         for m in run:

@@ -29,6 +29,7 @@ from ragfunnel.analyzer.language.lexicon import (
     NUMBER_WORDS,
     PERIODS,
     QUALIFIERS,
+    SCALES,
     STOPWORDS,
     UNIT_CONVERSIONS,
     UNITS,
@@ -50,6 +51,9 @@ __all__ = [
 ]
 
 _NUM = r"\d{1,3}(?:[.,']\d{3})+(?:[.,]\d{1,2})?(?!\d)|\d+(?:[.,]\d+)?"
+_SCALE = r"(?:\s?(?:" + "|".join(sorted(SCALES, key=len, reverse=True)) + r")(?![a-z]))?"
+"""A scale word after a number ("2.5 million", "3 Mrd."), read with it (:func:`values`)."""
+_SCALE_AT_END = re.compile(r"\s?(" + "|".join(sorted(SCALES, key=len, reverse=True)) + r")$")
 _MONTH = "|".join(sorted(MONTHS, key=len, reverse=True))
 _CURRENCY_BEFORE = r"us\$|€|\$|£|eur|usd|gbp|chf"
 _CURRENCY_AFTER = r"€|\$|£|euros?|eur|usd|dollars?|gbp|pfund|pounds?|chf|franken"
@@ -81,8 +85,8 @@ _FACT = re.compile(
     rf"|(?<![\d.,])(?P<h1>\d{{1,2}}):(?P<m1>[0-5]\d)(?:\s?(?P<s1>{_SUFFIX})(?:\s(?P<dp1>{_DAY_PART})(?![a-z]))?)?(?![\d])"
     rf"|(?<![\d.,])(?P<h2>\d{{1,2}})\.(?P<m2>[0-5]\d)\s?(?P<s2>{_SUFFIX})(?:\s(?P<dp2>{_DAY_PART})(?![a-z]))?(?![a-z])"
     rf"|(?<![\d.,])(?P<h3>\d{{1,2}})\s?(?P<s3>{_SUFFIX})(?:\s(?P<dp3>{_DAY_PART})(?![a-z]))?(?![a-z])"
-    rf"|(?P<cb>{_CURRENCY_BEFORE})\s?(?P<nb>{_NUM})(?P<kb>k(?![a-z0-9]))?"
-    rf"|(?<![\d.,])(?P<na>{_NUM})(?:,-)?\s?(?P<ca>{_CURRENCY_AFTER})(?![a-z])"
+    rf"|(?P<cb>{_CURRENCY_BEFORE})\s?(?P<nb>(?:{_NUM}){_SCALE})(?P<kb>k(?![a-z0-9]))?"
+    rf"|(?<![\d.,])(?P<na>(?:{_NUM}){_SCALE})(?:,-)?\s?(?P<ca>{_CURRENCY_AFTER})(?![a-z])"
     rf"|(?<![\d.,])(?P<nu>{_NUM})[\s-]?(?P<u>{_UNIT})(?![a-z0-9])"
     # A unit ending a compound ("30 Urlaubstage") or after one word ("30 vacation days"):
     # the quantity is the number alone, so the words stay the claim's and the context's own.
@@ -90,7 +94,7 @@ _FACT = re.compile(
     rf"|(?<![\d.,])(?P<ne>{_NUM})(?=\s(?P<ew>[a-z]{{3,}})\s(?P<eu>{_UNIT_AFTER_WORD})(?![a-z0-9]))"
     r"|(?<![\w-])(?=[a-z0-9_/-]*\d)(?=[a-z0-9_/-]*[a-z])(?P<code>[a-z0-9]+(?:[-_/][a-z0-9]+)*)"
     r"(?![\w-])"
-    rf"|(?<![\d.,\w])(?P<n>{_NUM})"
+    rf"|(?<![\d.,\w])(?P<n>(?:{_NUM}){_SCALE})"
 )
 _TRIGGER = re.compile(r"[\d€$£]")
 _TOKEN_BEFORE = re.compile(r"(?<![\w/-])[a-z][a-z0-9_/-]*$")
@@ -183,7 +187,15 @@ def _canon(number: float) -> str:
 
 
 def values(number: str) -> tuple[str, ...]:
-    """Every reading of a written number (``1.200`` → 1200 and 1.2; ``120,50`` → 120.5)."""
+    """Every reading of a written number (``1.200`` → 1200 and 1.2; ``120,50`` → 120.5).
+
+    A scale word after it multiplies every reading: ``2.5 million`` is 2500000, ``3 Mrd.``
+    3000000000 (:data:`~ragfunnel.analyzer.language.lexicon.SCALES`).
+    """
+    scaled = _SCALE_AT_END.search(number)
+    if scaled is not None:
+        factor = SCALES[scaled.group(1)]
+        return tuple(_canon(float(v) * factor) for v in values(number[: scaled.start()]))
     digits = number.replace("'", "")
     has_dot, has_comma = "." in digits, "," in digits
     if has_dot and has_comma:

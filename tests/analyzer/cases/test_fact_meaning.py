@@ -65,8 +65,12 @@ STATED = [
     ("Wir haben montags bis freitags geöffnet.", "Monday to Friday"),
     ("Closed on Sundays.", "Sunday"),
     ("Lunch is at noon on Mondays.", "12:00 on Monday"),
+    ("The city has 3.5 million inhabitants.", "3,500,000"),
+    ("Revenue was 2,500,000 dollars.", "$2.5 million"),
 ]
 NOT_STATED = [
+    ("Revenue was $2.5 million.", "$2.5 billion"),
+    ("The city has 3.5 million inhabitants.", "3,500"),
     ("Check-out is by 11 am.", "noon"),
     ("The pool closes at 11 pm.", "midnight"),
     ("Open Mon–Fri.", "Saturday"),

@@ -38,6 +38,11 @@ SAME = [  # (kind, keys): every form of a row reads the same
     (("quantity", ("90 day", "3 month")), ["90 days", "ninety days", "neunzig Tage"]),
     (("amount", ("EUR 5000",)), ["five thousand euros", "€5k", "fünftausend Euro"]),
     (("quantity", ("45 min", "2700 s")), ["45 Minuten", "fünfundvierzig Minuten", "forty-five minutes"]),
+    # a scale word after digits multiplies them (2026-12-07)
+    (("number", ("3500000",)), ["3.5 million", "3,5 Millionen", "3,500,000", "3.5 Mio."]),
+    (("amount", ("USD 2500000000",)), ["$2.5 billion", "2.5 billion dollars", "2,5 Milliarden $"]),
+    (("amount", ("EUR 12000",)), ["12 thousand euros", "12 tausend Euro", "€12k", "EUR 12 thousand"]),
+    (("number", ("2000000",)), ["2 million", "two million", "zwei Millionen"]),
 ]  # fmt: skip
 
 
@@ -58,6 +63,7 @@ def test_an_ambiguous_separator_gives_every_reading(form: str) -> None:
 @pytest.mark.parametrize(
     ("number", "readings"),
     [("1.200", ("1200", "1.2")), ("120,50", ("120.5",)), ("1,234.5", ("1234.5",)),
+     ("2.5 million", ("2500000",)), ("1.200 mrd.", ("1200000000000", "1200000000")),
      ("1.234,5", ("1234.5",)), ("1.000.000", ("1000000",)), ("42", ("42",)), ("1'000", ("1000",))],
 )  # fmt: skip
 def test_values_reads_grouping_and_decimal_separators(

@@ -130,6 +130,11 @@ def test_correct_german_answers_are_never_unsupported(answer: str) -> None:
          "60 EUR a week (context: up to 60 EUR a day)"),
         ("The hotel allowance is 120 EUR a month.", POLICY, "120 EUR a month (context:"),
         ("Die Hotelpauschale beträgt 120 Euro im Jahr.", RICHTLINIE, "120 Euro im Jahr"),
+        # A number's scale is part of it: billion is not million (2026-12-07).
+        ("Revenue was $2.5 billion in 2023.", ["Revenue was $2.5 million in 2023."],
+         "$2.5 billion"),
+        ("Der Umsatz lag 2023 bei 3 Milliarden Euro.", ["Der Umsatz lag 2023 bei 3 Millionen Euro."],
+         "3 Milliarden Euro (context: 3 Millionen Euro)"),
     ],
 )  # fmt: skip
 def test_contradicted_numbers_dates_and_negations_are_unsupported(
@@ -139,6 +144,19 @@ def test_contradicted_numbers_dates_and_negations_are_unsupported(
     assert claim.label == "unsupported"
     assert missing in claim.missing
     assert claim.confidence is not None and claim.confidence < SUPPORTED_AT
+
+
+@pytest.mark.parametrize(
+    ("answer", "context"),
+    [
+        ("Revenue was 2,500,000 dollars in 2023.", "Revenue was $2.5 million in 2023."),
+        ("The city has 3.5 million inhabitants.", "The city has 3,500,000 inhabitants."),
+        ("Die Stadt hat 12 tausend Einwohner.", "Die Stadt hat 12.000 Einwohner."),
+    ],
+)
+def test_a_number_with_its_scale_written_out_is_the_same_number(answer: str, context: str) -> None:
+    (claim,) = OfflineJudge().judge(answer, [context]).claims
+    assert claim.label == "supported", claim
 
 
 def test_confidence_is_a_probability_and_uncertain_sits_between() -> None:
