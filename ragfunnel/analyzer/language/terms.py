@@ -209,6 +209,8 @@ def values(number: str) -> tuple[str, ...]:
     if digits.count(separator) > 1:
         return (_canon(float(digits.replace(separator, ""))),)
     as_decimal = _canon(float(f"{head}.{tail}"))
+    if tail == "000" and head != "0":  # "40,000", "5.000": thousands (no one writes 40.000 for 40)
+        return (_canon(float(head + tail)),)
     if len(tail) == 3:
         return (_canon(float(head + tail)), as_decimal)
     return (as_decimal,)

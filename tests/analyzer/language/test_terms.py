@@ -54,10 +54,18 @@ def test_every_form_of_a_fact_reads_the_same(
     assert read[:2] == expected, form
 
 
-@pytest.mark.parametrize("form", ["€5,000", "5.000 EUR", "EUR 5,000"])
+@pytest.mark.parametrize("form", ["€5,250", "5.250 EUR", "EUR 5,250"])
 def test_an_ambiguous_separator_gives_every_reading(form: str) -> None:
     (read,) = _read(form)
-    assert read[1] == ("EUR 5000", "EUR 5")
+    assert read[1] == ("EUR 5250", "EUR 5.25")
+
+
+@pytest.mark.parametrize(("form", "key"), [("€5,000", "EUR 5000"), ("5.000 EUR", "EUR 5000"),
+                                          ("40,000", "40000")])  # fmt: skip
+def test_three_zeros_after_one_separator_are_thousands(form: str, key: str) -> None:
+    # "40,000 people" is never 40 people: a claim of 40,000 does not match a context's 40.
+    (read,) = _read(form)
+    assert read[1] == (key,)
 
 
 @pytest.mark.parametrize(
