@@ -10,6 +10,7 @@ agree on what a fact is:
 | time | ``22:00`` | ``10 pm``, ``10 p.m.``, ``22 Uhr``, ``22.00 Uhr``; ``8:00`` in ``8 bis 22 Uhr`` |
 | time | ``12:00``, ``00:00`` | ``noon``, ``midday``, ``Mittag``; ``midnight``, ``Mitternacht`` |
 | day | ``Monday``, ``Monday to Friday`` | ``Mon``, ``montags``; ``Mon–Fri``, ``weekdays``, ``werktags`` |
+| ordinal | ``3rd``, ``third`` | ``third``, ``Dritter``; ``3rd`` (first to twentieth, erste to zehnte) |
 | date | ``2025-03-01`` | ``1. März 2025``, ``1 March 2025``, ``March 1, 2025``, ``01.03.2025`` |
 | amount | ``5.000 EUR`` | ``€5,000``, ``5000 Euro``, ``EUR 5.000`` (and ``0,30 €`` = ``0.30 EUR``) |
 | quantity | ``30 days`` | ``30 Tage``, ``thirty days``; ``21 Tage`` = ``drei Wochen`` (unit pairs) |
@@ -30,7 +31,7 @@ from functools import lru_cache
 
 import polars as pl
 
-from ragfunnel.analyzer.language.lexicon import DAYS, NAMED_TIMES, NUMBER_WORDS, fold
+from ragfunnel.analyzer.language.lexicon import DAYS, NAMED_TIMES, NUMBER_WORDS, ORDINALS, fold
 from ragfunnel.analyzer.language.number_words import COMPOUND_ENDS
 from ragfunnel.analyzer.language.terms import Fact, days, facts, key_words
 
@@ -38,19 +39,39 @@ __all__ = ["restate_by_meaning", "stated_by_meaning"]
 
 
 _NAMED_TIME = re.compile(r"(?<![a-z])(?:" + "|".join(NAMED_TIMES) + r")(?![a-z])")
+_ORDINAL_WORD = re.compile(r"(?<![a-z])(?:" + "|".join(ORDINALS) + r")(?![a-z])")
+_ORDINAL = re.compile(r"^(\d+)(?:st|nd|rd|th)$")
+
+
+def _ordinal(n: int) -> str:
+    """``n`` as an English ordinal in digits: 1st, 2nd, 3rd, 4th, 11th, 21st."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
 
 
 def _read(text: str) -> tuple[list[Fact], list[str], set[str], frozenset[int]]:
     """A text's facts, its words outside them and the days it names, and every word it holds.
 
-    Words that name a time are read as it ("noon" as 12:00); the words are folded.
+    Words that name a time are read as it ("noon" as 12:00), ordinal words as their digits
+    ("third" as 3rd); an ordinal is a fact of its own kind; the words are folded.
     """
     folded = fold(text)
     if _NAMED_TIME.search(folded):
         folded = _NAMED_TIME.sub(lambda m: NAMED_TIMES[m.group(0)], folded)
+    if _ORDINAL_WORD.search(folded):
+        folded = _ORDINAL_WORD.sub(lambda m: _ordinal(ORDINALS[m.group(0)]), folded)
     found = facts(folded)
     words = key_words(folded, [(start, end) for _, start, end in found])
-    return [f for f, _, _ in found], words, set(key_words(folded, [])), frozenset(days(folded))
+    read = [_as_ordinal(f) for f, _, _ in found]
+    return read, words, set(key_words(folded, [])), frozenset(days(folded))
+
+
+def _as_ordinal(fact: Fact) -> Fact:
+    """A code that is an ordinal in digits ("3rd") as an ordinal fact; any other as it is."""
+    if fact.kind != "code":
+        return fact
+    m = _ORDINAL.match(fact.keys[0])
+    return Fact("ordinal", (m.group(1),), fact.text) if m else fact
 
 
 @lru_cache(maxsize=65_536)
@@ -68,6 +89,8 @@ def _read_fact(fact: str) -> tuple[tuple[Fact, ...], tuple[str, ...], frozenset[
 
 # A fact that is one code ("POL-2024-07", "fact17"): matched whole, by the literal rule alone.
 _ONE_CODE = r"(?i)^\s*(?:[a-z]+[-_/]?[0-9]|[0-9]+[-_/]?[a-z])[a-z0-9]*(?:[-_/][a-z0-9]+)*\s*$"
+# ... but an ordinal in digits ("3rd") is none: "third" states it.
+_ONE_ORDINAL = r"(?i)^\s*\d+(?:st|nd|rd|th)\s*$"
 
 
 # Where a fact can be written: a digit, a currency sign, a number word (English or German).
@@ -84,7 +107,7 @@ def _unfolded(word: str) -> str:
 _DIGIT_OR_CURRENCY = "[0-9€$£]"
 _NUMBER_WORD = (
     "(?i)\\b(?:"
-    + "|".join(map(_unfolded, [*NUMBER_WORDS, *NAMED_TIMES, *DAYS]))
+    + "|".join(map(_unfolded, [*NUMBER_WORDS, *NAMED_TIMES, *DAYS, *ORDINALS]))
     + ")\\b"
     # German numbers written as one word: "fünfundvierzig", "zweihundert", "zehntausend".
     + "|(?:"
@@ -152,7 +175,9 @@ def restate_by_meaning(found: pl.Series, answers: pl.Series, facts_: pl.Series) 
     """
     # The cheap tests first, each pattern only on the rows the tests before it leave.
     rows = ((~found.fill_null(True)) & answers.is_not_null() & facts_.is_not_null()).arg_true()
-    rows = rows.filter(~facts_.gather(rows).str.contains(_ONE_CODE).fill_null(False))
+    wanted = facts_.gather(rows)
+    one_code = wanted.str.contains(_ONE_CODE) & ~wanted.str.contains(_ONE_ORDINAL)
+    rows = rows.filter(~one_code.fill_null(False))
     rows = rows.filter(_may_hold(answers.gather(rows)))
     if rows.is_empty():
         return found

@@ -31,6 +31,7 @@ __all__ = [
     "NUMBER_JOINS",
     "NUMBER_PARTS",
     "NUMBER_WORDS",
+    "ORDINALS",
     "PERIODS",
     "POINTER_WORDS",
     "QUALIFIERS",
@@ -221,6 +222,19 @@ SCALES: dict[str, int] = {
 """Scale words after a number written in digits: "2.5 million" is 2500000, "3 Mrd." 3000000000.
 "billion" is the English 10⁹ (the German "Billion", 10¹², is rare in the singular; its plural
 "Billionen" is 10¹²)."""
+
+ORDINALS: dict[str, int] = {
+    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
+    "eighth": 8, "ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12, "thirteenth": 13,
+    "fourteenth": 14, "fifteenth": 15, "sixteenth": 16, "seventeenth": 17, "eighteenth": 18,
+    "nineteenth": 19, "twentieth": 20,
+    **{f"{stem}{end}": n
+       for n, stem in enumerate(["erst", "zweit", "dritt", "viert", "funft", "sechst", "siebt",
+                                 "acht", "neunt", "zehnt"], start=1)
+       for end in ("e", "er", "en", "es", "em")},
+}  # fmt: skip
+"""Ordinal words, English and German (folded): "third" and "dritter" are the 3rd (the facts
+check, ``cases/fact_meaning.py``)."""
 
 NAMED_TIMES: dict[str, str] = {
     "noon": "12:00", "midday": "12:00", "mittag": "12:00", "midnight": "00:00",

@@ -67,8 +67,14 @@ STATED = [
     ("Lunch is at noon on Mondays.", "12:00 on Monday"),
     ("The city has 3.5 million inhabitants.", "3,500,000"),
     ("Revenue was 2,500,000 dollars.", "$2.5 million"),
+    ("He was the 3rd president.", "third"),
+    ("He was the third president.", "3rd"),
+    ("She finished in second place.", "2nd place"),
+    ("Er wurde Dritter.", "3rd"),
 ]
 NOT_STATED = [
+    ("He was the fourth president.", "3rd"),
+    ("He was the 4th president.", "third"),
     ("Revenue was $2.5 million.", "$2.5 billion"),
     ("The city has 3.5 million inhabitants.", "3,500"),
     ("Check-out is by 11 am.", "noon"),
