@@ -121,31 +121,37 @@ def test_a_fact_without_numbers_is_left_to_the_literal_rule() -> None:
     assert not states_fact("The office is in Paris.", "London")
 
 
-def test_the_funnels_facts_check_reads_by_meaning() -> None:
+def _checked(facts: list[list[str]], answers: list[tuple[int, str | None]]) -> pl.DataFrame:
+    """The funnel's facts check of ``answers`` (case index, text or ``None``), in row order."""
     cases = prepare_cases(
         pl.DataFrame(
-            {
-                "case_idx": [0, 1, 2],
-                "facts": [["22:00", "06:00"], ["1. März 2025"], ["5.000 EUR", "POL-7"]],
-                "reference": [None, None, None],
-            },
+            {"case_idx": range(len(facts)), "facts": facts, "reference": [None] * len(facts)},
             schema={"case_idx": pl.Int64, "facts": pl.List(pl.String), "reference": pl.String},
         )
     )
-    answers = pl.DataFrame(
+    rows = pl.DataFrame(
         {
-            "row": [0, 1, 2, 3],
-            "case_idx": [0, 1, 2, 0],
-            "has_answer": [True, True, True, False],
-            "answer": [
-                "Taxi rides are only covered between 10 pm and 6 am.",
-                "It applies from 1 March 2025.",
-                "The limit is €5,000.",
-                None,
-            ],
-        }
+            "row": range(len(answers)),
+            "case_idx": [case for case, _ in answers],
+            "has_answer": [text is not None for _, text in answers],
+            "answer": [text for _, text in answers],
+        },
+        schema={"row": pl.Int64, "case_idx": pl.Int64, "has_answer": pl.Boolean,
+                "answer": pl.String},
+    )  # fmt: skip
+    return judge_answers(rows, cases).sort("row")
+
+
+def test_the_funnels_facts_check_reads_by_meaning() -> None:
+    out = _checked(
+        [["22:00", "06:00"], ["1. März 2025"], ["5.000 EUR", "POL-7"]],
+        [
+            (0, "Taxi rides are only covered between 10 pm and 6 am."),
+            (1, "It applies from 1 March 2025."),
+            (2, "The limit is €5,000."),
+            (0, None),
+        ],
     )
-    out = judge_answers(answers, cases).sort("row")
     assert out.get_column("verdict").to_list() == ["correct", "correct", "incorrect", "unknown"]
     assert out.get_column("verdict_reason")[2] == "answer misses fact(s): POL-7"
     assert out.get_column("facts_correctness").to_list() == [
@@ -154,32 +160,31 @@ def test_the_funnels_facts_check_reads_by_meaning() -> None:
 
 
 def test_the_funnel_reads_number_words_as_written() -> None:
-    cases = prepare_cases(
-        pl.DataFrame(
-            {"case_idx": [0, 1], "facts": [["5 days"], ["30 days"]], "reference": [None, None]},
-            schema={"case_idx": pl.Int64, "facts": pl.List(pl.String), "reference": pl.String},
-        )
+    facts = [["5 days"], ["30 days"], ["45 days"]]
+    out = _checked(
+        facts,
+        [
+            (0, "Sie bekommen fünf Tage."),
+            (1, "Die Frist beträgt dreißig Tage."),
+            # A German number written as one word ("fünfundvierzig") reaches the reader too.
+            (2, "Die Frist beträgt fünfundvierzig Tage."),
+        ],
     )
-    answers = pl.DataFrame(
-        {
-            "row": [0, 1],
-            "case_idx": [0, 1],
-            "has_answer": [True, True],
-            "answer": ["Sie bekommen fünf Tage.", "Die Frist beträgt dreißig Tage."],
-        }
+    assert out.get_column("verdict").to_list() == ["correct", "correct", "correct"]
+
+
+def test_the_funnel_reads_times_and_days_in_words() -> None:
+    # Answers without a digit reach the meaning read too (``_may_hold``): "noon", "Mon–Fri".
+    out = _checked(
+        [["12:00"], ["Monday to Friday"]],
+        [
+            (0, "Check-out is by noon."),
+            (1, "The desk is staffed on weekdays."),
+            (0, "Check-out is by eleven."),
+            (1, "The desk is staffed at weekends."),
+        ],
     )
-    assert judge_answers(answers, cases).get_column("verdict").to_list() == ["correct", "correct"]
-    # A German number written as one word ("fünfundvierzig") reaches the reader too.
-    compound = answers.with_columns(
-        pl.Series("answer", ["Sie bekommen fünf Tage.", "Die Frist beträgt fünfundvierzig Tage."])
-    )
-    later = prepare_cases(
-        pl.DataFrame(
-            {"case_idx": [0, 1], "facts": [["5 days"], ["45 days"]], "reference": [None, None]},
-            schema={"case_idx": pl.Int64, "facts": pl.List(pl.String), "reference": pl.String},
-        )
-    )
-    assert judge_answers(compound, later).get_column("verdict").to_list() == ["correct", "correct"]
+    assert out.get_column("verdict").to_list() == ["correct", "correct", "incorrect", "incorrect"]
 
 
 _PIECES = st.sampled_from(
@@ -196,32 +201,3 @@ def test_may_hold_reads_as_the_one_pattern_of_class_and_words(texts: list[str | 
     series = pl.Series(texts, dtype=pl.String)
     expected = series.str.contains(one).fill_null(False)
     assert fact_meaning._may_hold(series).to_list() == expected.to_list()
-
-
-def test_the_funnel_reads_times_and_days_in_words() -> None:
-    # Answers without a digit reach the meaning read too (``_may_hold``): "noon", "Mon–Fri".
-    cases = prepare_cases(
-        pl.DataFrame(
-            {
-                "case_idx": [0, 1],
-                "facts": [["12:00"], ["Monday to Friday"]],
-                "reference": [None, None],
-            },
-            schema={"case_idx": pl.Int64, "facts": pl.List(pl.String), "reference": pl.String},
-        )
-    )
-    answers = pl.DataFrame(
-        {
-            "row": [0, 1, 2, 3],
-            "case_idx": [0, 1, 0, 1],
-            "has_answer": [True, True, True, True],
-            "answer": [
-                "Check-out is by noon.",
-                "The desk is staffed on weekdays.",
-                "Check-out is by eleven.",
-                "The desk is staffed at weekends.",
-            ],
-        }
-    )
-    verdicts = judge_answers(answers, cases).sort("row").get_column("verdict").to_list()
-    assert verdicts == ["correct", "correct", "incorrect", "incorrect"]
