@@ -284,8 +284,11 @@ BOUNDS: tuple[tuple[str, tuple[str, ...]], ...] = (
               "since", "after", "from", "seit", "nach", "ab")),
     ("until", ("no later than", "at the latest", "spatestens", "prior to", "before", "until",
                "till", "bis", "vor")),
+    ("about", ("approximately", "approx.", "approx", "about", "around", "roughly", "nearly",
+               "almost", "circa", "ca.", "etwa", "ungefahr", "rund")),
 )  # fmt: skip
-"""Words bounding the number, time or date right after them: they must match in the context."""
+"""Words bounding the number, time or date right after them: they must match in the context.
+*about* is a rounded value: the judge finds it in a value within 5 % (``judges/offline/hard.py``)."""
 
 PERIODS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
     # A night is a day here: "120 EUR per night" and "120 EUR a day" for a hotel are one rate.

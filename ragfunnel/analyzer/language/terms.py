@@ -116,6 +116,9 @@ def _phrases(
 
 _QUALIFIER, _QUALIFIER_OF = _phrases(QUALIFIERS)
 _BOUND_OF = {phrase: name for name, phrases in BOUNDS for phrase in phrases}
+_LIMIT_WORDS = frozenset(phrase for phrase, name in _BOUND_OF.items() if name != "about")
+"""Bound words that are no content word: the rounding words ("around", "almost") stay words
+where no number follows them."""
 _BOUND_WINDOW = 28
 _BOUND_LAST = frozenset(phrase.split()[-1] for phrase in _BOUND_OF)
 """The last word of every bound phrase: a window ending in no such word holds none (most)."""
@@ -383,12 +386,15 @@ def _matches(folded: str) -> list[re.Match[str]]:
 def _bound(folded: str, start: int) -> tuple[str, int]:
     """The bound phrase ending right before ``start`` (or one word earlier: "ab ca. 22 Uhr").
 
-    Returns its group and where it starts, or ``("", start)``.
+    Returns its group and where it starts, or ``("", start)``. A rounding word (*about*) right
+    before the fact yields to a bound one word earlier: "ab ca. 22 Uhr" is *from*, "up to about
+    50 EUR" *at most*.
     """
     offset = max(0, start - _BOUND_WINDOW)
     window = folded[offset:start]
     tokens = window.split()
     cut_word = offset > 0 and folded[offset - 1].isalpha()
+    rounded: tuple[str, int] | None = None
     for skip in (0, 1):
         end = len(tokens) - skip
         if end < 1 or tokens[end - 1] not in _BOUND_LAST:
@@ -398,9 +404,12 @@ def _bound(folded: str, start: int) -> tuple[str, int]:
             if first < 0 or (first == 0 and cut_word):
                 continue
             name = _BOUND_OF.get(" ".join(tokens[first:end]))
+            if name == "about" and rounded is None:
+                rounded = name, offset + window.rfind(tokens[first])
+                break
             if name:
                 return name, offset + window.rfind(tokens[first])
-    return "", start
+    return rounded or ("", start)
 
 
 def facts(folded: str) -> list[tuple[Fact, int, int]]:
@@ -429,6 +438,8 @@ def facts(folded: str) -> list[tuple[Fact, int, int]]:
         ):  # fmt: skip
             start -= 1
         bound, at = _bound(folded, start)
+        if bound == "about":  # the rounding word is the fact's, not a content word of the text
+            start = at
         end, period = m.end(), ""
         if fact.kind in MEASURED:
             after = _PERIOD_AFTER.match(folded, end)
@@ -536,7 +547,7 @@ def key_words(folded: str, spans: list[tuple[int, int]]) -> list[str]:
             and word not in STOPWORDS
             and word not in NEGATIONS
             and word not in NUMBER_WORDS
-            and word not in _BOUND_OF
+            and word not in _LIMIT_WORDS
             and word != "uhr"
         ):
             seen.setdefault(word, None)

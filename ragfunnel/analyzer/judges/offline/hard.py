@@ -101,14 +101,25 @@ def _alike(claim: Fact, fact: Fact) -> bool:
     "60 EUR pro Tag").
     """
     mine, theirs = _bound(claim), _bound(fact)
-    bounds = not mine or not theirs or mine == theirs
+    bounds = not mine or not theirs or mine == theirs or _ABOUT in (mine, theirs)
     return bounds and (not claim.period or not fact.period or claim.period == fact.period)
 
 
-_STRICT_LIMITS = {"more than": operator.gt, "less than": operator.lt}
+_ABOUT = "about"
+_ROUNDED = 0.05
+"""How far a rounded value may be from the context's: "about 40 %" is found in "39.8 %", "nearly
+1,200 patients" in "1,204 patients"; "about 45 %" is not."""
+
+
+def _rounds_to(value: float, rounded: float) -> bool:
+    return abs(value - rounded) <= _ROUNDED * abs(value)
+
+
+_STRICT_LIMITS = {"more than": operator.gt, "less than": operator.lt, _ABOUT: _rounds_to}
 """Limits an exact value in the context can satisfy: "more than £500,000" is found in
-"£572,206". Not "at least"/"at most" (nor "from"/"until"): they name the limit a rule sets, and
-"reimbursed up to 60 EUR" or "tickets from 20 EUR" is not stated by a price of 45 or 25 EUR."""
+"£572,206", "about 40 %" in "39.8 %" (:data:`_ROUNDED`). Not "at least"/"at most" (nor
+"from"/"until"): they name the limit a rule sets, and "reimbursed up to 60 EUR" or "tickets from
+20 EUR" is not stated by a price of 45 or 25 EUR."""
 
 
 def _within(claim: Fact, fact: Fact) -> bool:
@@ -190,7 +201,9 @@ def _look(claim: Fact, index: ContextIndex, sids: list[int], aligned: bool, *,
                     return sid, ""
                 instead = instead or fact.text
                 closest = max(closest, len(words) + 1)  # the claim's own value: never replaced
-            elif limited and _within(claim, fact):
+            elif limited and (_inside if claim.bound == _ABOUT else _within)(claim, fact):
+                # A rounded plain number too ("about 1,200 patients" in "1,204 patients"); a
+                # strict limit on one would be met by any larger or smaller count nearby.
                 return sid, ""
             elif fact.kind == claim.kind:
                 same_unit = claim.kind in MEASURED and unit_of(fact) == unit_of(claim)

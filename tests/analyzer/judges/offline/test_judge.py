@@ -133,6 +133,9 @@ def test_correct_german_answers_are_never_unsupported(answer: str) -> None:
         # A number's scale is part of it: billion is not million (2026-12-07).
         ("Revenue was $2.5 billion in 2023.", ["Revenue was $2.5 million in 2023."],
          "$2.5 billion"),
+        # A rounded value is found within 5 %, no further (2026-12-07).
+        ("Response rates were about 45% in the treatment group.",
+         ["Response rates were 39.8% in the treatment group."], "about 45% (context: 39.8%)"),
         ("Der Umsatz lag 2023 bei 3 Milliarden Euro.", ["Der Umsatz lag 2023 bei 3 Millionen Euro."],
          "3 Milliarden Euro (context: 3 Millionen Euro)"),
     ],
@@ -155,6 +158,24 @@ def test_contradicted_numbers_dates_and_negations_are_unsupported(
     ],
 )
 def test_a_number_with_its_scale_written_out_is_the_same_number(answer: str, context: str) -> None:
+    (claim,) = OfflineJudge().judge(answer, [context]).claims
+    assert claim.label == "supported", claim
+
+
+@pytest.mark.parametrize(
+    ("answer", "context"),
+    [
+        ("Response rates were about 40% in the treatment group.",
+         "Response rates were 39.8% in the treatment group."),
+        ("Response rates were nearly 40 percent in the treatment group.",
+         "Response rates were 39.8% in the treatment group."),
+        ("The trial enrolled approximately 1,200 patients.", "The trial enrolled 1,204 patients."),
+        ("Die Quote lag bei rund 40 Prozent.", "Die Quote lag bei 39,8 Prozent."),
+        ("Response rates were about 40% in the treatment group.",
+         "Response rates were 40% in the treatment group."),
+    ],
+)  # fmt: skip
+def test_a_rounded_value_is_found_in_the_exact_one(answer: str, context: str) -> None:
     (claim,) = OfflineJudge().judge(answer, [context]).claims
     assert claim.label == "supported", claim
 
