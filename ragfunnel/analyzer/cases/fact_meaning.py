@@ -21,7 +21,7 @@ A date matches on the parts both give (``March 2025`` states ``2025-03-00``); an
 quantity stated for a period (``60 EUR a day``) does not state another period's. The fact's
 words outside its facts (``Firmware`` in ``Firmware 4.2.0``) must be in the answer too, and the
 days it names among the answer's (ranges spanned: ``language/terms.py``, ``days``). A fact
-without any number, date, time, amount or day (``London``, a code) is literal only.
+without any number, date, time, amount, ordinal or day (``London``, a code) is literal only.
 """
 
 from __future__ import annotations
@@ -93,7 +93,8 @@ _ONE_CODE = r"(?i)^\s*(?:[a-z]+[-_/]?[0-9]|[0-9]+[-_/]?[a-z])[a-z0-9]*(?:[-_/][a
 _ONE_ORDINAL = r"(?i)^\s*\d+(?:st|nd|rd|th)\s*$"
 
 
-# Where a fact can be written: a digit, a currency sign, a number word (English or German).
+# Where a fact can be written: a digit, a currency sign, a word of a number, time, day or
+# ordinal (English or German).
 def _unfolded(word: str) -> str:
     """A folded word as a pattern that also finds it as written ("funf" finds "fünf")."""
     return (
@@ -119,7 +120,7 @@ _NUMBER_WORD = (
 def _may_hold(texts: pl.Series) -> pl.Series:
     """Whether each text may hold a fact: a digit or a currency sign, else a word of one.
 
-    The words: numbers, times ("noon") and days ("Mon").
+    The words: numbers, times ("noon"), days ("Mon") and ordinals ("third").
 
     The word pattern (a long alternation between word boundaries) costs several times the
     character class, so it reads only the texts the class did not find.
@@ -154,8 +155,8 @@ def _states(answer: Fact, fact: Fact) -> bool:
 def stated_by_meaning(answer: str, fact: str) -> bool | None:
     """Whether ``answer`` states every fact ``fact`` holds (table above).
 
-    ``None`` when ``fact`` holds no number, date, time, amount, code or day: then only the
-    literal rule can say.
+    ``None`` when ``fact`` holds no number, date, time, amount, ordinal, code or day: then only
+    the literal rule can say.
     """
     wanted, words, named = _read_fact(fact)
     if not wanted and not named:
