@@ -106,7 +106,7 @@ def _unfolded(word: str) -> str:
 
 
 _DIGIT_OR_CURRENCY = "[0-9€$£]"
-_NUMBER_WORD = (
+_FACT_WORD = (
     "(?i)\\b(?:"
     + "|".join(map(_unfolded, [*NUMBER_WORDS, *NAMED_TIMES, *DAYS, *ORDINALS]))
     + ")\\b"
@@ -129,7 +129,7 @@ def _may_hold(texts: pl.Series) -> pl.Series:
     rest = (~found).arg_true()
     if rest.is_empty():
         return found
-    return found.scatter(rest, texts.gather(rest).str.contains(_NUMBER_WORD).fill_null(False))
+    return found.scatter(rest, texts.gather(rest).str.contains(_FACT_WORD).fill_null(False))
 
 
 def _dates_alike(a: str, b: str) -> bool:

@@ -71,6 +71,11 @@ def _fold(expr: pl.Expr, *, wide: bool) -> pl.Expr:
     return " " + core + " "
 
 
+def _not_ascii(texts: pl.Expr) -> pl.Expr:
+    """Whether each text has a character outside ASCII (more bytes than characters)."""
+    return texts.str.len_bytes() != texts.str.len_chars()
+
+
 def normalized(texts: pl.Expr) -> pl.Expr:
     """The normalised, space-padded form of each text, as an expression (nulls stay null)."""
     return _fold(texts.cast(pl.String).str.normalize("NFKC"), wide=True)
@@ -86,8 +91,7 @@ def normalize_texts(texts: pl.Series) -> pl.Series:
         texts = texts.cast(pl.String)
     name = texts.name
     frame = pl.DataFrame({"t": texts})
-    ascii_only = (pl.col("t").str.len_bytes() == pl.col("t").str.len_chars()).fill_null(True)
-    wide = ~frame.select(ascii_only).to_series()
+    wide = frame.select(_not_ascii(pl.col("t")).fill_null(False)).to_series()
     out = frame.select(_fold(pl.col("t"), wide=False)).to_series()
     if bool(wide.any()):
         rows = wide.arg_true()
@@ -132,10 +136,7 @@ def _restate_unaccented(found: pl.Series, answers: pl.Series, facts_: pl.Series)
     if rows.is_empty():
         return found
     frame = pl.DataFrame({"a": answers.gather(rows), "f": facts_.gather(rows)})
-    wide = (pl.col("a").str.len_bytes() != pl.col("a").str.len_chars()) | (
-        pl.col("f").str.len_bytes() != pl.col("f").str.len_chars()
-    )
-    frame = frame.with_columns(row=rows).filter(wide)
+    frame = frame.with_columns(row=rows).filter(_not_ascii(pl.col("a")) | _not_ascii(pl.col("f")))
     if frame.is_empty():
         return found
     again = frame.select(

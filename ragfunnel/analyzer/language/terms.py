@@ -51,9 +51,10 @@ __all__ = [
 ]
 
 _NUM = r"\d{1,3}(?:[.,']\d{3})+(?:[.,]\d{1,2})?(?!\d)|\d+(?:[.,]\d+)?"
-_SCALE = r"(?:\s?(?:" + "|".join(sorted(SCALES, key=len, reverse=True)) + r")(?![a-z]))?"
+_SCALE_WORD = "|".join(sorted(SCALES, key=len, reverse=True))
+_SCALE = rf"(?:\s?(?:{_SCALE_WORD})(?![a-z]))?"
 """A scale word after a number ("2.5 million", "3 Mrd."), read with it (:func:`values`)."""
-_SCALE_AT_END = re.compile(r"\s?(" + "|".join(sorted(SCALES, key=len, reverse=True)) + r")$")
+_SCALE_AT_END = re.compile(rf"\s?({_SCALE_WORD})$")
 _MONTH = "|".join(sorted(MONTHS, key=len, reverse=True))
 _CURRENCY_BEFORE = r"us\$|€|\$|£|eur|usd|gbp|chf"
 _CURRENCY_AFTER = r"€|\$|£|euros?|eur|usd|dollars?|gbp|pfund|pounds?|chf|franken"

@@ -197,7 +197,7 @@ _PIECES = st.sampled_from(
 @given(st.lists(st.lists(_PIECES, max_size=6).map("".join) | st.none(), max_size=40))
 def test_may_hold_reads_as_the_one_pattern_of_class_and_words(texts: list[str | None]) -> None:
     # The word pattern runs only where the class found nothing: the same as one pattern.
-    one = "(?i)[0-9€$£]|" + fact_meaning._NUMBER_WORD.removeprefix("(?i)")
+    one = "(?i)[0-9€$£]|" + fact_meaning._FACT_WORD.removeprefix("(?i)")
     series = pl.Series(texts, dtype=pl.String)
     expected = series.str.contains(one).fill_null(False)
     assert fact_meaning._may_hold(series).to_list() == expected.to_list()
